@@ -1,0 +1,259 @@
+//! Capping one tool result: decide, spill through the host's store, preview,
+//! and account for every byte.
+
+use crate::budget::{Budget, Keep, NoticeRoom};
+use crate::cut::{self, Allowance, Side};
+use crate::error::CapError;
+use crate::naming;
+use crate::notice::{self, GAP_LINES, Loss, NOTICE_LINES, Saved};
+use crate::refs::{OverflowRef, RefScheme};
+use crate::text::{count_lines, digits, line_of};
+
+/// Where full outputs go. The guest writes through WASI; tests use memory or
+/// real directories.
+pub trait SpillStore {
+    /// Save `content` as `<thread_dir>/<file_name>`, atomically: a reader
+    /// never sees a partial file under that name.
+    fn save(&mut self, thread_dir: &str, file_name: &str, content: &[u8]) -> Result<(), CapError>;
+}
+
+/// A tool result fitted to a budget. Mirrors WIT `capped`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capped {
+    /// Text for the model.
+    pub text: String,
+    /// True when `text` is a preview.
+    pub truncated: bool,
+    /// Size of the input.
+    pub original_bytes: u64,
+    /// Lines of the input.
+    pub original_lines: u64,
+    /// Input bytes not in the preview.
+    pub omitted_bytes: u64,
+    /// Input lines of which no byte is in the preview.
+    pub omitted_lines: u64,
+    /// 1-based line of the first omitted byte.
+    pub gap_line: Option<u64>,
+    /// Where the full output was saved.
+    pub spill: Option<OverflowRef>,
+    /// Why it could not be saved.
+    pub spill_error: Option<String>,
+}
+
+/// Caps results for one session.
+#[derive(Debug)]
+pub struct Capper {
+    scheme: RefScheme,
+    room: NoticeRoom,
+}
+
+/// Largest number a notice can hold, for worst-case sizes.
+const MAX_NUMBER: u64 = u64::MAX;
+
+impl Capper {
+    /// A capper for the session described by `scheme`.
+    pub fn new(scheme: RefScheme) -> Self {
+        let room = worst_room(&scheme);
+        Capper { scheme, room }
+    }
+
+    /// The session's reference scheme.
+    pub fn scheme(&self) -> &RefScheme {
+        &self.scheme
+    }
+
+    /// The least budget this session accepts.
+    pub fn room(&self) -> NoticeRoom {
+        self.room
+    }
+
+    /// Fit `text` to `budget`, spilling the full text to `store` if it is cut.
+    /// Fails only for an invalid budget; a failed spill is reported in the
+    /// result.
+    pub fn cap(
+        &self,
+        text: &str,
+        budget: &Budget,
+        call_id: &str,
+        store: &mut dyn SpillStore,
+    ) -> Result<Capped, CapError> {
+        budget.validate(self.room)?;
+        let bytes = text.len() as u64;
+        let lines = count_lines(text.as_bytes());
+        if fits(budget, bytes, lines) {
+            return Ok(unchanged(text, lines));
+        }
+        let digest = naming::content_digest(text.as_bytes());
+        let file_name = naming::spill_file_name(call_id, &digest);
+        let saved = store
+            .save(self.scheme.thread_dir(), &file_name, text.as_bytes())
+            .map(|()| self.scheme.make_ref(&file_name, bytes, lines, &digest));
+        let outcome = match &saved {
+            Ok(r) => Saved::Spilled(r),
+            Err(e) => Saved::Failed(e.message()),
+        };
+        let (preview, loss) = preview_within(text, budget, lines, outcome);
+        let (spill, spill_error) = match saved {
+            Ok(r) => (Some(r), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        Ok(Capped {
+            text: preview,
+            truncated: true,
+            original_bytes: bytes,
+            original_lines: lines,
+            omitted_bytes: loss.omitted_bytes,
+            omitted_lines: loss.omitted_lines,
+            gap_line: Some(loss.gap_line),
+            spill,
+            spill_error,
+        })
+    }
+}
+
+fn fits(budget: &Budget, bytes: u64, lines: u64) -> bool {
+    budget.is_disabled()
+        || (bytes <= u64::from(budget.max_bytes)
+            && budget.max_lines.is_none_or(|m| lines <= u64::from(m)))
+}
+
+fn unchanged(text: &str, lines: u64) -> Capped {
+    Capped {
+        text: text.to_owned(),
+        truncated: false,
+        original_bytes: text.len() as u64,
+        original_lines: lines,
+        omitted_bytes: 0,
+        omitted_lines: 0,
+        gap_line: None,
+        spill: None,
+        spill_error: None,
+    }
+}
+
+/// The worst-case room of any notice of this session: numbers of 20 digits,
+/// the longest file name, the longest failure reason.
+fn worst_room(scheme: &RefScheme) -> NoticeRoom {
+    let worst = Loss {
+        original_bytes: MAX_NUMBER,
+        original_lines: MAX_NUMBER,
+        omitted_bytes: MAX_NUMBER,
+        omitted_lines: MAX_NUMBER,
+        gap_line: MAX_NUMBER - 40,
+    };
+    let long_ref = OverflowRef {
+        path: String::new(),
+        bytes: MAX_NUMBER,
+        lines: MAX_NUMBER,
+        digest: "0".repeat(naming::DIGEST_HEX),
+        tag: "0".repeat(crate::refs::TAG_HEX),
+    };
+    let spilled = notice::render_notice(&worst, Saved::Spilled(&long_ref)).len()
+        + (scheme.max_token_len() - RefScheme::token(&long_ref).len());
+    let reason = "x".repeat(notice::MAX_REASON_BYTES);
+    let failed = notice::render_notice(&worst, Saved::Failed(&reason)).len();
+    let gap = notice::gap_marker(0, MAX_NUMBER, MAX_NUMBER).len() + 1;
+    NoticeRoom { bytes: spilled.max(failed) + gap + 1, lines: NOTICE_LINES + GAP_LINES }
+}
+
+/// The room this call's notice needs, with its real path and reason and
+/// numbers bounded by the input's size.
+fn call_room(bytes: u64, lines: u64, outcome: Saved<'_>) -> usize {
+    let bound = Loss {
+        original_bytes: bytes,
+        original_lines: lines,
+        omitted_bytes: bytes,
+        omitted_lines: lines,
+        gap_line: lines.max(1),
+    };
+    let notice = notice::render_notice(&bound, outcome).len();
+    let gap = "[...  bytes omitted here (bytes .. of the full output, from line ) ...]".len()
+        + 3 * digits(bytes)
+        + digits(lines.max(1))
+        + 1;
+    notice + gap + 1
+}
+
+/// Build the preview and notice for a text that does not fit.
+fn preview_within(text: &str, budget: &Budget, lines: u64, outcome: Saved<'_>) -> (String, Loss) {
+    let bytes = text.len() as u64;
+    let max_bytes = budget.max_bytes as usize;
+    let reserve = call_room(bytes, lines, outcome);
+    let allow = Allowance {
+        bytes: max_bytes.saturating_sub(reserve),
+        lines: budget
+            .max_lines
+            .map_or(usize::MAX, |m| (m as usize).saturating_sub((NOTICE_LINES + GAP_LINES) as usize)),
+    };
+    let max_line = budget.max_line_bytes.map(|m| m as usize);
+    let (head, head_end, tail) = choose(text, budget, allow, max_line);
+    let loss = account(text, lines, &head, &tail);
+    let mut out = String::with_capacity(max_bytes);
+    cut::render(text, &head.items, &mut out);
+    let tail_start = tail.ranges().next().map_or(text.len(), |(a, _)| a);
+    if head_end < tail_start {
+        let gap_line = line_of(text.as_bytes(), head_end);
+        out.push_str(&notice::gap_marker(head_end as u64, tail_start as u64, gap_line));
+        out.push('\n');
+    }
+    cut::render(text, &tail.items, &mut out);
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&notice::render_notice(&loss, outcome));
+    debug_assert!(out.len() <= max_bytes, "{} > {max_bytes}", out.len());
+    (out, loss)
+}
+
+/// Split the allowance between head and tail as `keep` asks; the tail gets
+/// whatever the head leaves.
+fn choose(
+    text: &str,
+    budget: &Budget,
+    allow: Allowance,
+    max_line: Option<usize>,
+) -> (Side, usize, Side) {
+    let share = match budget.keep {
+        Keep::Head => 100,
+        Keep::Tail => 0,
+        Keep::HeadAndTail => usize::from(budget.head_percent),
+    };
+    let head_allow = Allowance {
+        bytes: allow.bytes * share / 100,
+        lines: if allow.lines == usize::MAX { usize::MAX } else { allow.lines * share / 100 },
+    };
+    let (head, head_end) = cut::head(text, text.len(), head_allow, max_line);
+    if budget.keep == Keep::Head {
+        return (head, head_end, Side::default());
+    }
+    let tail_allow = Allowance {
+        bytes: allow.bytes - head.bytes,
+        lines: allow.lines.saturating_sub(head.lines),
+    };
+    let (tail, _) = cut::tail(text, head_end, tail_allow, max_line);
+    (head, head_end, tail)
+}
+
+/// Exact loss accounting from the ranges actually shown.
+fn account(text: &str, lines: u64, head: &Side, tail: &Side) -> Loss {
+    let b = text.as_bytes();
+    let shown = (head.shown() + tail.shown()) as u64;
+    let mut cursor = 0;
+    let mut gap = None;
+    for (a, e) in head.ranges().chain(tail.ranges()) {
+        if a > cursor && gap.is_none() {
+            gap = Some(cursor);
+        }
+        cursor = e;
+    }
+    let gap = gap.unwrap_or(cursor);
+    let head_last = head.ranges().last().map_or(0, |(_, e)| line_of(b, e - 1));
+    let tail_first = tail.ranges().next().map_or(lines + 1, |(a, _)| line_of(b, a));
+    Loss {
+        original_bytes: text.len() as u64,
+        original_lines: lines,
+        omitted_bytes: text.len() as u64 - shown,
+        omitted_lines: tail_first.saturating_sub(head_last + 1),
+        gap_line: line_of(b, gap),
+    }
+}

@@ -1,0 +1,167 @@
+//! Pruning stale tool outputs of a conversation without losing references.
+
+use crate::refs::{OverflowRef, PRUNED_PREFIX, RefScheme};
+
+/// Which messages to prune. Mirrors WIT `prune-policy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PrunePolicy {
+    /// Keep the newest this many; `None` prunes nothing by age.
+    pub keep_last: Option<u32>,
+    /// Then prune oldest first until the total fits; wins over `keep_last`.
+    pub max_total_bytes: Option<u64>,
+}
+
+/// Result of [`prune`]. Mirrors WIT `pruned`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pruned {
+    /// The bodies after pruning, in the given order.
+    pub messages: Vec<String>,
+    /// Indices of the bodies this call replaced.
+    pub replaced: Vec<u32>,
+    /// Total size before minus total size after.
+    pub bytes_saved: u64,
+    /// Total size after.
+    pub total_bytes: u64,
+}
+
+const MARKER_SUFFIX: &str = " bytes, not saved]";
+
+/// The marker for a pruned body that held no reference.
+pub fn marker(bytes: usize) -> String {
+    format!("{PRUNED_PREFIX}{bytes}{MARKER_SUFFIX}")
+}
+
+fn is_marker(body: &str) -> bool {
+    body.strip_prefix(PRUNED_PREFIX)
+        .and_then(|rest| rest.strip_suffix(MARKER_SUFFIX))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// What a body becomes when pruned: its genuine references as placeholders
+/// (one per line, duplicates once), or a marker.
+fn replacement(scheme: &RefScheme, body: &str) -> String {
+    let mut refs: Vec<OverflowRef> = Vec::new();
+    for r in scheme.find_refs(body) {
+        if !refs.iter().any(|seen| seen.path == r.path) {
+            refs.push(r);
+        }
+    }
+    if refs.is_empty() {
+        return marker(body.len());
+    }
+    let lines: Vec<String> = refs
+        .iter()
+        .map(|r| format!("{PRUNED_PREFIX}{}", RefScheme::token(r)))
+        .collect();
+    lines.join("\n")
+}
+
+/// True when `body` is already a marker or consists only of genuine
+/// placeholders of this session.
+fn is_pruned(scheme: &RefScheme, body: &str) -> bool {
+    is_marker(body)
+        || (body.starts_with(PRUNED_PREFIX)
+            && body.split('\n').all(|line| {
+                matches!(scheme.find_refs(line).as_slice(),
+                    [r] if line == format!("{PRUNED_PREFIX}{}", RefScheme::token(r)))
+            }))
+}
+
+/// Prune `messages` (oldest first) under `policy`. A body is replaced only if
+/// that makes it smaller; already pruned bodies are never touched.
+pub fn prune(scheme: &RefScheme, messages: &[String], policy: PrunePolicy) -> Pruned {
+    let mut out: Vec<String> = messages.to_vec();
+    let before: u64 = messages.iter().map(|m| m.len() as u64).sum();
+    let mut total = before;
+    let mut replaced = Vec::new();
+    let aged = policy
+        .keep_last
+        .map_or(0, |k| messages.len().saturating_sub(k as usize));
+    let mut try_replace = |i: usize, out: &mut Vec<String>, total: &mut u64| {
+        if is_pruned(scheme, &out[i]) {
+            return;
+        }
+        let new = replacement(scheme, &out[i]);
+        if new.len() < out[i].len() {
+            *total -= (out[i].len() - new.len()) as u64;
+            out[i] = new;
+            replaced.push(i as u32);
+        }
+    };
+    for i in 0..aged {
+        try_replace(i, &mut out, &mut total);
+    }
+    if let Some(limit) = policy.max_total_bytes {
+        for i in 0..out.len() {
+            if total <= limit {
+                break;
+            }
+            try_replace(i, &mut out, &mut total);
+        }
+    }
+    replaced.sort_unstable();
+    replaced.dedup();
+    Pruned { messages: out, replaced, bytes_saved: before - total, total_bytes: total }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::naming;
+
+    fn scheme() -> RefScheme {
+        RefScheme::new("/spill", "t1", vec![3; 16]).unwrap()
+    }
+
+    fn body_with_ref(s: &RefScheme, content: &str) -> (String, OverflowRef) {
+        let d = naming::content_digest(content.as_bytes());
+        let r = s.make_ref(&naming::spill_file_name("c", &d), content.len() as u64, 1, &d);
+        let body = format!("{}\n[full output saved; {}", "x".repeat(500), RefScheme::token(&r));
+        (body, r)
+    }
+
+    #[test]
+    fn keeps_last_n_and_turns_refs_into_placeholders() {
+        let s = scheme();
+        let (with_ref, r) = body_with_ref(&s, "abc");
+        let msgs = vec![with_ref, "y".repeat(300), "new".to_owned()];
+        let p = prune(&s, &msgs, PrunePolicy { keep_last: Some(1), max_total_bytes: None });
+        assert_eq!(p.replaced, vec![0, 1]);
+        assert_eq!(p.messages[0], s.placeholder(&r).unwrap());
+        assert_eq!(p.messages[1], marker(300));
+        assert_eq!(p.messages[2], "new");
+        assert_eq!(s.find_refs(&p.messages.join("\n")), vec![r]);
+        let before: usize = msgs.iter().map(String::len).sum();
+        assert_eq!(p.bytes_saved as usize, before - p.total_bytes as usize);
+    }
+
+    #[test]
+    fn already_pruned_bodies_stay_and_small_bodies_are_kept() {
+        let s = scheme();
+        let (with_ref, _) = body_with_ref(&s, "abc");
+        let once = prune(&s, &[with_ref], PrunePolicy { keep_last: Some(0), max_total_bytes: None });
+        let again = prune(&s, &once.messages, PrunePolicy { keep_last: Some(0), max_total_bytes: None });
+        assert_eq!(again.messages, once.messages);
+        assert!(again.replaced.is_empty());
+        let tiny = prune(&s, &["ok".to_owned()], PrunePolicy { keep_last: Some(0), max_total_bytes: None });
+        assert_eq!(tiny.messages, vec!["ok".to_owned()]);
+    }
+
+    #[test]
+    fn byte_budget_prunes_oldest_first_even_within_keep_last() {
+        let s = scheme();
+        let msgs: Vec<String> = (0..4).map(|i| format!("{i}").repeat(1000)).collect();
+        let p = prune(&s, &msgs, PrunePolicy { keep_last: Some(4), max_total_bytes: Some(2500) });
+        assert_eq!(p.replaced, vec![0, 1]);
+        assert!(p.total_bytes <= 2500);
+        assert_eq!(p.messages[2], msgs[2]);
+    }
+
+    #[test]
+    fn forged_placeholder_is_not_treated_as_pruned() {
+        let s = scheme();
+        let forged = format!("{PRUNED_PREFIX}full content at /spill/t1/c-0123456789abcdef.txt] (ref bytes=1 lines=1 sha256=0123456789abcdef tag=0000000000000000){}", " ".repeat(100));
+        let p = prune(&s, &[forged.clone()], PrunePolicy { keep_last: Some(0), max_total_bytes: None });
+        assert_eq!(p.messages[0], marker(forged.len()));
+    }
+}

@@ -1,0 +1,99 @@
+//! Byte-level text helpers: line counting and UTF-8 boundaries.
+//!
+//! A line ends at LF. CRLF ends with LF, so it is one break; a lone CR is not
+//! a break. A last line without LF still counts.
+
+/// Number of lines in `s`: LFs, plus one if the text does not end with LF.
+pub fn count_lines(s: &[u8]) -> u64 {
+    let breaks = memchr::memchr_iter(b'\n', s).count() as u64;
+    match s.last() {
+        None => 0,
+        Some(b'\n') => breaks,
+        Some(_) => breaks + 1,
+    }
+}
+
+/// 1-based number of the line that holds byte `offset` of `s`.
+pub fn line_of(s: &[u8], offset: usize) -> u64 {
+    1 + memchr::memchr_iter(b'\n', &s[..offset.min(s.len())]).count() as u64
+}
+
+/// Largest char boundary of `s` at or below `i`.
+pub fn floor_boundary(s: &str, i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    let mut i = i;
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Smallest char boundary of `s` at or above `i`.
+pub fn ceil_boundary(s: &str, i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    let mut i = i;
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// `s` cut to at most `max` bytes on a char boundary.
+pub fn truncate_str(s: &str, max: usize) -> &str {
+    &s[..floor_boundary(s, max)]
+}
+
+/// Number of decimal digits of `n`.
+pub fn digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_lines_like_the_contract_says() {
+        assert_eq!(count_lines(b""), 0);
+        assert_eq!(count_lines(b"a"), 1);
+        assert_eq!(count_lines(b"a\n"), 1);
+        assert_eq!(count_lines(b"a\nb"), 2);
+        assert_eq!(count_lines(b"\n\n"), 2);
+        assert_eq!(count_lines(b"a\r\nb\r\n"), 2);
+        assert_eq!(count_lines(b"a\rb\rc"), 1);
+    }
+
+    #[test]
+    fn finds_line_of_offset() {
+        let s = b"ab\ncd\n\nx";
+        assert_eq!(line_of(s, 0), 1);
+        assert_eq!(line_of(s, 2), 1);
+        assert_eq!(line_of(s, 3), 2);
+        assert_eq!(line_of(s, 6), 3);
+        assert_eq!(line_of(s, 7), 4);
+    }
+
+    #[test]
+    fn boundaries_never_split_a_char() {
+        let s = "aж😀b";
+        for i in 0..=s.len() + 2 {
+            let f = floor_boundary(s, i);
+            let c = ceil_boundary(s, i);
+            assert!(s.is_char_boundary(f) && f <= i.min(s.len()));
+            assert!(s.is_char_boundary(c) && c >= i.min(s.len()));
+        }
+        assert_eq!(truncate_str(s, 4), "aж");
+    }
+
+    #[test]
+    fn digit_counts() {
+        assert_eq!(digits(0), 1);
+        assert_eq!(digits(9), 1);
+        assert_eq!(digits(10), 2);
+        assert_eq!(digits(u64::MAX), 20);
+    }
+}

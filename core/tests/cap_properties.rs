@@ -1,0 +1,220 @@
+//! Properties of `cap` against naive oracles (STYLE.md point 8): budgets hold
+//! with the notice included, fitting input is untouched, head is a prefix and
+//! tail a suffix, accounting is exact, the spill is the input byte for byte,
+//! and the notice's reference is found again.
+
+use std::collections::HashMap;
+
+use proptest::prelude::*;
+use toolcap_core::text::count_lines;
+use toolcap_core::{Budget, CapError, Capper, Keep, RefScheme, SpillStore};
+
+/// Spills into a map, or fails on demand, so properties see what was written.
+#[derive(Default)]
+struct MemStore {
+    files: HashMap<String, Vec<u8>>,
+    fail: Option<String>,
+}
+
+impl SpillStore for MemStore {
+    fn save(&mut self, thread: &str, name: &str, content: &[u8]) -> Result<(), CapError> {
+        if let Some(why) = &self.fail {
+            return Err(CapError::Io(why.clone()));
+        }
+        self.files.insert(format!("{thread}/{name}"), content.to_vec());
+        Ok(())
+    }
+}
+
+fn capper() -> Capper {
+    Capper::new(RefScheme::new("/home/me/.spill", "thread-9", vec![42; 32]).unwrap())
+}
+
+const GAP_START: &str = "[... ";
+
+/// Text from a mix of scripts, line breaks and control bytes.
+fn any_text(max: usize) -> impl Strategy<Value = String> {
+    let pieces = prop_oneof![
+        Just("a".to_owned()),
+        Just("word ".to_owned()),
+        Just("ж".to_owned()),
+        Just("中文".to_owned()),
+        Just("😀".to_owned()),
+        Just("\n".to_owned()),
+        Just("\r\n".to_owned()),
+        Just("\r".to_owned()),
+        Just("\0".to_owned()),
+        "[a-z]{0,40}".prop_map(|s| s),
+        "[a-z]{100,400}".prop_map(|s| s),
+    ];
+    prop::collection::vec(pieces, 0..max).prop_map(|v| v.concat())
+}
+
+fn any_budget(room_bytes: u32, room_lines: u32) -> impl Strategy<Value = Budget> {
+    (
+        prop_oneof![Just(0u32), room_bytes..room_bytes + 4000],
+        prop::option::of(room_lines..room_lines + 60),
+        prop::option::of(1u32..300),
+        prop_oneof![Just(Keep::Head), Just(Keep::Tail), Just(Keep::HeadAndTail)],
+        0u8..=100,
+    )
+        .prop_map(|(max_bytes, max_lines, max_line_bytes, keep, head_percent)| Budget {
+            max_bytes,
+            max_lines,
+            max_line_bytes,
+            keep,
+            head_percent,
+        })
+}
+
+fn room() -> (u32, u32) {
+    let r = capper().room();
+    (r.bytes as u32, r.lines as u32)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(2000)))]
+
+    #[test]
+    fn budget_holds_and_spill_is_exact(text in any_text(120), budget in any_budget(room().0, room().1)) {
+        let capper = capper();
+        let mut store = MemStore::default();
+        let c = capper.cap(&text, &budget, "call-1", &mut store).unwrap();
+        let fits = budget.max_bytes == 0 || (text.len() <= budget.max_bytes as usize
+            && budget.max_lines.is_none_or(|m| count_lines(text.as_bytes()) <= u64::from(m)));
+        if fits {
+            prop_assert_eq!(&c.text, &text);
+            prop_assert!(!c.truncated && store.files.is_empty() && c.spill.is_none());
+            return Ok(());
+        }
+        prop_assert!(c.truncated);
+        prop_assert!(c.text.len() <= budget.max_bytes as usize, "{} > {}", c.text.len(), budget.max_bytes);
+        if let Some(m) = budget.max_lines {
+            prop_assert!(count_lines(c.text.as_bytes()) <= u64::from(m));
+        }
+        prop_assert_eq!(c.original_bytes, text.len() as u64);
+        prop_assert_eq!(c.original_lines, count_lines(text.as_bytes()));
+        prop_assert!(c.omitted_bytes > 0 || c.omitted_lines == 0);
+        let r = c.spill.clone().unwrap();
+        let file = capper.scheme().resolve(&r.path).unwrap();
+        prop_assert_eq!(&store.files[&format!("thread-9/{file}")], &text.as_bytes().to_vec());
+        let refs = capper.scheme().find_refs(&c.text);
+        prop_assert_eq!(refs.last(), Some(&r));
+    }
+
+    #[test]
+    fn head_is_prefix_and_tail_is_suffix(text in any_text(120), budget in any_budget(room().0, room().1)) {
+        let budget = Budget { max_line_bytes: None, max_bytes: budget.max_bytes.max(room().0), ..budget };
+        let capper = capper();
+        let c = capper.cap(&text, &budget, "c", &mut MemStore::default()).unwrap();
+        if !c.truncated {
+            return Ok(());
+        }
+        let body = &c.text[..c.text.rfind("[toolcap]").unwrap()];
+        let (head, tail) = match body.find(GAP_START) {
+            Some(i) => (&body[..i], body[i..].split_once('\n').map_or("", |(_, t)| t)),
+            None => (body, ""),
+        };
+        // A head cut inside a line ends with one LF that is not in the input.
+        let head_core = if text.starts_with(head) { head } else { head.strip_suffix('\n').unwrap_or(head) };
+        prop_assert!(text.starts_with(head_core), "head {head:?} not a prefix");
+        let tail_core = if text.ends_with(tail) { tail } else { tail.strip_suffix('\n').unwrap_or(tail) };
+        prop_assert!(text.ends_with(tail_core), "tail {tail:?} not a suffix");
+        let shown = (head_core.len() + tail_core.len()) as u64;
+        prop_assert_eq!(c.omitted_bytes, text.len() as u64 - shown);
+        match budget.keep {
+            Keep::Head => prop_assert!(tail.is_empty()),
+            Keep::Tail => prop_assert!(head.is_empty()),
+            Keep::HeadAndTail => {}
+        }
+    }
+
+    #[test]
+    fn failed_spill_still_fits_and_says_why(text in any_text(120), budget in any_budget(room().0, room().1)) {
+        let capper = capper();
+        let mut store = MemStore { fail: Some("disk full\nreally".into()), ..MemStore::default() };
+        let c = capper.cap(&text, &budget, "c", &mut store).unwrap();
+        if c.truncated {
+            prop_assert!(c.text.len() <= budget.max_bytes as usize);
+            if let Some(m) = budget.max_lines {
+                prop_assert!(count_lines(c.text.as_bytes()) <= u64::from(m));
+            }
+            prop_assert!(c.spill.is_none());
+            prop_assert!(c.spill_error.as_deref().unwrap().contains("disk full"));
+            prop_assert!(c.text.contains("could NOT be saved (disk full really)"));
+            prop_assert!(capper.scheme().find_refs(&c.text).is_empty());
+        }
+    }
+}
+
+#[test]
+fn huge_single_line_gives_a_useful_preview() {
+    let line: String = "function(a){return a+1};".repeat(4 * 1024 * 1024 / 24);
+    let budget = Budget { max_bytes: 16 * 1024, max_lines: Some(200), max_line_bytes: Some(2000), keep: Keep::HeadAndTail, head_percent: 50 };
+    let c = capper().cap(&line, &budget, "grep", &mut MemStore::default()).unwrap();
+    assert!(c.text.len() <= 16 * 1024);
+    assert!(c.text.starts_with("function(a){return a+1};function"));
+    assert!(c.text.contains("bytes cut]"));
+    assert_eq!(c.original_lines, 1);
+    assert_eq!(c.omitted_lines, 0);
+    assert_eq!(c.gap_line, Some(1));
+}
+
+#[test]
+fn error_in_the_middle_of_a_log_is_reachable_through_the_gap() {
+    let mut log = String::new();
+    for i in 1..=5000 {
+        if i == 2500 {
+            log.push_str("error[E0308]: mismatched types at src/lib.rs:42\n");
+        } else {
+            log.push_str(&format!("   Compiling crate-{i} v0.1.0\n"));
+        }
+    }
+    let budget = Budget { max_bytes: 8192, max_lines: Some(100), ..Budget::default() };
+    let c = capper().cap(&log, &budget, "build", &mut MemStore::default()).unwrap();
+    assert!(c.truncated && !c.text.contains("error[E0308]"));
+    let gap = c.gap_line.unwrap();
+    assert!(gap < 2500 && 2500 < gap + c.omitted_lines);
+    assert!(c.text.contains(&format!("starting at line {gap}.")));
+}
+
+#[test]
+fn every_cut_of_multibyte_text_is_on_a_char_boundary() {
+    let capper = capper();
+    let (room, _) = room();
+    for script in ["ж", "中", "😀", "aж中😀"] {
+        let text = script.repeat(3000);
+        for extra in 0..16 {
+            for keep in [Keep::Head, Keep::Tail, Keep::HeadAndTail] {
+                let budget = Budget { max_bytes: room + extra * 7, max_lines: None, max_line_bytes: Some(5 + extra), keep, head_percent: 50 };
+                let c = capper.cap(&text, &budget, "c", &mut MemStore::default()).unwrap();
+                assert!(c.text.len() <= budget.max_bytes as usize);
+            }
+        }
+    }
+}
+
+#[test]
+fn crlf_nul_and_lone_cr_survive_verbatim() {
+    let text = "a\r\nb\0c\rd\r\n".repeat(2000);
+    let budget = Budget { max_bytes: 4000, max_lines: None, max_line_bytes: None, keep: Keep::Head, head_percent: 0 };
+    let c = capper().cap(&text, &budget, "c", &mut MemStore::default()).unwrap();
+    assert!(c.text.starts_with("a\r\nb\0c\rd\r\na\r\n"));
+    assert!(!c.text.contains("\r[") && !c.text.contains("\r\n\n"));
+}
+
+#[test]
+fn budget_errors_are_clear() {
+    let capper = capper();
+    let (room, lines) = room();
+    for budget in [
+        Budget { max_bytes: room - 1, ..Budget::default() },
+        Budget { max_lines: Some(lines - 1), ..Budget::default() },
+        Budget { head_percent: 101, ..Budget::default() },
+        Budget { max_line_bytes: Some(0), ..Budget::default() },
+    ] {
+        let err = capper.cap("x", &budget, "c", &mut MemStore::default()).unwrap_err();
+        assert!(matches!(err, CapError::InvalidBudget(_)), "{err}");
+    }
+}

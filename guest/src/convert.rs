@@ -1,0 +1,162 @@
+//! Explicit conversions between the generated WIT types and the core's, in
+//! one place.
+
+use toolcap_core::{self as core, readback};
+
+use crate::bindings::toolcap::tool_output_cap::types;
+
+/// Every fallible export returns this.
+pub type CapResult<T> = Result<T, types::CapError>;
+
+/// Sizes of one string fit `u32` (a canonical-ABI string is < 2^31 bytes).
+fn small(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+pub fn error(e: core::CapError) -> types::CapError {
+    use core::CapError as E;
+    match e {
+        E::InvalidBudget(m) => types::CapError::InvalidBudget(m),
+        E::InvalidSettings(m) => types::CapError::InvalidSettings(m),
+        E::InvalidArgument(m) => types::CapError::InvalidArgument(m),
+        E::OutsideRoot(m) => types::CapError::OutsideRoot(m),
+        E::NotFound(m) => types::CapError::NotFound(m),
+        E::NoSpillDir(m) => types::CapError::NoSpillDir(m),
+        E::Io(m) => types::CapError::Io(m),
+        E::Other(m) => types::CapError::Other(m),
+    }
+}
+
+pub fn budget(b: types::Budget) -> core::Budget {
+    core::Budget {
+        max_bytes: b.max_bytes,
+        max_lines: b.max_lines,
+        max_line_bytes: b.max_line_bytes,
+        keep: match b.keep {
+            types::Keep::Head => core::Keep::Head,
+            types::Keep::Tail => core::Keep::Tail,
+            types::Keep::HeadAndTail => core::Keep::HeadAndTail,
+        },
+        head_percent: b.head_percent,
+    }
+}
+
+pub fn overflow_ref(r: core::OverflowRef) -> types::OverflowRef {
+    types::OverflowRef { path: r.path, bytes: r.bytes, lines: r.lines, digest: r.digest, tag: r.tag }
+}
+
+pub fn overflow_ref_in(r: types::OverflowRef) -> core::OverflowRef {
+    core::OverflowRef { path: r.path, bytes: r.bytes, lines: r.lines, digest: r.digest, tag: r.tag }
+}
+
+pub fn capped(c: core::Capped) -> types::Capped {
+    types::Capped {
+        text: c.text,
+        truncated: c.truncated,
+        original_bytes: small(c.original_bytes),
+        original_lines: small(c.original_lines),
+        omitted_bytes: small(c.omitted_bytes),
+        omitted_lines: small(c.omitted_lines),
+        gap_line: c.gap_line.map(small),
+        spill: c.spill.map(overflow_ref),
+        spill_error: c.spill_error,
+    }
+}
+
+fn media_in(m: types::Media) -> core::Media {
+    core::Media { data: m.data, mime_type: m.mime_type }
+}
+
+fn media_out(m: core::Media) -> types::Media {
+    types::Media { data: m.data, mime_type: m.mime_type }
+}
+
+pub fn part_in(p: types::ContentPart) -> core::Part {
+    match p {
+        types::ContentPart::Text(t) => core::Part::Text(t),
+        types::ContentPart::Image(m) => core::Part::Image(media_in(m)),
+        types::ContentPart::Audio(m) => core::Part::Audio(media_in(m)),
+        types::ContentPart::Resource(r) => core::Part::Resource(core::Resource {
+            uri: r.uri,
+            mime_type: r.mime_type,
+            text: r.text,
+            blob: r.blob,
+        }),
+        types::ContentPart::Other(o) => core::Part::Other(o),
+    }
+}
+
+fn part_out(p: core::Part) -> types::ContentPart {
+    match p {
+        core::Part::Text(t) => types::ContentPart::Text(t),
+        core::Part::Image(m) => types::ContentPart::Image(media_out(m)),
+        core::Part::Audio(m) => types::ContentPart::Audio(media_out(m)),
+        core::Part::Resource(r) => types::ContentPart::Resource(types::EmbeddedResource {
+            uri: r.uri,
+            mime_type: r.mime_type,
+            text: r.text,
+            blob: r.blob,
+        }),
+        core::Part::Other(o) => types::ContentPart::Other(o),
+    }
+}
+
+pub fn capped_parts(c: core::CappedParts) -> types::CappedParts {
+    let r = capped(c.report);
+    types::CappedParts {
+        parts: c.parts.into_iter().map(part_out).collect(),
+        truncated: r.truncated,
+        original_bytes: r.original_bytes,
+        original_lines: r.original_lines,
+        omitted_bytes: r.omitted_bytes,
+        omitted_lines: r.omitted_lines,
+        gap_line: r.gap_line,
+        spill: r.spill,
+        spill_error: r.spill_error,
+    }
+}
+
+pub fn page(p: readback::Page) -> types::Page {
+    types::Page {
+        text: p.text,
+        offset: p.offset,
+        first_line: p.first_line,
+        next_offset: p.next_offset,
+        next_line: p.next_line,
+        total_bytes: p.total_bytes,
+    }
+}
+
+pub fn grep_result(g: readback::GrepResult) -> types::GrepResult {
+    types::GrepResult {
+        matches: g
+            .matches
+            .into_iter()
+            .map(|m| types::GrepMatch {
+                line: m.line,
+                offset: m.offset,
+                excerpt: m.excerpt,
+                excerpt_offset: m.excerpt_offset,
+            })
+            .collect(),
+        total_matches: g.total_matches,
+    }
+}
+
+pub fn pruned(p: core::Pruned) -> types::Pruned {
+    types::Pruned {
+        messages: p.messages,
+        replaced: p.replaced,
+        bytes_saved: p.bytes_saved,
+        total_bytes: p.total_bytes,
+    }
+}
+
+pub fn overflow_kind(k: core::classify::OverflowKind) -> types::OverflowKind {
+    match k {
+        core::classify::OverflowKind::RequestTooLarge => types::OverflowKind::RequestTooLarge,
+        core::classify::OverflowKind::ContextLengthExceeded => {
+            types::OverflowKind::ContextLengthExceeded
+        }
+    }
+}

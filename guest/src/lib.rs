@@ -1,0 +1,33 @@
+//! The tool-output-cap component: WIT glue over `toolcap-core`, plus spill
+//! I/O through `wasi:filesystem` (not `std::fs`: its open flags include
+//! `mutate-directory`, which jco's preview2-shim refuses).
+//!
+//! Build: `cargo build --profile guest --target wasm32-wasip2 -p toolcap-guest`
+
+// Generated glue is the only unsafe code: it implements the canonical ABI.
+#[allow(unsafe_code)]
+mod bindings {
+    wit_bindgen::generate!({ path: "../wit", world: "tool-output-cap" });
+    use super::Component;
+    export!(Component);
+}
+mod convert;
+mod fs_error;
+mod session;
+mod spill_dir;
+
+use bindings::exports::toolcap::tool_output_cap::{capper, errors};
+use bindings::toolcap::tool_output_cap::types;
+
+/// The exported component.
+struct Component;
+
+impl capper::Guest for Component {
+    type Session = session::Session;
+}
+
+impl errors::Guest for Component {
+    fn classify(status: u16, body: String) -> Option<types::OverflowKind> {
+        toolcap_core::classify::classify(status, &body).map(convert::overflow_kind)
+    }
+}

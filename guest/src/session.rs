@@ -1,0 +1,116 @@
+//! The `session` resource: one thread's capper and spill folder.
+
+use toolcap_core::{Capper, RefScheme, readback};
+
+use crate::bindings::exports::toolcap::tool_output_cap::capper::{self, GuestSession};
+use crate::bindings::toolcap::tool_output_cap::types;
+use crate::convert::{self, CapResult};
+use crate::spill_dir::{SpillDir, SpillFile};
+
+/// Bytes of a random key drawn when the host gives none.
+const RANDOM_KEY_BYTES: u64 = 32;
+
+/// State behind one `session` handle.
+pub struct Session {
+    capper: Capper,
+    spill: SpillDir,
+    spill_dir: String,
+}
+
+impl Session {
+    /// Resolve a path given by the model or host to a file of this thread and
+    /// open it. Guest paths (`<spill-dir>/...`) are accepted too.
+    fn open(&self, path: &str) -> Result<SpillFile, toolcap_core::CapError> {
+        let scheme = self.capper.scheme();
+        let path = path
+            .strip_prefix(self.spill_dir.trim_end_matches('/'))
+            .and_then(|p| p.strip_prefix('/'))
+            .unwrap_or(path);
+        let name = scheme.resolve(path)?;
+        self.spill.open_file(scheme.thread_dir(), name)
+    }
+}
+
+impl GuestSession for Session {
+    fn open(settings: types::SessionSettings) -> CapResult<capper::Session> {
+        let key = if settings.key.is_empty() {
+            wasi::random::random::get_random_bytes(RANDOM_KEY_BYTES)
+        } else {
+            settings.key
+        };
+        let scheme = RefScheme::new(&settings.display_root, &settings.thread_id, key)
+            .map_err(convert::error)?;
+        let session = Session {
+            capper: Capper::new(scheme),
+            spill: SpillDir::find(&settings.spill_dir),
+            spill_dir: settings.spill_dir,
+        };
+        Ok(capper::Session::new(session))
+    }
+
+    fn cap(&self, output: String, budget: types::Budget, call_id: String) -> CapResult<types::Capped> {
+        let budget = convert::budget(budget);
+        self.capper
+            .cap(&output, &budget, &call_id, &mut &self.spill)
+            .map(convert::capped)
+            .map_err(convert::error)
+    }
+
+    fn cap_parts(
+        &self,
+        parts: Vec<types::ContentPart>,
+        budget: types::Budget,
+        call_id: String,
+    ) -> CapResult<types::CappedParts> {
+        let parts = parts.into_iter().map(convert::part_in).collect();
+        let budget = convert::budget(budget);
+        toolcap_core::cap_parts(&self.capper, parts, &budget, &call_id, &mut &self.spill)
+            .map(convert::capped_parts)
+            .map_err(convert::error)
+    }
+
+    fn find_refs(&self, text: String) -> Vec<types::OverflowRef> {
+        self.capper.scheme().find_refs(&text).into_iter().map(convert::overflow_ref).collect()
+    }
+
+    fn pruned_placeholder(&self, r: types::OverflowRef) -> CapResult<String> {
+        self.capper.scheme().placeholder(&convert::overflow_ref_in(r)).map_err(convert::error)
+    }
+
+    fn read(&self, path: String, offset: u64, max_bytes: u32) -> CapResult<types::Page> {
+        let mut file = self.open(&path).map_err(convert::error)?;
+        readback::read_page(&mut file, offset, max_bytes).map(convert::page).map_err(convert::error)
+    }
+
+    fn read_lines(
+        &self,
+        path: String,
+        first_line: u64,
+        count: u32,
+        max_bytes: u32,
+    ) -> CapResult<types::Page> {
+        let mut file = self.open(&path).map_err(convert::error)?;
+        readback::read_lines(&mut file, first_line, count, max_bytes)
+            .map(convert::page)
+            .map_err(convert::error)
+    }
+
+    fn grep(&self, path: String, pattern: String, max_matches: u32) -> CapResult<types::GrepResult> {
+        let mut file = self.open(&path).map_err(convert::error)?;
+        readback::grep(&mut file, &pattern, max_matches)
+            .map(convert::grep_result)
+            .map_err(convert::error)
+    }
+
+    fn prune(&self, messages: Vec<String>, policy: types::PrunePolicy) -> CapResult<types::Pruned> {
+        let policy = toolcap_core::PrunePolicy {
+            keep_last: policy.keep_last,
+            max_total_bytes: policy.max_total_bytes,
+        };
+        Ok(convert::pruned(toolcap_core::prune(self.capper.scheme(), &messages, policy)))
+    }
+
+    fn purge(&self) -> CapResult<u64> {
+        self.spill.purge(self.capper.scheme().thread_dir()).map_err(convert::error)
+    }
+}

@@ -1,0 +1,137 @@
+//! Builds the tool-output-cap guest component and puts it in `OUT_DIR`, so the
+//! library can embed it with `include_bytes!` and `cargo run --release -p host-demo`
+//! needs no path argument.
+//!
+//! Set `TOOLCAP_GUEST_WASM=/path/to/toolcap_guest.wasm` to embed a component
+//! built elsewhere (CI artifact, packaging) instead of building it here.
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const GUEST_TARGET: &str = "wasm32-wasip2";
+const GUEST_PROFILE: &str = "guest";
+const GUEST_PACKAGE: &str = "toolcap-guest";
+const GUEST_ARTIFACT: &str = "toolcap_guest.wasm";
+const PREBUILT_ENV: &str = "TOOLCAP_GUEST_WASM";
+
+/// Variables the outer cargo sets for *this* build that must not reach the
+/// nested guest build: host rustflags (for example `-C target-cpu=native` or
+/// coverage flags) are wrong for wasm, a forced target or target dir would
+/// redirect it, and clippy's workspace wrapper would lint the guest on every
+/// host build. The jobserver (`CARGO_MAKEFLAGS`) is deliberately kept: the
+/// nested cargo then shares the outer `-j` limit instead of adding its own.
+const LEAKY_ENV: &[&str] = &[
+    "RUSTFLAGS",
+    "CARGO_ENCODED_RUSTFLAGS",
+    "CARGO_BUILD_RUSTFLAGS",
+    "CARGO_BUILD_TARGET",
+    "CARGO_TARGET_DIR",
+    "CARGO_BUILD_TARGET_DIR",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "CLIPPY_ARGS",
+    "CARGO_PRIMARY_PACKAGE",
+];
+
+fn main() {
+    let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let embedded = out_dir.join(GUEST_ARTIFACT);
+
+    println!("cargo::rerun-if-env-changed={PREBUILT_ENV}");
+    if let Some(prebuilt) = env::var_os(PREBUILT_ENV) {
+        let prebuilt = PathBuf::from(prebuilt);
+        println!("cargo::rerun-if-changed={}", prebuilt.display());
+        copy(&prebuilt, &embedded);
+        return;
+    }
+
+    let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
+    let workspace = manifest_dir.parent().expect("host-demo lives in the workspace root");
+    for input in [
+        "guest/src",
+        "guest/Cargo.toml",
+        "core/src",
+        "core/Cargo.toml",
+        "wit",
+        "Cargo.toml",
+        "Cargo.lock",
+    ] {
+        println!("cargo::rerun-if-changed={}", workspace.join(input).display());
+    }
+
+    require_guest_target();
+    let target_dir = workspace.join("target").join("wasm-guest");
+    build_guest(workspace, &target_dir);
+    let artifact = target_dir.join(GUEST_TARGET).join(GUEST_PROFILE).join(GUEST_ARTIFACT);
+    copy(&artifact, &embedded);
+}
+
+/// Fails early with the fix when the standard library for the guest target is
+/// missing; otherwise the nested build would bury it in "can't find crate for `core`".
+fn require_guest_target() {
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(&rustc)
+        .args(["--print", "target-libdir", "--target", GUEST_TARGET])
+        .output();
+    let libdir = match output {
+        Ok(out) if out.status.success() => {
+            PathBuf::from(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        }
+        // An old rustc that does not know the target at all.
+        _ => fail(&format!(
+            "rustc does not know the {GUEST_TARGET} target; use Rust 1.82 or newer"
+        )),
+    };
+    if !libdir.is_dir() {
+        fail(&format!(
+            "the {GUEST_TARGET} target is not installed (no {}).\n\
+             run: rustup target add {GUEST_TARGET}",
+            libdir.display()
+        ));
+    }
+}
+
+/// Runs `cargo build` for the guest in its own target dir, so it never waits on
+/// the lock the outer build holds.
+fn build_guest(workspace: &Path, target_dir: &Path) {
+    let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .arg("build")
+        .args(["--profile", GUEST_PROFILE])
+        .args(["--target", GUEST_TARGET])
+        .args(["-p", GUEST_PACKAGE])
+        .arg("--target-dir")
+        .arg(target_dir)
+        .arg("--manifest-path")
+        .arg(workspace.join("Cargo.toml"))
+        .current_dir(workspace);
+    for name in LEAKY_ENV {
+        command.env_remove(name);
+    }
+    // Captured, not inherited: a build script's stdout is parsed for `cargo:` lines.
+    let output = command
+        .output()
+        .unwrap_or_else(|err| fail(&format!("could not run cargo for the guest: {err}")));
+    if !output.status.success() {
+        fail(&format!(
+            "building the guest component failed ({}):\n{}{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+}
+
+fn copy(from: &Path, to: &Path) {
+    if let Err(err) = fs::copy(from, to) {
+        fail(&format!("could not copy {} to {}: {err}", from.display(), to.display()));
+    }
+}
+
+/// Stops the build with one readable message (no build-script backtrace).
+fn fail(message: &str) -> ! {
+    eprintln!("error: {message}");
+    std::process::exit(1);
+}

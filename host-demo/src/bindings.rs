@@ -1,0 +1,9 @@
+//! Host bindings generated from the WIT (`wit/`), the single source of truth.
+
+wasmtime::component::bindgen!({ path: "../wit", world: "tool-output-cap" });
+
+/// The WIT `types` interface: budgets, results, references and errors.
+pub use toolcap::tool_output_cap::types;
+
+/// The `session` resource's functions, as exported by the component.
+pub(crate) use exports::toolcap::tool_output_cap::capper::GuestSession;

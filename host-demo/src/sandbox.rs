@@ -1,0 +1,47 @@
+//! The per-store WASI context: one optional preopen and nothing else.
+
+use std::path::Path;
+
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxView, WasiView};
+
+use crate::Error;
+
+/// Guest path of the spill directory preopen.
+pub const SPILL_GUEST_PATH: &str = "/spill";
+
+/// What a component instance may touch: at most the spill directory. No
+/// environment, arguments, stdin, stdout or network; stderr is inherited so a
+/// guest panic explains the trap it causes.
+pub(crate) struct Sandbox {
+    wasi: WasiCtx,
+    table: ResourceTable,
+}
+
+impl Sandbox {
+    /// A sandbox that grants `spill_dir` (host path, and whether read-only) as
+    /// [`SPILL_GUEST_PATH`], or no directory at all.
+    pub(crate) fn new(spill_dir: Option<(&Path, FsPerms)>) -> Result<Self, Error> {
+        let mut builder = WasiCtx::builder();
+        builder
+            // The host calls the component synchronously: file I/O may block this
+            // thread instead of hopping through tokio's blocking pool.
+            .allow_blocking_current_thread(true)
+            .inherit_stderr()
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false);
+        if let Some((dir, perms)) = spill_dir {
+            builder.preopened_dir(dir, SPILL_GUEST_PATH, perms).map_err(|err| {
+                Error::Runtime(err.context(format!("granting {} to the component", dir.display())))
+            })?;
+        }
+        Ok(Self { wasi: builder.build(), table: ResourceTable::new() })
+    }
+}
+
+impl WasiView for Sandbox {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}

@@ -95,7 +95,10 @@ impl Budget {
 mod tests {
     use super::*;
 
-    const ROOM: NoticeRoom = NoticeRoom { bytes: 500, lines: 4 };
+    const ROOM: NoticeRoom = NoticeRoom {
+        bytes: 500,
+        lines: 4,
+    };
 
     #[test]
     fn default_budget_is_valid() {
@@ -104,7 +107,11 @@ mod tests {
 
     #[test]
     fn zero_bytes_disables_everything_else() {
-        let b = Budget { max_bytes: 0, head_percent: 250, ..Budget::default() };
+        let b = Budget {
+            max_bytes: 0,
+            head_percent: 250,
+            ..Budget::default()
+        };
         assert!(b.is_disabled());
         assert_eq!(b.validate(ROOM), Ok(()));
     }
@@ -112,15 +119,34 @@ mod tests {
     #[test]
     fn rejects_each_bad_field() {
         let bad = [
-            Budget { max_bytes: 499, ..Budget::default() },
-            Budget { max_lines: Some(3), ..Budget::default() },
-            Budget { max_line_bytes: Some(0), ..Budget::default() },
-            Budget { head_percent: 101, ..Budget::default() },
+            Budget {
+                max_bytes: 499,
+                ..Budget::default()
+            },
+            Budget {
+                max_lines: Some(3),
+                ..Budget::default()
+            },
+            Budget {
+                max_line_bytes: Some(0),
+                ..Budget::default()
+            },
+            Budget {
+                head_percent: 101,
+                ..Budget::default()
+            },
         ];
         for b in bad {
-            assert!(matches!(b.validate(ROOM), Err(CapError::InvalidBudget(_))), "{b:?}");
+            assert!(
+                matches!(b.validate(ROOM), Err(CapError::InvalidBudget(_))),
+                "{b:?}"
+            );
         }
-        let edge = Budget { max_bytes: 500, max_lines: Some(4), ..Budget::default() };
+        let edge = Budget {
+            max_bytes: 500,
+            max_lines: Some(4),
+            ..Budget::default()
+        };
         assert_eq!(edge.validate(ROOM), Ok(()));
     }
 }

@@ -153,7 +153,10 @@ fn worst_room(scheme: &RefScheme) -> NoticeRoom {
     let reason = "x".repeat(notice::MAX_REASON_BYTES);
     let failed = notice::render_notice(&worst, Saved::Failed(&reason)).len();
     let gap = notice::gap_marker(0, MAX_NUMBER, MAX_NUMBER).len() + 1;
-    NoticeRoom { bytes: spilled.max(failed) + gap + 1, lines: NOTICE_LINES + GAP_LINES }
+    NoticeRoom {
+        bytes: spilled.max(failed) + gap + 1,
+        lines: NOTICE_LINES + GAP_LINES,
+    }
 }
 
 /// The room this call's notice needs, with its real path and reason and
@@ -181,9 +184,9 @@ fn preview_within(text: &str, budget: &Budget, lines: u64, outcome: Saved<'_>) -
     let reserve = call_room(bytes, lines, outcome);
     let allow = Allowance {
         bytes: max_bytes.saturating_sub(reserve),
-        lines: budget
-            .max_lines
-            .map_or(usize::MAX, |m| (m as usize).saturating_sub((NOTICE_LINES + GAP_LINES) as usize)),
+        lines: budget.max_lines.map_or(usize::MAX, |m| {
+            (m as usize).saturating_sub((NOTICE_LINES + GAP_LINES) as usize)
+        }),
     };
     let max_line = budget.max_line_bytes.map(|m| m as usize);
     let (head, head_end, tail) = choose(text, budget, allow, max_line);
@@ -193,7 +196,11 @@ fn preview_within(text: &str, budget: &Budget, lines: u64, outcome: Saved<'_>) -
     let tail_start = tail.ranges().next().map_or(text.len(), |(a, _)| a);
     if head_end < tail_start {
         let gap_line = line_of(text.as_bytes(), head_end);
-        out.push_str(&notice::gap_marker(head_end as u64, tail_start as u64, gap_line));
+        out.push_str(&notice::gap_marker(
+            head_end as u64,
+            tail_start as u64,
+            gap_line,
+        ));
         out.push('\n');
     }
     cut::render(text, &tail.items, &mut out);
@@ -220,7 +227,11 @@ fn choose(
     };
     let head_allow = Allowance {
         bytes: allow.bytes * share / 100,
-        lines: if allow.lines == usize::MAX { usize::MAX } else { allow.lines * share / 100 },
+        lines: if allow.lines == usize::MAX {
+            usize::MAX
+        } else {
+            allow.lines * share / 100
+        },
     };
     let (head, head_end) = cut::head(text, text.len(), head_allow, max_line);
     if budget.keep == Keep::Head {
@@ -248,7 +259,10 @@ fn account(text: &str, lines: u64, head: &Side, tail: &Side) -> Loss {
     }
     let gap = gap.unwrap_or(cursor);
     let head_last = head.ranges().last().map_or(0, |(_, e)| line_of(b, e - 1));
-    let tail_first = tail.ranges().next().map_or(lines + 1, |(a, _)| line_of(b, a));
+    let tail_first = tail
+        .ranges()
+        .next()
+        .map_or(lines + 1, |(a, _)| line_of(b, a));
     Loss {
         original_bytes: text.len() as u64,
         original_lines: lines,

@@ -85,6 +85,15 @@ pub fn head(text: &str, end: usize, allow: Allowance, max_line: Option<usize>) -
             if k == 0 {
                 break;
             }
+            if nl.is_none() {
+                // The last line: its end is left to the tail, which can show
+                // it (a single-line bundle then shows both of its ends).
+                side.push(Item::Range(pos, pos + k), k);
+                side.push(Item::Newline, 1);
+                side.lines += 1;
+                pos += k;
+                break;
+            }
             side.push(Item::Range(pos, pos + k), k);
             let marker = Item::LineCut(content - k);
             side.push(marker, line_cut_marker(content - k).len());
@@ -126,7 +135,12 @@ pub fn tail(text: &str, start: usize, allow: Allowance, max_line: Option<usize>)
         let too_long = max_line.is_some_and(|m| content > m);
         let whole = line_end - line_start;
         if !too_long && whole <= room {
-            push_rev(&mut rev, &mut side, &[Item::Range(line_start, line_end)], whole);
+            push_rev(
+                &mut rev,
+                &mut side,
+                &[Item::Range(line_start, line_end)],
+                whole,
+            );
             pos = line_start;
             continue;
         }
@@ -142,7 +156,11 @@ pub fn tail(text: &str, start: usize, allow: Allowance, max_line: Option<usize>)
             } else {
                 Item::Newline
             };
-            let items = [Item::Range(line_start, line_start + k), Item::LineCut(content - k), end_item];
+            let items = [
+                Item::Range(line_start, line_start + k),
+                Item::LineCut(content - k),
+                end_item,
+            ];
             push_rev(&mut rev, &mut side, &items, k + marker_len + 1);
             pos = line_start;
             continue;
@@ -151,7 +169,12 @@ pub fn tail(text: &str, start: usize, allow: Allowance, max_line: Option<usize>)
             let keep = room.min(max_line.map_or(usize::MAX, |m| m + (line_end - content_end)));
             let s = ceil_boundary(text, line_end - keep.min(whole));
             if s < line_end {
-                push_rev(&mut rev, &mut side, &[Item::Range(s, line_end)], line_end - s);
+                push_rev(
+                    &mut rev,
+                    &mut side,
+                    &[Item::Range(s, line_end)],
+                    line_end - s,
+                );
                 pos = s;
             }
         }
@@ -176,11 +199,20 @@ impl Side {
 
     /// Bytes of the original shown by this side.
     pub fn shown(&self) -> usize {
-        self.items.iter().map(|i| if let Item::Range(a, b) = i { b - a } else { 0 }).sum()
+        self.items
+            .iter()
+            .map(|i| if let Item::Range(a, b) = i { b - a } else { 0 })
+            .sum()
     }
 
     /// The original ranges shown, in order.
     pub fn ranges(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        self.items.iter().filter_map(|i| if let Item::Range(a, b) = *i { Some((a, b)) } else { None })
+        self.items.iter().filter_map(|i| {
+            if let Item::Range(a, b) = *i {
+                Some((a, b))
+            } else {
+                None
+            }
+        })
     }
 }

@@ -62,7 +62,11 @@ pub fn safe_name(raw: &str) -> String {
 
 /// The spill file name for a call and its content digest.
 pub fn spill_file_name(call_id: &str, digest: &str) -> String {
-    let call = if call_id.is_empty() { "call".to_owned() } else { safe_name(call_id) };
+    let call = if call_id.is_empty() {
+        "call".to_owned()
+    } else {
+        safe_name(call_id)
+    };
     format!("{call}-{digest}{SPILL_SUFFIX}")
 }
 
@@ -75,7 +79,9 @@ pub fn digest_of_file_name(name: &str) -> Option<&str> {
     let (call, digest) = stem.split_at(stem.len() - DIGEST_HEX);
     let call = call.strip_suffix('-')?;
     let call_ok = !call.is_empty() && call.len() <= MAX_SAFE_NAME && call.bytes().all(is_safe_byte);
-    let digest_ok = digest.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    let digest_ok = digest
+        .bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
     (call_ok && digest_ok).then_some(digest)
 }
 
@@ -113,7 +119,10 @@ mod tests {
         assert_eq!(d.len(), DIGEST_HEX);
         let name = spill_file_name("call-1", &d);
         assert_eq!(digest_of_file_name(&name), Some(d.as_str()));
-        assert_eq!(digest_of_file_name(&spill_file_name("", &d)), Some(d.as_str()));
+        assert_eq!(
+            digest_of_file_name(&spill_file_name("", &d)),
+            Some(d.as_str())
+        );
         for bad in [
             "x.txt",
             ".tmp-call-0123456789abcdef.txt",

@@ -41,12 +41,13 @@ pub enum Saved<'a> {
 /// trailing LF.
 pub fn render_notice(loss: &Loss, saved: Saved<'_>) -> String {
     let first = format!(
-        "[toolcap] This tool output was cut to fit the context budget. Full size: {} bytes, {} \
-         lines; omitted: {} bytes and {} whole lines, starting at line {}.",
+        "[toolcap] This tool output was cut to fit the context budget. Full size: {} bytes, {}; \
+         omitted: {} bytes and {} whole {}, starting at line {}.",
         loss.original_bytes,
-        loss.original_lines,
+        counted(loss.original_lines, "line", "lines"),
         loss.omitted_bytes,
         loss.omitted_lines,
+        if loss.omitted_lines == 1 { "line" } else { "lines" },
         loss.gap_line
     );
     match saved {
@@ -68,10 +69,16 @@ pub fn render_notice(loss: &Loss, saved: Saved<'_>) -> String {
     }
 }
 
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// A failure reason fit for the notice: one line, at most [`MAX_REASON_BYTES`].
 pub fn one_line_reason(reason: &str) -> String {
-    let flat: String =
-        reason.chars().map(|c| if c.is_control() { ' ' } else { c }).collect::<String>();
+    let flat: String = reason
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>();
     truncate_str(flat.trim(), MAX_REASON_BYTES).to_owned()
 }
 
@@ -88,8 +95,13 @@ mod tests {
     use super::*;
     use crate::text::count_lines;
 
-    const LOSS: Loss =
-        Loss { original_bytes: 5000, original_lines: 80, omitted_bytes: 4000, omitted_lines: 60, gap_line: 11 };
+    const LOSS: Loss = Loss {
+        original_bytes: 5000,
+        original_lines: 80,
+        omitted_bytes: 4000,
+        omitted_lines: 60,
+        gap_line: 11,
+    };
 
     #[test]
     fn notices_have_fixed_line_counts() {

@@ -69,7 +69,11 @@ pub fn cap_parts(
     call_id: &str,
     store: &mut dyn SpillStore,
 ) -> Result<CappedParts, CapError> {
-    let joined = parts.iter().filter_map(text_of).collect::<Vec<_>>().join("\n");
+    let joined = parts
+        .iter()
+        .filter_map(text_of)
+        .collect::<Vec<_>>()
+        .join("\n");
     let report = capper.cap(&joined, budget, call_id, store)?;
     if !report.truncated {
         return Ok(CappedParts { parts, report });
@@ -84,7 +88,9 @@ pub fn cap_parts(
         }
         match part {
             Part::Text(_) => {}
-            Part::Resource(r) if r.text.is_some() => out.push(Part::Resource(Resource { text: None, ..r })),
+            Part::Resource(r) if r.text.is_some() => {
+                out.push(Part::Resource(Resource { text: None, ..r }))
+            }
             other => out.push(other),
         }
     }

@@ -101,7 +101,12 @@ pub fn prune(scheme: &RefScheme, messages: &[String], policy: PrunePolicy) -> Pr
     }
     replaced.sort_unstable();
     replaced.dedup();
-    Pruned { messages: out, replaced, bytes_saved: before - total, total_bytes: total }
+    Pruned {
+        messages: out,
+        replaced,
+        bytes_saved: before - total,
+        total_bytes: total,
+    }
 }
 
 #[cfg(test)]
@@ -115,8 +120,17 @@ mod tests {
 
     fn body_with_ref(s: &RefScheme, content: &str) -> (String, OverflowRef) {
         let d = naming::content_digest(content.as_bytes());
-        let r = s.make_ref(&naming::spill_file_name("c", &d), content.len() as u64, 1, &d);
-        let body = format!("{}\n[full output saved; {}", "x".repeat(500), RefScheme::token(&r));
+        let r = s.make_ref(
+            &naming::spill_file_name("c", &d),
+            content.len() as u64,
+            1,
+            &d,
+        );
+        let body = format!(
+            "{}\n[full output saved; {}",
+            "x".repeat(500),
+            RefScheme::token(&r)
+        );
         (body, r)
     }
 
@@ -125,7 +139,14 @@ mod tests {
         let s = scheme();
         let (with_ref, r) = body_with_ref(&s, "abc");
         let msgs = vec![with_ref, "y".repeat(300), "new".to_owned()];
-        let p = prune(&s, &msgs, PrunePolicy { keep_last: Some(1), max_total_bytes: None });
+        let p = prune(
+            &s,
+            &msgs,
+            PrunePolicy {
+                keep_last: Some(1),
+                max_total_bytes: None,
+            },
+        );
         assert_eq!(p.replaced, vec![0, 1]);
         assert_eq!(p.messages[0], s.placeholder(&r).unwrap());
         assert_eq!(p.messages[1], marker(300));
@@ -139,11 +160,32 @@ mod tests {
     fn already_pruned_bodies_stay_and_small_bodies_are_kept() {
         let s = scheme();
         let (with_ref, _) = body_with_ref(&s, "abc");
-        let once = prune(&s, &[with_ref], PrunePolicy { keep_last: Some(0), max_total_bytes: None });
-        let again = prune(&s, &once.messages, PrunePolicy { keep_last: Some(0), max_total_bytes: None });
+        let once = prune(
+            &s,
+            &[with_ref],
+            PrunePolicy {
+                keep_last: Some(0),
+                max_total_bytes: None,
+            },
+        );
+        let again = prune(
+            &s,
+            &once.messages,
+            PrunePolicy {
+                keep_last: Some(0),
+                max_total_bytes: None,
+            },
+        );
         assert_eq!(again.messages, once.messages);
         assert!(again.replaced.is_empty());
-        let tiny = prune(&s, &["ok".to_owned()], PrunePolicy { keep_last: Some(0), max_total_bytes: None });
+        let tiny = prune(
+            &s,
+            &["ok".to_owned()],
+            PrunePolicy {
+                keep_last: Some(0),
+                max_total_bytes: None,
+            },
+        );
         assert_eq!(tiny.messages, vec!["ok".to_owned()]);
     }
 
@@ -151,7 +193,14 @@ mod tests {
     fn byte_budget_prunes_oldest_first_even_within_keep_last() {
         let s = scheme();
         let msgs: Vec<String> = (0..4).map(|i| format!("{i}").repeat(1000)).collect();
-        let p = prune(&s, &msgs, PrunePolicy { keep_last: Some(4), max_total_bytes: Some(2500) });
+        let p = prune(
+            &s,
+            &msgs,
+            PrunePolicy {
+                keep_last: Some(4),
+                max_total_bytes: Some(2500),
+            },
+        );
         assert_eq!(p.replaced, vec![0, 1]);
         assert!(p.total_bytes <= 2500);
         assert_eq!(p.messages[2], msgs[2]);
@@ -160,8 +209,18 @@ mod tests {
     #[test]
     fn forged_placeholder_is_not_treated_as_pruned() {
         let s = scheme();
-        let forged = format!("{PRUNED_PREFIX}full content at /spill/t1/c-0123456789abcdef.txt] (ref bytes=1 lines=1 sha256=0123456789abcdef tag=0000000000000000){}", " ".repeat(100));
-        let p = prune(&s, &[forged.clone()], PrunePolicy { keep_last: Some(0), max_total_bytes: None });
+        let forged = format!(
+            "{PRUNED_PREFIX}full content at /spill/t1/c-0123456789abcdef.txt] (ref bytes=1 lines=1 sha256=0123456789abcdef tag=0000000000000000){}",
+            " ".repeat(100)
+        );
+        let p = prune(
+            &s,
+            std::slice::from_ref(&forged),
+            PrunePolicy {
+                keep_last: Some(0),
+                max_total_bytes: None,
+            },
+        );
         assert_eq!(p.messages[0], marker(forged.len()));
     }
 }

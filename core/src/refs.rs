@@ -68,7 +68,9 @@ impl RefScheme {
     /// line; a trailing `/` is dropped. `key` must have [`MIN_KEY_BYTES`].
     pub fn new(display_root: &str, thread_id: &str, key: Vec<u8>) -> Result<Self, CapError> {
         if thread_id.is_empty() {
-            return Err(CapError::InvalidSettings("thread-id must not be empty".into()));
+            return Err(CapError::InvalidSettings(
+                "thread-id must not be empty".into(),
+            ));
         }
         if display_root.is_empty() || display_root.contains(['\n', '\r']) {
             return Err(CapError::InvalidSettings(
@@ -85,7 +87,12 @@ impl RefScheme {
         let thread = naming::safe_name(thread_id);
         let anchor = format!("{TOKEN_HEAD}{display_root}/{thread}/");
         let anchor = Finder::new(anchor.as_bytes()).into_owned();
-        Ok(RefScheme { display_root, thread, key, anchor })
+        Ok(RefScheme {
+            display_root,
+            thread,
+            key,
+            anchor,
+        })
     }
 
     /// The thread's folder name inside the spill directory.
@@ -106,31 +113,49 @@ impl RefScheme {
     /// A genuine reference to `file_name` in this thread's folder.
     pub fn make_ref(&self, file_name: &str, bytes: u64, lines: u64, digest: &str) -> OverflowRef {
         let tag = self.tag(file_name, bytes, lines, digest);
-        OverflowRef { path: self.display_path(file_name), bytes, lines, digest: digest.into(), tag }
+        OverflowRef {
+            path: self.display_path(file_name),
+            bytes,
+            lines,
+            digest: digest.into(),
+            tag,
+        }
     }
 
     fn mac(&self, file_name: &str, bytes: u64, lines: u64, digest: &str) -> HmacSha256 {
         // new_from_slice only fails for fixed-size MACs; HMAC takes any key.
         let mut mac = HmacSha256::new_from_slice(&self.key).expect("HMAC accepts any key length");
-        let msg = format!("toolcap-ref-v1\n{}/{file_name}\n{bytes}\n{lines}\n{digest}", self.thread);
+        let msg = format!(
+            "toolcap-ref-v1\n{}/{file_name}\n{bytes}\n{lines}\n{digest}",
+            self.thread
+        );
         mac.update(msg.as_bytes());
         mac
     }
 
     fn tag(&self, file_name: &str, bytes: u64, lines: u64, digest: &str) -> String {
-        let out = self.mac(file_name, bytes, lines, digest).finalize().into_bytes();
+        let out = self
+            .mac(file_name, bytes, lines, digest)
+            .finalize()
+            .into_bytes();
         naming::hex(&out[..TAG_HEX / 2])
     }
 
     /// True when `r` names a spill file of this thread and its tag verifies.
     pub fn verify(&self, r: &OverflowRef) -> bool {
-        let Ok(file_name) = self.resolve(&r.path) else { return false };
+        let Ok(file_name) = self.resolve(&r.path) else {
+            return false;
+        };
         if naming::digest_of_file_name(file_name) != Some(r.digest.as_str()) {
             return false;
         }
-        let Some(tag) = parse_hex(&r.tag) else { return false };
+        let Some(tag) = parse_hex(&r.tag) else {
+            return false;
+        };
         // Constant-time comparison of the tag.
-        self.mac(file_name, r.bytes, r.lines, &r.digest).verify_truncated_left(&tag).is_ok()
+        self.mac(file_name, r.bytes, r.lines, &r.digest)
+            .verify_truncated_left(&tag)
+            .is_ok()
     }
 
     /// The file name inside this thread's folder that `path` names: the
@@ -142,7 +167,10 @@ impl RefScheme {
             .and_then(|rest| rest.strip_prefix('/'))
             .unwrap_or(path);
         let Some((thread, file)) = relative.split_once('/') else {
-            return Err(outside(path, "it is not <thread>/<file> under the spill root"));
+            return Err(outside(
+                path,
+                "it is not <thread>/<file> under the spill root",
+            ));
         };
         if thread != self.thread {
             return Err(outside(path, "it is not in this session's thread folder"));
@@ -174,7 +202,9 @@ impl RefScheme {
     /// Longest token this session can render, for budget checks.
     pub fn max_token_len(&self) -> usize {
         let path = self.display_root.len() + 1 + self.thread.len() + 1 + MAX_FILE_NAME;
-        TOKEN_HEAD.len() + path + "] (ref bytes= lines= sha256= tag=)".len()
+        TOKEN_HEAD.len()
+            + path
+            + "] (ref bytes= lines= sha256= tag=)".len()
             + 2 * MAX_DIGITS
             + DIGEST_HEX
             + TAG_HEX
@@ -191,7 +221,10 @@ impl RefScheme {
 
     fn parse_at(&self, text: &str, at: usize) -> Option<OverflowRef> {
         let start = at + self.anchor.needle().len();
-        let mut cur = Cursor { s: text.as_bytes(), i: start };
+        let mut cur = Cursor {
+            s: text.as_bytes(),
+            i: start,
+        };
         let file_name = cur.take_while(naming::is_name_byte, MAX_FILE_NAME)?;
         cur.literal("] (ref bytes=")?;
         let bytes = cur.number()?;
@@ -250,7 +283,8 @@ impl<'a> Cursor<'a> {
 
     fn literal(&mut self, lit: &str) -> Option<()> {
         let rest = &self.s[self.i..];
-        rest.starts_with(lit.as_bytes()).then(|| self.i += lit.len())
+        rest.starts_with(lit.as_bytes())
+            .then(|| self.i += lit.len())
     }
 
     fn number(&mut self) -> Option<u64> {
@@ -334,7 +368,10 @@ mod tests {
             "thread-1/".to_owned(),
             format!("/home/me/spill/thread-1/sub/{file}"),
         ] {
-            assert!(matches!(s.resolve(&bad), Err(CapError::OutsideRoot(_))), "{bad}");
+            assert!(
+                matches!(s.resolve(&bad), Err(CapError::OutsideRoot(_))),
+                "{bad}"
+            );
         }
     }
 
@@ -343,6 +380,9 @@ mod tests {
         let s = scheme();
         let mut r = sample(&s);
         r.bytes += 1;
-        assert!(matches!(s.placeholder(&r), Err(CapError::InvalidArgument(_))));
+        assert!(matches!(
+            s.placeholder(&r),
+            Err(CapError::InvalidArgument(_))
+        ));
     }
 }

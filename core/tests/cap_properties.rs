@@ -21,7 +21,8 @@ impl SpillStore for MemStore {
         if let Some(why) = &self.fail {
             return Err(CapError::Io(why.clone()));
         }
-        self.files.insert(format!("{thread}/{name}"), content.to_vec());
+        self.files
+            .insert(format!("{thread}/{name}"), content.to_vec());
         Ok(())
     }
 }
@@ -58,13 +59,15 @@ fn any_budget(room_bytes: u32, room_lines: u32) -> impl Strategy<Value = Budget>
         prop_oneof![Just(Keep::Head), Just(Keep::Tail), Just(Keep::HeadAndTail)],
         0u8..=100,
     )
-        .prop_map(|(max_bytes, max_lines, max_line_bytes, keep, head_percent)| Budget {
-            max_bytes,
-            max_lines,
-            max_line_bytes,
-            keep,
-            head_percent,
-        })
+        .prop_map(
+            |(max_bytes, max_lines, max_line_bytes, keep, head_percent)| Budget {
+                max_bytes,
+                max_lines,
+                max_line_bytes,
+                keep,
+                head_percent,
+            },
+        )
 }
 
 fn room() -> (u32, u32) {
@@ -151,11 +154,24 @@ proptest! {
 #[test]
 fn huge_single_line_gives_a_useful_preview() {
     let line: String = "function(a){return a+1};".repeat(4 * 1024 * 1024 / 24);
-    let budget = Budget { max_bytes: 16 * 1024, max_lines: Some(200), max_line_bytes: Some(2000), keep: Keep::HeadAndTail, head_percent: 50 };
-    let c = capper().cap(&line, &budget, "grep", &mut MemStore::default()).unwrap();
+    let budget = Budget {
+        max_bytes: 16 * 1024,
+        max_lines: Some(200),
+        max_line_bytes: Some(2000),
+        keep: Keep::HeadAndTail,
+        head_percent: 50,
+    };
+    let c = capper()
+        .cap(&line, &budget, "grep", &mut MemStore::default())
+        .unwrap();
     assert!(c.text.len() <= 16 * 1024);
     assert!(c.text.starts_with("function(a){return a+1};function"));
-    assert!(c.text.contains("bytes cut]"));
+    // Both ends of the line are shown, each up to max-line-bytes, with the gap between.
+    let (head, rest) = c.text.split_once("\n[... ").unwrap();
+    let tail = rest.split_once(" ...]\n").unwrap().1;
+    let tail = tail.split_once("\n[toolcap]").unwrap().0;
+    assert_eq!(head, &line[..2000]);
+    assert_eq!(tail, &line[line.len() - 2000..]);
     assert_eq!(c.original_lines, 1);
     assert_eq!(c.omitted_lines, 0);
     assert_eq!(c.gap_line, Some(1));
@@ -171,8 +187,14 @@ fn error_in_the_middle_of_a_log_is_reachable_through_the_gap() {
             log.push_str(&format!("   Compiling crate-{i} v0.1.0\n"));
         }
     }
-    let budget = Budget { max_bytes: 8192, max_lines: Some(100), ..Budget::default() };
-    let c = capper().cap(&log, &budget, "build", &mut MemStore::default()).unwrap();
+    let budget = Budget {
+        max_bytes: 8192,
+        max_lines: Some(100),
+        ..Budget::default()
+    };
+    let c = capper()
+        .cap(&log, &budget, "build", &mut MemStore::default())
+        .unwrap();
     assert!(c.truncated && !c.text.contains("error[E0308]"));
     let gap = c.gap_line.unwrap();
     assert!(gap < 2500 && 2500 < gap + c.omitted_lines);
@@ -187,8 +209,16 @@ fn every_cut_of_multibyte_text_is_on_a_char_boundary() {
         let text = script.repeat(3000);
         for extra in 0..16 {
             for keep in [Keep::Head, Keep::Tail, Keep::HeadAndTail] {
-                let budget = Budget { max_bytes: room + extra * 7, max_lines: None, max_line_bytes: Some(5 + extra), keep, head_percent: 50 };
-                let c = capper.cap(&text, &budget, "c", &mut MemStore::default()).unwrap();
+                let budget = Budget {
+                    max_bytes: room + extra * 7,
+                    max_lines: None,
+                    max_line_bytes: Some(5 + extra),
+                    keep,
+                    head_percent: 50,
+                };
+                let c = capper
+                    .cap(&text, &budget, "c", &mut MemStore::default())
+                    .unwrap();
                 assert!(c.text.len() <= budget.max_bytes as usize);
             }
         }
@@ -198,8 +228,16 @@ fn every_cut_of_multibyte_text_is_on_a_char_boundary() {
 #[test]
 fn crlf_nul_and_lone_cr_survive_verbatim() {
     let text = "a\r\nb\0c\rd\r\n".repeat(2000);
-    let budget = Budget { max_bytes: 4000, max_lines: None, max_line_bytes: None, keep: Keep::Head, head_percent: 0 };
-    let c = capper().cap(&text, &budget, "c", &mut MemStore::default()).unwrap();
+    let budget = Budget {
+        max_bytes: 4000,
+        max_lines: None,
+        max_line_bytes: None,
+        keep: Keep::Head,
+        head_percent: 0,
+    };
+    let c = capper()
+        .cap(&text, &budget, "c", &mut MemStore::default())
+        .unwrap();
     assert!(c.text.starts_with("a\r\nb\0c\rd\r\na\r\n"));
     assert!(!c.text.contains("\r[") && !c.text.contains("\r\n\n"));
 }
@@ -209,12 +247,26 @@ fn budget_errors_are_clear() {
     let capper = capper();
     let (room, lines) = room();
     for budget in [
-        Budget { max_bytes: room - 1, ..Budget::default() },
-        Budget { max_lines: Some(lines - 1), ..Budget::default() },
-        Budget { head_percent: 101, ..Budget::default() },
-        Budget { max_line_bytes: Some(0), ..Budget::default() },
+        Budget {
+            max_bytes: room - 1,
+            ..Budget::default()
+        },
+        Budget {
+            max_lines: Some(lines - 1),
+            ..Budget::default()
+        },
+        Budget {
+            head_percent: 101,
+            ..Budget::default()
+        },
+        Budget {
+            max_line_bytes: Some(0),
+            ..Budget::default()
+        },
     ] {
-        let err = capper.cap("x", &budget, "c", &mut MemStore::default()).unwrap_err();
+        let err = capper
+            .cap("x", &budget, "c", &mut MemStore::default())
+            .unwrap_err();
         assert!(matches!(err, CapError::InvalidBudget(_)), "{err}");
     }
 }

@@ -42,11 +42,23 @@ pub fn budget(b: types::Budget) -> core::Budget {
 }
 
 pub fn overflow_ref(r: core::OverflowRef) -> types::OverflowRef {
-    types::OverflowRef { path: r.path, bytes: r.bytes, lines: r.lines, digest: r.digest, tag: r.tag }
+    types::OverflowRef {
+        path: r.path,
+        bytes: r.bytes,
+        lines: r.lines,
+        digest: r.digest,
+        tag: r.tag,
+    }
 }
 
 pub fn overflow_ref_in(r: types::OverflowRef) -> core::OverflowRef {
-    core::OverflowRef { path: r.path, bytes: r.bytes, lines: r.lines, digest: r.digest, tag: r.tag }
+    core::OverflowRef {
+        path: r.path,
+        bytes: r.bytes,
+        lines: r.lines,
+        digest: r.digest,
+        tag: r.tag,
+    }
 }
 
 pub fn capped(c: core::Capped) -> types::Capped {
@@ -64,11 +76,17 @@ pub fn capped(c: core::Capped) -> types::Capped {
 }
 
 fn media_in(m: types::Media) -> core::Media {
-    core::Media { data: m.data, mime_type: m.mime_type }
+    core::Media {
+        data: m.data,
+        mime_type: m.mime_type,
+    }
 }
 
 fn media_out(m: core::Media) -> types::Media {
-    types::Media { data: m.data, mime_type: m.mime_type }
+    types::Media {
+        data: m.data,
+        mime_type: m.mime_type,
+    }
 }
 
 pub fn part_in(p: types::ContentPart) -> core::Part {

@@ -48,7 +48,12 @@ impl GuestSession for Session {
         Ok(capper::Session::new(session))
     }
 
-    fn cap(&self, output: String, budget: types::Budget, call_id: String) -> CapResult<types::Capped> {
+    fn cap(
+        &self,
+        output: String,
+        budget: types::Budget,
+        call_id: String,
+    ) -> CapResult<types::Capped> {
         let budget = convert::budget(budget);
         self.capper
             .cap(&output, &budget, &call_id, &mut &self.spill)
@@ -70,16 +75,26 @@ impl GuestSession for Session {
     }
 
     fn find_refs(&self, text: String) -> Vec<types::OverflowRef> {
-        self.capper.scheme().find_refs(&text).into_iter().map(convert::overflow_ref).collect()
+        self.capper
+            .scheme()
+            .find_refs(&text)
+            .into_iter()
+            .map(convert::overflow_ref)
+            .collect()
     }
 
     fn pruned_placeholder(&self, r: types::OverflowRef) -> CapResult<String> {
-        self.capper.scheme().placeholder(&convert::overflow_ref_in(r)).map_err(convert::error)
+        self.capper
+            .scheme()
+            .placeholder(&convert::overflow_ref_in(r))
+            .map_err(convert::error)
     }
 
     fn read(&self, path: String, offset: u64, max_bytes: u32) -> CapResult<types::Page> {
         let mut file = self.open(&path).map_err(convert::error)?;
-        readback::read_page(&mut file, offset, max_bytes).map(convert::page).map_err(convert::error)
+        readback::read_page(&mut file, offset, max_bytes)
+            .map(convert::page)
+            .map_err(convert::error)
     }
 
     fn read_lines(
@@ -95,7 +110,12 @@ impl GuestSession for Session {
             .map_err(convert::error)
     }
 
-    fn grep(&self, path: String, pattern: String, max_matches: u32) -> CapResult<types::GrepResult> {
+    fn grep(
+        &self,
+        path: String,
+        pattern: String,
+        max_matches: u32,
+    ) -> CapResult<types::GrepResult> {
         let mut file = self.open(&path).map_err(convert::error)?;
         readback::grep(&mut file, &pattern, max_matches)
             .map(convert::grep_result)
@@ -107,10 +127,16 @@ impl GuestSession for Session {
             keep_last: policy.keep_last,
             max_total_bytes: policy.max_total_bytes,
         };
-        Ok(convert::pruned(toolcap_core::prune(self.capper.scheme(), &messages, policy)))
+        Ok(convert::pruned(toolcap_core::prune(
+            self.capper.scheme(),
+            &messages,
+            policy,
+        )))
     }
 
     fn purge(&self) -> CapResult<u64> {
-        self.spill.purge(self.capper.scheme().thread_dir()).map_err(convert::error)
+        self.spill
+            .purge(self.capper.scheme().thread_dir())
+            .map_err(convert::error)
     }
 }

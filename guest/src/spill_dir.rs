@@ -24,11 +24,15 @@ pub struct SpillDir {
 impl SpillDir {
     /// Find the preopen named `guest_path` (or a folder inside one).
     pub fn find(guest_path: &str) -> SpillDir {
-        SpillDir { root: open_root(guest_path) }
+        SpillDir {
+            root: open_root(guest_path),
+        }
     }
 
     fn root(&self) -> Result<&Descriptor, CapError> {
-        self.root.as_ref().map_err(|why| CapError::NoSpillDir(why.clone()))
+        self.root
+            .as_ref()
+            .map_err(|why| CapError::NoSpillDir(why.clone()))
     }
 
     /// Open `<thread>` below the root, creating it if `create`.
@@ -40,21 +44,38 @@ impl SpillDir {
                 Err(e) => return Err(to_cap_error("cannot create the thread folder", e)),
             }
         }
-        root.open_at(PathFlags::empty(), thread, OpenFlags::DIRECTORY, DescriptorFlags::READ)
-            .map_err(|e| to_cap_error("cannot open the thread folder", e))
+        root.open_at(
+            PathFlags::empty(),
+            thread,
+            OpenFlags::DIRECTORY,
+            DescriptorFlags::READ,
+        )
+        .map_err(|e| to_cap_error("cannot open the thread folder", e))
     }
 
     /// Open the spill file `<thread>/<name>` for reading.
     pub fn open_file(&self, thread: &str, name: &str) -> Result<SpillFile, CapError> {
         let dir = self.thread_dir(thread, false)?;
         let fd = dir
-            .open_at(PathFlags::empty(), name, OpenFlags::empty(), DescriptorFlags::READ)
+            .open_at(
+                PathFlags::empty(),
+                name,
+                OpenFlags::empty(),
+                DescriptorFlags::READ,
+            )
             .map_err(|e| to_cap_error("cannot open the spilled file", e))?;
-        let stat = fd.stat().map_err(|e| to_cap_error("cannot stat the spilled file", e))?;
+        let stat = fd
+            .stat()
+            .map_err(|e| to_cap_error("cannot stat the spilled file", e))?;
         if stat.type_ != DescriptorType::RegularFile {
-            return Err(CapError::OutsideRoot("the path is not a regular spilled file".into()));
+            return Err(CapError::OutsideRoot(
+                "the path is not a regular spilled file".into(),
+            ));
         }
-        Ok(SpillFile { fd, size: stat.size })
+        Ok(SpillFile {
+            fd,
+            size: stat.size,
+        })
     }
 
     /// Delete `<thread>` and everything in it; bytes of files removed.
@@ -78,9 +99,13 @@ impl SpillStore for &SpillDir {
         let dir = self.thread_dir(thread, true)?;
         // A random temporary name: concurrent sessions of one thread never
         // share it, and its leading dot keeps it outside the name scheme.
-        let tmp = format!(".tmp-{:016x}-{name}", wasi::random::insecure::get_insecure_random_u64());
+        let tmp = format!(
+            ".tmp-{:016x}-{name}",
+            wasi::random::insecure::get_insecure_random_u64()
+        );
         let result = write_new(&dir, &tmp, content).and_then(|()| {
-            dir.rename_at(&tmp, &dir, name).map_err(|e| to_cap_error("cannot rename", e))
+            dir.rename_at(&tmp, &dir, name)
+                .map_err(|e| to_cap_error("cannot rename", e))
         });
         if result.is_err() {
             // Best effort: never leave a partial file behind.
@@ -106,7 +131,9 @@ fn write_new(dir: &Descriptor, name: &str, content: &[u8]) -> Result<(), CapErro
             .write(&content[offset..end], offset as u64)
             .map_err(|e| to_cap_error("cannot write the spill file", e))?;
         if written == 0 {
-            return Err(CapError::Io("cannot write the spill file: no progress".into()));
+            return Err(CapError::Io(
+                "cannot write the spill file: no progress".into(),
+            ));
         }
         offset += written as usize;
     }
@@ -125,14 +152,21 @@ fn empty_dir(dir: &Descriptor, depth: u32) -> Result<u64, CapError> {
     for entry in names {
         if entry.type_ == DescriptorType::Directory && depth < MAX_PURGE_DEPTH {
             let sub = dir
-                .open_at(PathFlags::empty(), &entry.name, OpenFlags::DIRECTORY, DescriptorFlags::READ)
+                .open_at(
+                    PathFlags::empty(),
+                    &entry.name,
+                    OpenFlags::DIRECTORY,
+                    DescriptorFlags::READ,
+                )
                 .map_err(err)?;
             freed += empty_dir(&sub, depth + 1)?;
             drop(sub);
             dir.remove_directory_at(&entry.name).map_err(err)?;
         } else {
             if entry.type_ == DescriptorType::RegularFile {
-                freed += dir.stat_at(PathFlags::empty(), &entry.name).map_or(0, |s| s.size);
+                freed += dir
+                    .stat_at(PathFlags::empty(), &entry.name)
+                    .map_or(0, |s| s.size);
             }
             dir.unlink_file_at(&entry.name).map_err(err)?;
         }
@@ -157,16 +191,26 @@ fn open_root(guest_path: &str) -> Result<Descriptor, String> {
         }
     }
     let Some((fd, rest)) = best else {
-        return Err(format!("no spill directory: the host granted no preopen {guest_path:?}"));
+        return Err(format!(
+            "no spill directory: the host granted no preopen {guest_path:?}"
+        ));
     };
     if rest.is_empty() {
         return Ok(fd);
     }
-    if rest.split('/').any(|c| c.is_empty() || c == "." || c == "..") {
+    if rest
+        .split('/')
+        .any(|c| c.is_empty() || c == "." || c == "..")
+    {
         return Err(format!("spill-dir {guest_path:?} must be a plain path"));
     }
-    fd.open_at(PathFlags::empty(), &rest, OpenFlags::DIRECTORY, DescriptorFlags::READ)
-        .map_err(|e| format!("no spill directory at {guest_path:?}: {}", describe(e)))
+    fd.open_at(
+        PathFlags::empty(),
+        &rest,
+        OpenFlags::DIRECTORY,
+        DescriptorFlags::READ,
+    )
+    .map_err(|e| format!("no spill directory at {guest_path:?}: {}", describe(e)))
 }
 
 /// A spilled file opened for reading.

@@ -47,7 +47,9 @@ fn main() {
     }
 
     let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
-    let workspace = manifest_dir.parent().expect("host-demo lives in the workspace root");
+    let workspace = manifest_dir
+        .parent()
+        .expect("host-demo lives in the workspace root");
     for input in [
         "guest/src",
         "guest/Cargo.toml",
@@ -57,13 +59,19 @@ fn main() {
         "Cargo.toml",
         "Cargo.lock",
     ] {
-        println!("cargo::rerun-if-changed={}", workspace.join(input).display());
+        println!(
+            "cargo::rerun-if-changed={}",
+            workspace.join(input).display()
+        );
     }
 
     require_guest_target();
     let target_dir = workspace.join("target").join("wasm-guest");
-    build_guest(workspace, &target_dir);
-    let artifact = target_dir.join(GUEST_TARGET).join(GUEST_PROFILE).join(GUEST_ARTIFACT);
+    build_guest(workspace, &target_dir, &out_dir);
+    let artifact = target_dir
+        .join(GUEST_TARGET)
+        .join(GUEST_PROFILE)
+        .join(GUEST_ARTIFACT);
     copy(&artifact, &embedded);
 }
 
@@ -94,7 +102,7 @@ fn require_guest_target() {
 
 /// Runs `cargo build` for the guest in its own target dir, so it never waits on
 /// the lock the outer build holds.
-fn build_guest(workspace: &Path, target_dir: &Path) {
+fn build_guest(workspace: &Path, target_dir: &Path, out_dir: &Path) {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
@@ -114,6 +122,9 @@ fn build_guest(workspace: &Path, target_dir: &Path) {
     let output = command
         .output()
         .unwrap_or_else(|err| fail(&format!("could not run cargo for the guest: {err}")));
+    // Kept for `cargo build -vv`-free debugging of the nested build.
+    let log = [output.stdout.as_slice(), output.stderr.as_slice()].concat();
+    let _ = fs::write(out_dir.join("guest-build.log"), log);
     if !output.status.success() {
         fail(&format!(
             "building the guest component failed ({}):\n{}{}",
@@ -126,7 +137,11 @@ fn build_guest(workspace: &Path, target_dir: &Path) {
 
 fn copy(from: &Path, to: &Path) {
     if let Err(err) = fs::copy(from, to) {
-        fail(&format!("could not copy {} to {}: {err}", from.display(), to.display()));
+        fail(&format!(
+            "could not copy {} to {}: {err}",
+            from.display(),
+            to.display()
+        ));
     }
 }
 

@@ -43,6 +43,12 @@ impl From<anyhow::Error> for Error {
     }
 }
 
+impl From<wasmtime::Error> for Error {
+    fn from(err: wasmtime::Error) -> Self {
+        Error::Runtime(err.into())
+    }
+}
+
 impl From<CapError> for Error {
     fn from(err: CapError) -> Self {
         Error::Cap(err)

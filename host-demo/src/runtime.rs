@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use anyhow::Context as _;
 use wasmtime::component::{Component, Linker};
+use wasmtime::error::Context as _;
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store};
 
 use crate::bindings::{ToolOutputCap, ToolOutputCapPre};
@@ -58,7 +58,9 @@ impl ToolCap {
             .context("the component imports something this host does not provide")?;
         let pre = ToolOutputCapPre::new(instance_pre)
             .context("the component does not export the tool-output-cap world")?;
-        Ok(Self { inner: Arc::new(Runtime { engine, pre }) })
+        Ok(Self {
+            inner: Arc::new(Runtime { engine, pre }),
+        })
     }
 
     /// Opens a session for one conversation thread, in its own store and
@@ -71,7 +73,9 @@ impl ToolCap {
     /// how. Runs in a short-lived store with no preopen.
     pub fn classify(&self, status: u16, body: &str) -> Result<Option<OverflowKind>, Error> {
         let (mut store, exports) = self.instantiate(Sandbox::new(None)?)?;
-        Ok(exports.toolcap_tool_output_cap_errors().call_classify(&mut store, status, body)?)
+        Ok(exports
+            .toolcap_tool_output_cap_errors()
+            .call_classify(&mut store, status, body)?)
     }
 
     /// A fresh store around `sandbox`, and the component instantiated in it.

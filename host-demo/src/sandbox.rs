@@ -32,16 +32,24 @@ impl Sandbox {
             .allow_udp(false)
             .allow_ip_name_lookup(false);
         if let Some((dir, perms)) = spill_dir {
-            builder.preopened_dir(dir, SPILL_GUEST_PATH, perms).map_err(|err| {
-                Error::Runtime(err.context(format!("granting {} to the component", dir.display())))
-            })?;
+            builder
+                .preopened_dir(dir, SPILL_GUEST_PATH, perms)
+                .map_err(|err| {
+                    Error::from(err.context(format!("granting {} to the component", dir.display())))
+                })?;
         }
-        Ok(Self { wasi: builder.build(), table: ResourceTable::new() })
+        Ok(Self {
+            wasi: builder.build(),
+            table: ResourceTable::new(),
+        })
     }
 }
 
 impl WasiView for Sandbox {
     fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
     }
 }

@@ -1,0 +1,87 @@
+//! The demo's invariants: each is checked where its data is, and the demo
+//! fails if any broke or never got checked.
+
+/// Run 1 (raw results) was rejected, and `classify` recognised the rejection.
+pub const RAW_RUN_REJECTED: &str = "run 1 was rejected, and classify recognised it as an overflow";
+/// Every request of run 2 was accepted and within both limits.
+pub const CAPPED_REQUESTS_FIT: &str = "every run-2 request fit the body limit and context window";
+/// Every capped text is within its budget's bytes and lines.
+pub const WITHIN_BUDGET: &str = "every capped result is within its budget";
+/// Every spill file holds exactly the tool's output.
+pub const SPILL_EXACT: &str = "every spill file equals the tool output, byte for byte";
+/// Image parts come back from `cap_parts` unchanged and in place.
+pub const IMAGE_UNTOUCHED: &str = "the image part passed through untouched";
+/// The error line read back from the spill equals the original line.
+pub const ERROR_LINE_RECOVERED: &str =
+    "the error line read back equals the original, byte for byte";
+/// Every pruned body keeps exactly the references it had.
+pub const PRUNE_KEEPS_REFS: &str = "pruned placeholders keep every reference";
+
+const ALL: [&str; 7] = [
+    RAW_RUN_REJECTED,
+    CAPPED_REQUESTS_FIT,
+    WITHIN_BUDGET,
+    SPILL_EXACT,
+    IMAGE_UNTOUCHED,
+    ERROR_LINE_RECOVERED,
+    PRUNE_KEEPS_REFS,
+];
+
+struct Check {
+    name: &'static str,
+    passed: usize,
+    failures: Vec<String>,
+}
+
+/// The tally of every invariant.
+pub struct Checks {
+    checks: Vec<Check>,
+}
+
+impl Default for Checks {
+    fn default() -> Self {
+        let checks = ALL.iter().map(|&name| Check {
+            name,
+            passed: 0,
+            failures: Vec::new(),
+        });
+        Self {
+            checks: checks.collect(),
+        }
+    }
+}
+
+impl Checks {
+    /// Records one evaluation of the invariant `name`; `why` explains a failure.
+    pub fn record(&mut self, name: &'static str, ok: bool, why: impl FnOnce() -> String) {
+        let check = self
+            .checks
+            .iter_mut()
+            .find(|check| check.name == name)
+            .expect("known check");
+        if ok {
+            check.passed += 1;
+        } else {
+            check.failures.push(why());
+        }
+    }
+
+    /// Prints one line per invariant; returns how many failed or never ran.
+    pub fn print(&self) -> usize {
+        let mut broken = 0;
+        for check in &self.checks {
+            match (check.failures.first(), check.passed) {
+                (None, 0) => {
+                    broken += 1;
+                    println!("  FAIL  {} (never checked)", check.name);
+                }
+                (None, passed) => println!("  ok    {} ({passed}x)", check.name),
+                (Some(first), _) => {
+                    broken += 1;
+                    println!("  FAIL  {}: {first}", check.name);
+                }
+            }
+        }
+        broken
+    }
+}

@@ -1,0 +1,24 @@
+//! The demo's parts: tool results, a simulated provider and model, the agent
+//! loop, its checks and its report.
+
+pub mod agent;
+pub mod checks;
+pub mod conversation;
+pub mod fixtures;
+pub mod mcp;
+pub mod model;
+pub mod provider;
+pub mod pruning;
+pub mod report;
+pub mod results;
+pub mod tools;
+
+use host_demo::OverflowKind;
+
+/// The WIT name of an overflow kind.
+pub fn kind_name(kind: OverflowKind) -> &'static str {
+    match kind {
+        OverflowKind::RequestTooLarge => "request-too-large",
+        OverflowKind::ContextLengthExceeded => "context-length-exceeded",
+    }
+}

@@ -1,0 +1,171 @@
+//! What the host does with one tool result: send it raw, or cap it through
+//! the component and check what came back.
+
+use std::fs;
+
+use anyhow::Context as _;
+
+use super::checks::{self, Checks};
+use super::conversation::{Part, ToolCall, joined_text};
+use super::mcp;
+use super::report::{count_lines, last_lines, lines, quote, relative, size};
+use super::tools::{self, ToolOutput};
+use host_demo::{Budget, ContentPart, OverflowRef, Session};
+
+/// Width of quoted text in the transcript.
+pub const QUOTE_WIDTH: usize = 92;
+
+/// The raw result as message content, as most harnesses send it.
+pub fn send_raw(call: &ToolCall, output: ToolOutput) -> Vec<Part> {
+    let parts = match output {
+        ToolOutput::Text(text) => vec![Part::Text { text }],
+        ToolOutput::Parts(parts) => parts,
+    };
+    let text = joined_text(&parts);
+    println!(
+        "         {} {}: {}, {}, sent as is",
+        call.id,
+        call.name,
+        size(text.len() as u64),
+        lines(count_lines(&text))
+    );
+    parts
+}
+
+/// A result after `cap` or `cap_parts`.
+struct Delivered {
+    /// The tool's full text (text parts joined), as the spill file must hold it.
+    original: String,
+    /// The text the model gets.
+    text: String,
+    /// The content the model gets.
+    parts: Vec<Part>,
+    spill: Option<OverflowRef>,
+}
+
+/// The result capped by the component, checked, as message content.
+pub fn send_capped(
+    call: &ToolCall,
+    output: ToolOutput,
+    session: &mut Session,
+    budget: &Budget,
+    checks: &mut Checks,
+) -> anyhow::Result<Vec<Part>> {
+    let delivered = match output {
+        ToolOutput::Text(original) => {
+            let capped = session.cap(&original, budget, &call.id)?;
+            let parts = vec![Part::Text {
+                text: capped.text.clone(),
+            }];
+            Delivered {
+                original,
+                text: capped.text,
+                parts,
+                spill: capped.spill,
+            }
+        }
+        ToolOutput::Parts(parts) => {
+            let input = mcp::to_content_parts(&parts);
+            let capped = session.cap_parts(&input, budget, &call.id)?;
+            check_media_untouched(&input, &capped.parts, checks);
+            let delivered = mcp::from_content_parts(capped.parts)?;
+            Delivered {
+                original: joined_text(&parts),
+                text: joined_text(&delivered),
+                parts: delivered,
+                spill: capped.spill,
+            }
+        }
+    };
+    let Delivered {
+        original,
+        text,
+        parts,
+        spill,
+    } = delivered;
+    check_within_budget(&call.id, &text, budget, checks);
+
+    let images = parts
+        .iter()
+        .filter(|part| matches!(part, Part::Image { .. }))
+        .count();
+    let image_note = if images > 0 {
+        format!(" + {images} image, untouched")
+    } else {
+        String::new()
+    };
+    println!(
+        "         {} {}: {}, {}{image_note}",
+        call.id,
+        call.name,
+        size(original.len() as u64),
+        lines(count_lines(&original))
+    );
+    match &spill {
+        Some(reference) => {
+            check_spill_exact(session, reference, &original, checks)?;
+            println!(
+                "           capped to {}, {}; full output in {}",
+                size(text.len() as u64),
+                lines(count_lines(&text)),
+                relative(session, reference)
+            );
+        }
+        None if text == original => println!("           fits: passed unchanged"),
+        None => println!("           capped, but NOT saved"),
+    }
+    if call.name == tools::BUILD {
+        println!("         the model sees the end of it:");
+        quote(&last_lines(&text, 5), QUOTE_WIDTH);
+    }
+    Ok(parts)
+}
+
+fn check_within_budget(call_id: &str, text: &str, budget: &Budget, checks: &mut Checks) {
+    let text_lines = count_lines(text);
+    let within = text.len() <= budget.max_bytes as usize
+        && budget
+            .max_lines
+            .is_none_or(|max| text_lines <= u64::from(max));
+    checks.record(checks::WITHIN_BUDGET, within, || {
+        format!("{call_id}: {} bytes, {text_lines} lines", text.len())
+    });
+}
+
+/// Compares the spill file on disk with the tool's output.
+fn check_spill_exact(
+    session: &Session,
+    reference: &OverflowRef,
+    original: &str,
+    checks: &mut Checks,
+) -> anyhow::Result<()> {
+    let path = session
+        .host_path(reference)
+        .context("reference outside the spill dir")?;
+    let on_disk = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    checks.record(checks::SPILL_EXACT, on_disk == original.as_bytes(), || {
+        format!("{} differs from the tool output", path.display())
+    });
+    Ok(())
+}
+
+fn check_media_untouched(input: &[ContentPart], output: &[ContentPart], checks: &mut Checks) {
+    let images = |parts: &[ContentPart]| -> Vec<(String, String)> {
+        parts
+            .iter()
+            .filter_map(|part| match part {
+                ContentPart::Image(m) => Some((m.mime_type.clone(), m.data.clone())),
+                _ => None,
+            })
+            .collect()
+    };
+    let (before, after) = (images(input), images(output));
+    let untouched = !before.is_empty() && before == after;
+    checks.record(checks::IMAGE_UNTOUCHED, untouched, || {
+        format!(
+            "{} image(s) in, {} out, or changed",
+            before.len(),
+            after.len()
+        )
+    });
+}

@@ -1,0 +1,178 @@
+//! `cargo run --release -p host-demo [-- --spill-dir DIR]`
+//!
+//! A scripted agent task run twice against a simulated provider: once with
+//! raw tool results (the request is refused), once with every result going
+//! through the tool-output-cap component (every request fits, and the model
+//! digs the build error out of a spilled log). Exits non-zero if any
+//! invariant breaks.
+
+mod demo;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use demo::agent::{self, Host, Outcome, RunReport, TASK};
+use demo::checks::{self, Checks};
+use demo::provider::{CONTEXT_TOKENS, MAX_BODY_BYTES, estimated_tokens};
+use demo::report::{print_summary, size, wrap};
+use demo::tools::{Fixtures, ReadBack};
+use demo::{fixtures::BuildLog, kind_name};
+use host_demo::{Budget, SessionConfig, ToolCap, budget};
+
+/// The conversation thread of run 2; its spill folder is named after it.
+const THREAD: &str = "demo-thread";
+/// Run 2's budget for each tool result.
+const MAX_RESULT_BYTES: u32 = 16 * 1024;
+const MAX_RESULT_LINES: u32 = 200;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(0) => ExitCode::SUCCESS,
+        Ok(broken) => {
+            eprintln!("demo failed: {broken} invariant(s) broken (see Checks above)");
+            ExitCode::FAILURE
+        }
+        Err(err) => {
+            eprintln!("demo failed: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs both runs and the checks; returns how many invariants broke.
+fn run() -> anyhow::Result<usize> {
+    let chosen_dir = spill_dir_argument()?;
+    let temp_dir;
+    let spill_dir = match &chosen_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            dir.clone()
+        }
+        None => {
+            temp_dir = tempfile::Builder::new().prefix("toolcap-demo-").tempdir()?;
+            temp_dir.path().to_owned()
+        }
+    };
+
+    println!("tool-output-cap demo: one agent task, run without and with the component");
+    println!(
+        "provider: a proxy refusing bodies over {} (413, HTML) before a model with a {}k-token",
+        size(MAX_BODY_BYTES as u64),
+        CONTEXT_TOKENS / 1000
+    );
+    println!("          window (400 context_length_exceeded); tokens are estimated as bytes / 4");
+    for (i, line) in wrap(TASK, 84).iter().enumerate() {
+        println!("{} {line}", if i == 0 { "task:" } else { "     " });
+    }
+
+    let fixtures = Fixtures::build();
+    let tool_cap = ToolCap::new()?;
+    let mut checks = Checks::default();
+
+    println!("\nRun 1: tool results go to the model as they are");
+    let raw = agent::run(
+        "1 without the component",
+        Host::Raw,
+        &fixtures,
+        &tool_cap,
+        &mut checks,
+    )?;
+    check_raw_run_rejected(&raw, &mut checks);
+
+    let budget = Budget {
+        max_lines: Some(MAX_RESULT_LINES),
+        ..budget(MAX_RESULT_BYTES)
+    };
+    println!(
+        "\nRun 2: tool results go through tool-output-cap ({}, {} lines, head and tail)",
+        size(MAX_RESULT_BYTES.into()),
+        MAX_RESULT_LINES
+    );
+    let mut session = tool_cap.open_session(SessionConfig::new(THREAD, &spill_dir))?;
+    println!("  <spill> = {}", session.display_root());
+    let leftover = session.purge()?;
+    if leftover > 0 {
+        println!("  purged {} left by an earlier run", size(leftover));
+    }
+    let host = Host::Capped {
+        session: &mut session,
+        budget,
+    };
+    let capped = agent::run(
+        "2 with the component",
+        host,
+        &fixtures,
+        &tool_cap,
+        &mut checks,
+    )?;
+    check_error_line_recovered(&capped, &fixtures.build, &mut checks);
+    println!(
+        "  largest request: {} of {}, about {}k of {}k tokens",
+        size(capped.largest_request),
+        size(MAX_BODY_BYTES as u64),
+        estimated_tokens(capped.largest_request as usize).div_ceil(1000),
+        CONTEXT_TOKENS / 1000
+    );
+
+    println!("\nChecks");
+    let broken = checks.print();
+    println!();
+    print_summary(&[raw, capped]);
+    match chosen_dir {
+        Some(dir) => println!("\nspill files kept in {}", dir.display()),
+        None => println!(
+            "\nspill files were in {} (deleted now; --spill-dir DIR keeps them)",
+            spill_dir.display()
+        ),
+    }
+    Ok(broken)
+}
+
+fn check_raw_run_rejected(report: &RunReport, checks: &mut Checks) {
+    let ok = matches!(report.outcome, Outcome::Rejected { kind: Some(_), .. });
+    checks.record(checks::RAW_RUN_REJECTED, ok, || match &report.outcome {
+        Outcome::Rejected { status, kind: None } => {
+            format!("classify did not recognise the {status} rejection")
+        }
+        Outcome::Rejected {
+            kind: Some(kind), ..
+        } => kind_name(*kind).to_owned(),
+        Outcome::Answered | Outcome::NoAnswer => "the raw run was not rejected".to_owned(),
+    });
+}
+
+/// Whatever `read_spilled` returned must be the log's bytes at that offset,
+/// starting with the error line.
+fn check_error_line_recovered(report: &RunReport, log: &BuildLog, checks: &mut Checks) {
+    for read_back in &report.read_backs {
+        let (line, offset, text) = match read_back {
+            ReadBack::Grep(found) => match found.matches.first() {
+                Some(hit) => (hit.line, hit.excerpt_offset, hit.excerpt.as_str()),
+                None => (0, 0, ""),
+            },
+            ReadBack::Lines(page) => (page.first_line, page.offset, page.text.as_str()),
+        };
+        let at = usize::try_from(offset).unwrap_or(usize::MAX);
+        let same_bytes = log.text.get(at..at.saturating_add(text.len())) == Some(text);
+        let ok = same_bytes
+            && line == log.error_line_number
+            && text.lines().next() == Some(log.error_line.as_str());
+        checks.record(checks::ERROR_LINE_RECOVERED, ok, || {
+            format!(
+                "line {line} read back as {:?}",
+                text.lines().next().unwrap_or_default()
+            )
+        });
+    }
+}
+
+/// `--spill-dir DIR`, if given.
+fn spill_dir_argument() -> anyhow::Result<Option<PathBuf>> {
+    let mut args = std::env::args_os().skip(1);
+    match (args.next(), args.next(), args.next()) {
+        (None, _, _) => Ok(None),
+        (Some(flag), Some(dir), None) if flag == "--spill-dir" => Ok(Some(PathBuf::from(dir))),
+        _ => bail!("usage: host-demo [--spill-dir DIR]"),
+    }
+}

@@ -1,0 +1,190 @@
+//! `cargo test --release -p host-demo`: the embedding API against the real component.
+
+use std::sync::OnceLock;
+use std::thread;
+
+use host_demo::{
+    Budget, CapError, Error, OverflowKind, RuntimeOptions, SessionConfig, ToolCap, budget,
+};
+
+/// Compiling the component is the slow part: do it once for every test.
+fn tool_cap() -> &'static ToolCap {
+    static TOOL_CAP: OnceLock<ToolCap> = OnceLock::new();
+    TOOL_CAP.get_or_init(|| ToolCap::new().expect("the embedded component compiles"))
+}
+
+fn big_output() -> String {
+    (1..=5_000)
+        .map(|i| format!("line {i} of a long tool output\n"))
+        .collect()
+}
+
+fn small_budget() -> Budget {
+    Budget {
+        max_lines: Some(50),
+        ..budget(4096)
+    }
+}
+
+#[test]
+fn threads_share_one_tool_cap() {
+    let spill = tempfile::tempdir().unwrap();
+    let output = big_output();
+    thread::scope(|scope| {
+        for worker in 0..4 {
+            let (tool_cap, dir, output) = (tool_cap().clone(), spill.path(), &output);
+            scope.spawn(move || {
+                let config = SessionConfig::new(format!("thread-{worker}"), dir);
+                let mut session = tool_cap.open_session(config).unwrap();
+                let capped = session.cap(output, &small_budget(), "call-1").unwrap();
+                assert!(capped.truncated && capped.text.len() <= 4096);
+                let reference = capped.spill.expect("spilled");
+                let on_disk = std::fs::read(session.host_path(&reference).unwrap()).unwrap();
+                assert_eq!(on_disk, output.as_bytes());
+                let found = session.grep(&reference.path, "line 4321 ", 1).unwrap();
+                assert_eq!(found.matches[0].line, 4321);
+                assert_eq!(session.find_refs(&capped.text).unwrap().len(), 1);
+            });
+        }
+    });
+}
+
+#[test]
+fn fitting_output_comes_back_unchanged_without_a_file() {
+    let spill = tempfile::tempdir().unwrap();
+    let mut session = tool_cap()
+        .open_session(SessionConfig::new("t", spill.path()))
+        .unwrap();
+    let capped = session.cap("short\n", &small_budget(), "call-1").unwrap();
+    assert_eq!(capped.text, "short\n");
+    assert!(!capped.truncated && capped.spill.is_none());
+    assert_eq!(std::fs::read_dir(spill.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn without_a_preopen_the_cut_still_succeeds_and_says_so() {
+    let config = SessionConfig {
+        thread_id: "t".into(),
+        ..SessionConfig::default()
+    };
+    let mut session = tool_cap().open_session(config).unwrap();
+    assert_eq!(session.display_root(), "/spill");
+    let capped = session
+        .cap(&big_output(), &small_budget(), "call-1")
+        .unwrap();
+    assert!(capped.truncated && capped.spill.is_none());
+    assert!(capped.spill_error.is_some());
+}
+
+#[test]
+fn a_read_only_grant_still_caps_and_says_so() {
+    let spill = tempfile::tempdir().unwrap();
+    let config = SessionConfig {
+        read_only: true,
+        ..SessionConfig::new("t", spill.path())
+    };
+    let mut session = tool_cap().open_session(config).unwrap();
+    let capped = session
+        .cap(&big_output(), &small_budget(), "call-1")
+        .unwrap();
+    assert!(capped.truncated && capped.spill.is_none());
+    assert!(capped.spill_error.is_some());
+    assert_eq!(std::fs::read_dir(spill.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn component_errors_are_told_apart_from_runtime_errors() {
+    let spill = tempfile::tempdir().unwrap();
+    let mut session = tool_cap()
+        .open_session(SessionConfig::new("t", spill.path()))
+        .unwrap();
+    let tiny = budget(10);
+    match session.cap(&big_output(), &tiny, "call-1") {
+        Err(Error::Cap(CapError::InvalidBudget(_))) => {}
+        other => panic!("expected invalid-budget, got {other:?}"),
+    }
+    match session.read("/etc/passwd", 0, 100) {
+        Err(Error::Cap(CapError::OutsideRoot(_))) => {}
+        other => panic!("expected outside-root, got {other:?}"),
+    }
+    // The session stays usable after a cap-error.
+    assert!(session.cap("ok", &small_budget(), "call-2").is_ok());
+    assert!(matches!(
+        ToolCap::from_bytes(b"not wasm"),
+        Err(Error::Runtime(_))
+    ));
+    let missing = SessionConfig::new("t", spill.path().join("missing"));
+    assert!(matches!(
+        tool_cap().open_session(missing),
+        Err(Error::Runtime(_))
+    ));
+    let empty_thread = SessionConfig::new("", spill.path());
+    assert!(matches!(
+        tool_cap().open_session(empty_thread),
+        Err(Error::Cap(CapError::InvalidSettings(_)))
+    ));
+}
+
+#[test]
+fn a_kept_key_verifies_references_across_sessions() {
+    let spill = tempfile::tempdir().unwrap();
+    let key = b"a host key of at least 16 bytes".to_vec();
+    let config = SessionConfig {
+        key: key.clone(),
+        ..SessionConfig::new("t", spill.path())
+    };
+    let mut first = tool_cap().open_session(config.clone()).unwrap();
+    let text = first
+        .cap(&big_output(), &small_budget(), "call-1")
+        .unwrap()
+        .text;
+    drop(first);
+    let mut again = tool_cap().open_session(config).unwrap();
+    assert_eq!(again.find_refs(&text).unwrap().len(), 1);
+    let mut random_key = tool_cap()
+        .open_session(SessionConfig::new("t", spill.path()))
+        .unwrap();
+    assert!(random_key.find_refs(&text).unwrap().is_empty());
+    assert!(random_key.purge().unwrap() > 0);
+}
+
+#[test]
+fn classify_recognises_overflow_rejections() {
+    let html = "<html><head><title>413 Request Entity Too Large</title></head></html>";
+    assert_eq!(
+        tool_cap().classify(413, html).unwrap(),
+        Some(OverflowKind::RequestTooLarge)
+    );
+    let openai = r#"{"error":{"code":"context_length_exceeded","message":"too long"}}"#;
+    assert_eq!(
+        tool_cap().classify(400, openai).unwrap(),
+        Some(OverflowKind::ContextLengthExceeded)
+    );
+    assert_eq!(tool_cap().classify(429, "rate limited").unwrap(), None);
+}
+
+#[test]
+fn a_pooled_runtime_works_within_its_slots() {
+    let options = RuntimeOptions {
+        pooled_instances: Some(4),
+    };
+    let pooled = ToolCap::with_options(host_demo::COMPONENT_WASM, &options).unwrap();
+    let spill = tempfile::tempdir().unwrap();
+    let sessions: Vec<_> = (0..4)
+        .map(|i| {
+            pooled
+                .open_session(SessionConfig::new(format!("t{i}"), spill.path()))
+                .unwrap()
+        })
+        .collect();
+    assert!(matches!(
+        pooled.open_session(SessionConfig::new("t4", spill.path())),
+        Err(Error::Runtime(_))
+    ));
+    drop(sessions);
+    assert!(
+        pooled
+            .open_session(SessionConfig::new("t5", spill.path()))
+            .is_ok()
+    );
+}

@@ -1,6 +1,11 @@
 //! Host bindings generated from the WIT (`wit/`), the single source of truth.
 
-wasmtime::component::bindgen!({ path: "../wit", world: "tool-output-cap" });
+// Equality lets hosts compare references and results directly.
+wasmtime::component::bindgen!({
+    path: "../wit",
+    world: "tool-output-cap",
+    additional_derives: [PartialEq, Eq],
+});
 
 /// The WIT `types` interface: budgets, results, references and errors.
 pub use toolcap::tool_output_cap::types;

@@ -57,6 +57,11 @@ pub use runtime::{RuntimeOptions, ToolCap};
 pub use sandbox::SPILL_GUEST_PATH;
 pub use session::{Session, SessionConfig};
 
+// The README's Rust example runs as a doc test, so it cannot go stale.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 /// The tool-output-cap component (`toolcap_guest.wasm`), built by `build.rs`.
 pub const COMPONENT_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/toolcap_guest.wasm"));
 

@@ -47,7 +47,11 @@ pub fn render_notice(loss: &Loss, saved: Saved<'_>) -> String {
         counted(loss.original_lines, "line", "lines"),
         loss.omitted_bytes,
         loss.omitted_lines,
-        if loss.omitted_lines == 1 { "line" } else { "lines" },
+        if loss.omitted_lines == 1 {
+            "line"
+        } else {
+            "lines"
+        },
         loss.gap_line
     );
     match saved {

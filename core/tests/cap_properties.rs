@@ -5,6 +5,8 @@
 
 use std::collections::HashMap;
 
+mod common;
+
 use proptest::prelude::*;
 use toolcap_core::text::count_lines;
 use toolcap_core::{Budget, CapError, Capper, Keep, RefScheme, SpillStore};
@@ -76,8 +78,7 @@ fn room() -> (u32, u32) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(2000)))]
+    #![proptest_config(common::cases(2000))]
 
     #[test]
     fn budget_holds_and_spill_is_exact(text in any_text(120), budget in any_budget(room().0, room().1)) {

@@ -1,6 +1,8 @@
 //! Writer and parser of references are bound by round-trip properties, and
 //! pruning never loses a genuine reference.
 
+mod common;
+
 use proptest::prelude::*;
 use toolcap_core::naming::{content_digest, spill_file_name};
 use toolcap_core::{PrunePolicy, RefScheme, prune};
@@ -10,8 +12,7 @@ fn scheme(root: &str, thread: &str) -> RefScheme {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(2000)))]
+    #![proptest_config(common::cases(2000))]
 
     /// `find_refs(render(r)) == [r]` for any ids, roots, sizes and surrounding text.
     #[test]

@@ -166,7 +166,8 @@ fn call_room(bytes: u64, lines: u64, outcome: Saved<'_>) -> usize {
         original_bytes: bytes,
         original_lines: lines,
         omitted_bytes: bytes,
-        omitted_lines: lines,
+        // At least 2: "0 whole lines" of a one-line text is longer than "1 whole line".
+        omitted_lines: lines.max(2),
         gap_line: lines.max(1),
     };
     let notice = notice::render_notice(&bound, outcome).len();

@@ -213,18 +213,36 @@ impl RefScheme {
     /// Every genuine reference in `text`, in order. Linear in `text`: one
     /// substring search, then a bounded parse at each hit.
     pub fn find_refs(&self, text: &str) -> Vec<OverflowRef> {
-        self.anchor
-            .find_iter(text.as_bytes())
-            .filter_map(|at| self.parse_at(text, at))
-            .collect()
+        self.find_refs_with_work(text).0
     }
 
-    fn parse_at(&self, text: &str, at: usize) -> Option<OverflowRef> {
-        let start = at + self.anchor.needle().len();
-        let mut cur = Cursor {
-            s: text.as_bytes(),
-            i: start,
-        };
+    /// [`find_refs`](Self::find_refs), and the bytes its bounded parse
+    /// examined beyond the substring search (each byte looked at after a hit,
+    /// and the bytes compared with the canonical render). At most about two
+    /// [`max_token_len`](Self::max_token_len) per hit, so tests can check that
+    /// scanning stays linear without timing it.
+    #[doc(hidden)]
+    pub fn find_refs_with_work(&self, text: &str) -> (Vec<OverflowRef>, usize) {
+        let mut work = 0;
+        let refs = self
+            .anchor
+            .find_iter(text.as_bytes())
+            .filter_map(|at| {
+                let mut cur = Cursor {
+                    s: text.as_bytes(),
+                    i: at + self.anchor.needle().len(),
+                    seen: 0,
+                };
+                let found = self.parse_at(&mut cur, at);
+                work += cur.seen;
+                found
+            })
+            .collect();
+        (refs, work)
+    }
+
+    /// The reference whose anchor starts at `at`, read from `cur` (just past it).
+    fn parse_at(&self, cur: &mut Cursor<'_>, at: usize) -> Option<OverflowRef> {
         let file_name = cur.take_while(naming::is_name_byte, MAX_FILE_NAME)?;
         cur.literal("] (ref bytes=")?;
         let bytes = cur.number()?;
@@ -245,7 +263,7 @@ impl RefScheme {
         };
         // Only canonical renders count: no leading zeros, no alternate forms.
         let canonical = Self::token(&r);
-        (text.as_bytes().get(at..cur.i)? == canonical.as_bytes() && self.verify(&r)).then_some(r)
+        (cur.read_since(at) == canonical.as_bytes() && self.verify(&r)).then_some(r)
     }
 }
 
@@ -264,16 +282,20 @@ fn parse_hex(s: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// A forward-only reader over bytes with bounded steps.
+/// A forward-only reader over bytes with bounded steps, counting the bytes
+/// it looks at.
 struct Cursor<'a> {
     s: &'a [u8],
     i: usize,
+    seen: usize,
 }
 
 impl<'a> Cursor<'a> {
     fn take_while(&mut self, ok: impl Fn(u8) -> bool, max: usize) -> Option<&'a [u8]> {
         let rest = &self.s[self.i..];
         let n = rest.iter().take(max + 1).take_while(|&&b| ok(b)).count();
+        // The run, and the byte that ended it.
+        self.seen += (n + 1).min(max + 1).min(rest.len());
         if n == 0 || n > max {
             return None;
         }
@@ -283,8 +305,15 @@ impl<'a> Cursor<'a> {
 
     fn literal(&mut self, lit: &str) -> Option<()> {
         let rest = &self.s[self.i..];
+        self.seen += lit.len().min(rest.len());
         rest.starts_with(lit.as_bytes())
             .then(|| self.i += lit.len())
+    }
+
+    /// The bytes from `at` to here, to be looked at once more.
+    fn read_since(&mut self, at: usize) -> &'a [u8] {
+        self.seen += self.i - at;
+        &self.s[at..self.i]
     }
 
     fn number(&mut self) -> Option<u64> {

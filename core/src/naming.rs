@@ -8,8 +8,9 @@ use sha2::{Digest, Sha256};
 
 /// Longest run of an id kept verbatim in a name.
 const MAX_KEPT: usize = 48;
-/// Hex digits of the id hash appended when an id had to be changed.
-const ID_HASH_HEX: usize = 8;
+/// Hex digits of the id hash appended when an id had to be changed: 64 bits,
+/// so that no one finds two ids with the same folder.
+const ID_HASH_HEX: usize = 16;
 /// Hex digits of the content digest.
 pub const DIGEST_HEX: usize = 16;
 /// Longest safe name: kept part, `-`, id hash.
@@ -40,24 +41,37 @@ fn is_safe_byte(b: u8) -> bool {
 
 /// A folder or file name made from any id: ASCII letters, digits, `_` and `-`
 /// kept, everything else `_`, at most [`MAX_KEPT`] bytes. If anything changed,
-/// a hash of the raw id is appended so that distinct ids stay distinct. Never
-/// empty, never `.` or `..`, never contains `/`.
+/// a hash of the raw id is appended so that distinct ids stay distinct. An id
+/// that already looks like such a name is hashed too, so no id can take the
+/// folder of another. Never empty, never `.` or `..`, never contains `/`.
 pub fn safe_name(raw: &str) -> String {
-    let kept: String = raw
+    let verbatim = !raw.is_empty()
+        && raw.len() <= MAX_KEPT
+        && raw.bytes().all(is_safe_byte)
+        && !looks_hashed(raw);
+    if verbatim {
+        return raw.to_owned();
+    }
+    let mut name: String = raw
         .bytes()
         .take(MAX_KEPT)
         .map(|b| if is_safe_byte(b) { b as char } else { '_' })
         .collect();
-    if !kept.is_empty() && kept.len() == raw.len() && kept == raw {
-        return kept;
-    }
-    let hash = Sha256::digest(raw.as_bytes());
-    let mut name = kept;
     if !name.is_empty() {
         name.push('-');
     }
+    let hash = Sha256::digest(raw.as_bytes());
     name.push_str(&hex(&hash[..ID_HASH_HEX / 2]));
     name
+}
+
+/// True when `name` ends like a hashed [`safe_name`]: `-` and the hash digits.
+fn looks_hashed(name: &str) -> bool {
+    let Some(cut) = name.len().checked_sub(ID_HASH_HEX) else {
+        return false;
+    };
+    let (head, tail) = name.split_at(cut);
+    (head.is_empty() || head.ends_with('-')) && tail.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// The spill file name for a call and its content digest.
@@ -107,6 +121,9 @@ mod tests {
             assert!(n.bytes().all(is_safe_byte), "{n}");
         }
         assert_ne!(safe_name("a/b"), safe_name("a_b"));
+        // An id shaped like another's escaped name gets a folder of its own.
+        assert_ne!(safe_name(&safe_name("a/b")), safe_name("a/b"));
+        assert_ne!(safe_name("0123456789abcdef"), "0123456789abcdef");
         assert_ne!(safe_name("a/b"), safe_name("a:b"));
         let long = "x".repeat(200);
         assert_eq!(safe_name(&long).len(), MAX_SAFE_NAME);

@@ -612,6 +612,10 @@ fn excerpt_bounds(bytes: &[u8], start: usize, end: usize) -> (usize, usize) {
     // One byte more than the context, so that a line ending just there still
     // loses its CR like any other.
     let ctx_hi = end.saturating_add(context + 1).min(bytes.len());
+    if end > start && bytes[end - 1] == b'\n' {
+        // The match ends its line: the excerpt ends with it, not with the next line.
+        return (left, end);
+    }
     let right = match memchr(b'\n', &bytes[end..ctx_hi]) {
         Some(i) => strip_cr(bytes, end, end + i),
         None => char_floor(bytes, end.saturating_add(context).min(bytes.len())).max(end),
@@ -726,6 +730,7 @@ mod tests {
             text.ceil_char_boundary(at - 200)
         };
         let right = match text[end..].find('\n') {
+            _ if end > at && text.as_bytes()[end - 1] == b'\n' => end,
             Some(i) if i <= 200 => {
                 let lf = end + i;
                 if lf > end && text.as_bytes()[lf - 1] == b'\r' {

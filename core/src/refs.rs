@@ -146,6 +146,10 @@ impl RefScheme {
         let Ok(file_name) = self.resolve(&r.path) else {
             return false;
         };
+        // Only the canonical display path, never the `<thread>/<file>` alias.
+        if r.path != self.display_path(file_name) {
+            return false;
+        }
         if naming::digest_of_file_name(file_name) != Some(r.digest.as_str()) {
             return false;
         }
@@ -273,7 +277,10 @@ fn outside(path: &str, why: &str) -> CapError {
 }
 
 fn parse_hex(s: &str) -> Option<Vec<u8>> {
-    if s.len() != TAG_HEX {
+    // Exactly the lowercase form `render` writes; `from_str_radix` alone would
+    // also take uppercase and a leading `+`.
+    let lower_hex = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+    if s.len() != TAG_HEX || !s.bytes().all(lower_hex) {
         return None;
     }
     (0..s.len())

@@ -13,8 +13,9 @@ use crate::fs_error::{describe, to_cap_error};
 
 /// Bytes per `write` call: large, so a 64 MiB spill is a few host calls.
 const WRITE_CHUNK: usize = 4 << 20;
-/// Folder depth `purge` descends into; spill folders are one level deep.
-const MAX_PURGE_DEPTH: u32 = 4;
+/// Folder depth `purge` descends into. Spill folders are one level deep; a
+/// bound keeps a hostile tree from exhausting the guest's stack.
+const MAX_PURGE_DEPTH: u32 = 64;
 
 /// The preopen that holds the spill folders, or why there is none.
 pub struct SpillDir {
@@ -150,7 +151,12 @@ fn empty_dir(dir: &Descriptor, depth: u32) -> Result<u64, CapError> {
     }
     let mut freed = 0;
     for entry in names {
-        if entry.type_ == DescriptorType::Directory && depth < MAX_PURGE_DEPTH {
+        if entry.type_ == DescriptorType::Directory {
+            if depth >= MAX_PURGE_DEPTH {
+                return Err(CapError::Io(format!(
+                    "cannot empty the thread folder: folders nested deeper than {MAX_PURGE_DEPTH}"
+                )));
+            }
             let sub = dir
                 .open_at(
                     PathFlags::empty(),

@@ -114,7 +114,8 @@ impl Session {
     pub fn host_path(&self, reference: &OverflowRef) -> Option<PathBuf> {
         let relative = reference
             .path
-            .strip_prefix(&self.display_root)?
+            // The component drops a trailing `/` from the root; so must we.
+            .strip_prefix(self.display_root.trim_end_matches('/'))?
             .strip_prefix('/')?;
         Some(self.spill_dir.as_ref()?.join(relative))
     }

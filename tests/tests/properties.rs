@@ -1,0 +1,208 @@
+//! Properties through the real component, against naive oracles: `cap` keeps
+//! every limit with the notice, returns fitting input unchanged, accounts for
+//! the input and spills it byte for byte; pages read back rebuild the file;
+//! `grep` counts like `str::matches`.
+//!
+//! `cargo test --release -p toolcap-tests --test properties`
+//! (`PROPTEST_CASES=5000` for a longer run).
+
+mod common;
+
+use std::fs;
+
+use common::{count_lines, open};
+use host_demo::{Budget, Keep, Session};
+use proptest::prelude::*;
+
+/// Text from scripts, line breaks and control bytes, short and long lines;
+/// `long` adds lines of several KB (and makes page-by-page reads slow).
+fn text_of(max_pieces: usize, long: bool) -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("a".to_owned()),
+        Just("word ".to_owned()),
+        Just("ж".to_owned()),
+        Just("中文".to_owned()),
+        Just("😀".to_owned()),
+        Just("👩‍💻".to_owned()),
+        Just("\n".to_owned()),
+        Just("\r\n".to_owned()),
+        Just("\r".to_owned()),
+        Just("\0".to_owned()),
+        "[a-z]{0,40}",
+        "[a-zё]{100,400}",
+        if long {
+            "[a-z]{1000,3000}"
+        } else {
+            "[a-z]{0,3}"
+        },
+    ];
+    prop::collection::vec(piece, 0..max_pieces).prop_map(|v| v.concat())
+}
+
+fn any_text() -> impl Strategy<Value = String> {
+    text_of(120, true)
+}
+
+fn any_budget() -> impl Strategy<Value = Budget> {
+    (
+        prop_oneof![Just(0u32), 900u32..6000],
+        prop::option::of(4u32..80),
+        prop::option::of(1u32..300),
+        prop_oneof![Just(Keep::Head), Just(Keep::Tail), Just(Keep::HeadAndTail)],
+        0u8..=100,
+    )
+        .prop_map(
+            |(max_bytes, max_lines, max_line_bytes, keep, head_percent)| Budget {
+                max_bytes,
+                max_lines,
+                max_line_bytes,
+                keep,
+                head_percent,
+            },
+        )
+}
+
+/// No failure files next to the sources: a failure prints its minimal case.
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(300)
+}
+
+proptest! {
+    #![proptest_config(config(cases()))]
+
+    #[test]
+    fn cap_keeps_every_limit_and_the_full_output(
+        text in any_text(),
+        budget in any_budget(),
+        preopen in prop_oneof![Just("read-write"), Just("read-only"), Just("none")],
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        // Failure notices quote a reason: they must fit the budget too.
+        let mut session = common::open_with(host_demo::SessionConfig {
+            spill_dir: (preopen != "none").then(|| dir.path().to_owned()),
+            read_only: preopen == "read-only",
+            ..common::config(dir.path(), "thread-1")
+        });
+        let capped = session.cap(&text, &budget, "call").map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let lines = count_lines(&text);
+        prop_assert_eq!(capped.original_bytes as usize, text.len());
+        prop_assert_eq!(u64::from(capped.original_lines), lines);
+        let fits = budget.max_bytes == 0
+            || (text.len() <= budget.max_bytes as usize
+                && budget.max_lines.is_none_or(|m| lines <= u64::from(m)));
+        prop_assert_eq!(capped.truncated, !fits);
+        if fits {
+            prop_assert!(capped.text == text);
+            prop_assert!(capped.spill.is_none() && capped.omitted_bytes == 0);
+            return Ok(());
+        }
+        prop_assert!(capped.text.len() <= budget.max_bytes as usize,
+            "{} bytes over {}", capped.text.len(), budget.max_bytes);
+        if let Some(max_lines) = budget.max_lines {
+            prop_assert!(count_lines(&capped.text) <= u64::from(max_lines));
+        }
+        prop_assert!(capped.omitted_bytes as usize <= text.len());
+        prop_assert!(u64::from(capped.omitted_lines) <= lines);
+        if preopen != "read-write" {
+            prop_assert!(capped.spill.is_none() && capped.spill_error.is_some());
+            prop_assert!(capped.text.contains("could NOT be saved"));
+            return Ok(());
+        }
+        let spill = capped.spill.expect("a writable spill dir");
+        let on_disk = fs::read(session.host_path(&spill).unwrap()).unwrap();
+        prop_assert!(on_disk == text.as_bytes());
+        let refs = session.find_refs(&capped.text).unwrap();
+        prop_assert_eq!(refs.last().map(|r| r.path.clone()), Some(spill.path));
+    }
+}
+
+/// Spills `text` (a tiny budget forces the cut) and returns its display path.
+fn spilled(session: &mut Session, text: &str) -> String {
+    let budget = Budget {
+        max_lines: Some(4),
+        ..common::budget(5000)
+    };
+    let capped = session.cap(text, &budget, "call").expect("cap");
+    capped.spill.expect("spilled").path
+}
+
+/// Text with at least five lines, so a 4-line budget always cuts it.
+fn multi_line_text() -> impl Strategy<Value = String> {
+    text_of(40, false).prop_map(|t| format!("1\n2\n3\n4\n5\n{t}"))
+}
+
+proptest! {
+    #![proptest_config(config(cases() / 3))]
+
+    #[test]
+    fn pages_rebuild_the_file(text in multi_line_text(), page in 4u32..64) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = open(dir.path(), "thread-1");
+        let path = spilled(&mut session, &text);
+        let mut rebuilt = String::new();
+        let mut offset = 0;
+        loop {
+            let p = session.read(&path, offset, page).unwrap();
+            prop_assert_eq!(p.offset, offset);
+            prop_assert!(p.text.len() <= page as usize);
+            prop_assert_eq!(p.first_line, 1 + text[..offset as usize].matches('\n').count() as u64);
+            rebuilt.push_str(&p.text);
+            match p.next_offset {
+                Some(next) => {
+                    prop_assert!(next > offset);
+                    offset = next;
+                }
+                None => break,
+            }
+        }
+        prop_assert!(rebuilt == text);
+    }
+
+    #[test]
+    fn read_lines_returns_each_line(text in multi_line_text()) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = open(dir.path(), "thread-1");
+        let path = spilled(&mut session, &text);
+        for (i, line) in text.split_inclusive('\n').enumerate() {
+            let p = session.read_lines(&path, i as u64 + 1, 1, 1 << 20).unwrap();
+            prop_assert_eq!(p.text.as_str(), line, "line {}", i + 1);
+            prop_assert_eq!(p.first_line, i as u64 + 1);
+        }
+    }
+
+    #[test]
+    fn grep_counts_like_str_matches(
+        text in multi_line_text(),
+        start in any::<prop::sample::Index>(),
+        len in 1usize..6,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = open(dir.path(), "thread-1");
+        let path = spilled(&mut session, &text);
+        // A pattern taken from the text, so it matches at least once.
+        let from = text.floor_char_boundary(start.index(text.len()));
+        let to = text.ceil_char_boundary((from + len).min(text.len()));
+        let pattern = &text[from..to];
+        prop_assume!(!pattern.is_empty());
+        let found = session.grep(&path, pattern, 5).unwrap();
+        let naive: Vec<usize> = text.match_indices(pattern).map(|(i, _)| i).collect();
+        prop_assert_eq!(found.total_matches, naive.len() as u64);
+        for (m, &at) in found.matches.iter().zip(&naive) {
+            prop_assert_eq!(m.offset, at as u64);
+            prop_assert_eq!(m.line, 1 + text[..at].matches('\n').count() as u64);
+            prop_assert!(m.excerpt.contains(pattern.trim_end_matches(['\n', '\r'])));
+        }
+        prop_assert_eq!(found.matches.len(), naive.len().min(5));
+    }
+}

@@ -1,0 +1,319 @@
+//! Runs every shared vector in `tests/vectors/*.json` through the real
+//! component, plus checks that the runner itself rejects bad vectors and
+//! catches wrong expectations.
+//!
+//! `cargo test --release -p toolcap-tests --test vectors`; after an intended
+//! change of wording, `BLESS=1 cargo test --release -p toolcap-tests --test vectors`
+//! rewrites the exact expectations, then review the diff. `VECTOR=<part of a
+//! file name>` limits the run (and BLESS) to the matching files.
+
+mod common;
+mod vectors_support;
+
+use std::collections::BTreeSet;
+use std::fs;
+
+use vectors_support::format::{self, Step, Vector};
+use vectors_support::run::run_vector;
+use vectors_support::{file_label, vector_files};
+
+fn bless_requested() -> bool {
+    std::env::var_os("BLESS").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+#[test]
+fn every_vector_passes() {
+    let bless = bless_requested();
+    // `VECTOR=part-of-a-name` runs (and blesses) only the matching files.
+    let only = std::env::var("VECTOR").unwrap_or_default();
+    let files: Vec<_> = vector_files()
+        .into_iter()
+        .filter(|p| file_label(p).contains(&only))
+        .collect();
+    assert!(
+        files.len() >= 25 || !only.is_empty(),
+        "only {} vector files",
+        files.len()
+    );
+    let mut failures = Vec::new();
+    let mut rewritten = Vec::new();
+    for path in &files {
+        let label = file_label(path);
+        let text = fs::read_to_string(path).expect("a readable vector file");
+        let mut vector = match format::parse(&text) {
+            Ok(vector) => vector,
+            Err(err) => {
+                failures.push(format!("{label}: does not parse: {err}"));
+                continue;
+            }
+        };
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        if vector.name != stem {
+            failures.push(format!(
+                "{label}: name {:?} is not the file name",
+                vector.name
+            ));
+        }
+        let report = run_vector(&label, &mut vector, bless);
+        failures.extend(report.failures);
+        if report.blessed {
+            fs::write(path, format::render(&vector)).expect("writing a blessed vector");
+            rewritten.push(label);
+        }
+    }
+    if !rewritten.is_empty() {
+        eprintln!("BLESS rewrote: {}", rewritten.join(", "));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} vector check(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+fn all_vectors() -> Vec<Vector> {
+    vector_files()
+        .iter()
+        .filter_map(|p| format::parse(&fs::read_to_string(p).ok()?).ok())
+        .collect()
+}
+
+#[test]
+fn vectors_cover_every_op() {
+    let used: BTreeSet<&str> = all_vectors()
+        .iter()
+        .flat_map(|v| v.steps.iter().map(Step::op).collect::<Vec<_>>())
+        .collect();
+    let all = [
+        "cap",
+        "cap-parts",
+        "find-refs",
+        "pruned-placeholder",
+        "read",
+        "read-lines",
+        "grep",
+        "prune",
+        "purge",
+        "classify",
+    ];
+    let missing: Vec<&str> = all.into_iter().filter(|op| !used.contains(op)).collect();
+    assert!(missing.is_empty(), "no vector uses {missing:?}");
+}
+
+/// A small valid vector that the checks below break one field at a time.
+const BASE: &str = r#"{
+  "name": "base",
+  "about": "a cut, a read and a classify",
+  "session": { "thread_id": "t1", "key_hex": "000102030405060708090a0b0c0d0e0f" },
+  "steps": [
+    { "op": "cap", "call_id": "c1",
+      "input": { "gen": [ { "lines": "line {n}", "from": 1, "count": 400 } ] },
+      "budget": { "max_bytes": 1200, "max_lines": null, "max_line_bytes": null, "keep": "tail", "head_percent": 0 },
+      "expect": { "truncated": true, "spilled": true, "original_bytes": 3492, "original_lines": 400,
+                  "text_contains": ["line 400\n"] } },
+    { "op": "read-lines", "path": "$spill:c1", "first_line": 2, "count": 2, "max_bytes": 100,
+      "expect": { "text": "line 2\nline 3\n", "next_line": 4 } },
+    { "op": "classify", "status": 413, "body": "", "expect": { "kind": "request-too-large" } }
+  ]
+}"#;
+
+fn run_text(json: &str, bless: bool) -> (Vector, Vec<String>, bool) {
+    let mut vector = format::parse(json).expect("the test vector parses");
+    let report = run_vector("inline.json", &mut vector, bless);
+    (vector, report.failures, report.blessed)
+}
+
+#[test]
+fn base_vector_passes() {
+    let (_, failures, _) = run_text(BASE, false);
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn wrong_expectations_fail_with_file_and_step() {
+    let wrong = [
+        (
+            r#""original_bytes": 3492"#,
+            r#""original_bytes": 3493"#,
+            "step 0",
+        ),
+        (r#""truncated": true"#, r#""truncated": false"#, "step 0"),
+        (r#""spilled": true"#, r#""spilled": false"#, "step 0"),
+        (r#"["line 400\n"]"#, r#"["line 401\n"]"#, "step 0"),
+        (
+            r#""text": "line 2\nline 3\n""#,
+            r#""text": "line 2\nline 4\n""#,
+            "step 1",
+        ),
+        (r#""next_line": 4"#, r#""next_line": null"#, "step 1"),
+        (
+            r#""count": 2, "max_bytes": 100,"#,
+            r#""count": 0, "max_bytes": 100,"#,
+            "step 1",
+        ),
+        (
+            r#""request-too-large""#,
+            r#""context-length-exceeded""#,
+            "step 2",
+        ),
+        (
+            r#""kind": "request-too-large""#,
+            r#""kind": null"#,
+            "step 2",
+        ),
+    ];
+    for (from, to, step) in wrong {
+        assert!(BASE.contains(from), "{from}");
+        let (_, failures, _) = run_text(&BASE.replace(from, to), false);
+        assert!(
+            failures
+                .iter()
+                .any(|f| f.starts_with(&format!("inline.json {step} "))),
+            "{to}: {failures:#?}"
+        );
+    }
+    // An expected error that does not happen fails too.
+    let expects_error = BASE.replace(
+        r#""expect": { "text": "line 2"#,
+        r#""expect": { "error": "not-found", "text": "line 2"#,
+    );
+    let (_, failures, _) = run_text(&expects_error, false);
+    assert!(
+        failures.iter().any(|f| f.contains("step 1")),
+        "{failures:#?}"
+    );
+}
+
+#[test]
+fn strict_parsing_rejects_unknown_fields_ops_and_shapes() {
+    let broken = [
+        BASE.replace(r#""about""#, r#""comment": 1, "about""#),
+        BASE.replace(r#""thread_id""#, r#""threadId": "x", "thread_id""#),
+        BASE.replace(r#""op": "purge""#, "")
+            .replace(r#""op": "classify""#, r#""op": "classify-error""#),
+        BASE.replace(r#""call_id": "c1","#, r#""call_id": "c1", "callid": "c1","#),
+        BASE.replace(
+            r#""truncated": true"#,
+            r#""truncated": true, "trunc": true"#,
+        ),
+        BASE.replace(r#""from": 1,"#, r#""from": 1, "step": 2,"#),
+        BASE.replace(r#""keep": "tail""#, r#""keep": "middle""#),
+        BASE.replace(r#""call_id": "c1","#, ""),
+        BASE.replace(r#""preopen""#, "")
+            .replace(r#""key_hex""#, r#""preopen": "rw", "key_hex""#),
+        BASE.replace(r#""body": """#, r#""body": 7"#),
+        BASE.replace(r#""text": "line 2"#, r#""txt": "line 2"#),
+    ];
+    for json in &broken {
+        assert_ne!(json, BASE);
+        assert!(format::parse(json).is_err(), "accepted:\n{json}");
+    }
+    // A generator that mixes both segment kinds parses but cannot be built.
+    let mixed = BASE.replace(r#""from": 1,"#, r#""from": 1, "text": "x","#);
+    let (_, failures, _) = run_text(&mixed, false);
+    assert!(
+        failures.iter().any(|f| f.contains("bad vector")),
+        "{failures:#?}"
+    );
+    // A `$spill:` of an unknown call is an error in the vector, not a pass.
+    let (_, failures, _) = run_text(&BASE.replace("$spill:c1", "$spill:c9"), false);
+    assert!(
+        failures.iter().any(|f| f.contains("$spill:c9")),
+        "{failures:#?}"
+    );
+}
+
+#[test]
+fn bless_rewrites_exact_expectations_and_nothing_else() {
+    let stale = BASE
+        .replace(r#""original_bytes": 3492"#, r#""original_bytes": 1"#)
+        .replace(r#""text": "line 2\nline 3\n""#, r#""text": "old wording""#);
+    let (blessed, failures, changed) = run_text(&stale, true);
+    assert!(failures.is_empty() && changed, "{failures:#?}");
+    let rendered = format::render(&blessed);
+    assert!(rendered.contains("\n  \"name\": \"base\",\n"), "{rendered}");
+    assert!(rendered.ends_with("}\n"));
+    let (_, failures, changed) = run_text(&rendered, false);
+    assert!(failures.is_empty() && !changed, "{failures:#?}");
+    assert_eq!(format::parse(&rendered).unwrap(), blessed);
+    assert!(rendered.contains(r#""original_bytes": 3492"#));
+    assert!(rendered.contains(r#""text": "line 2\nline 3\n""#));
+    // Decisions are never blessed: a wrong `truncated` or error still fails.
+    let (_, failures, _) = run_text(
+        &stale.replace(r#""truncated": true"#, r#""truncated": false"#),
+        true,
+    );
+    assert_eq!(failures.len(), 1, "{failures:#?}");
+}
+
+/// The universal checks must catch a component that breaks them: each
+/// corruption of a genuine result below is reported.
+#[test]
+fn invariants_catch_broken_results() {
+    use vectors_support::check::Checker;
+    use vectors_support::invariants::{CapView, Disk, check_cap};
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = common::open(dir.path(), "t1");
+    let input = "a line of output\n".repeat(500);
+    let budget = common::budget(1000);
+    let disk = Disk {
+        root: Some(dir.path().to_owned()),
+        before: Vec::new(),
+    };
+    let good = CapView::from(session.cap(&input, &budget, "c1").unwrap());
+    let failures_of =
+        |session: &mut host_demo::Session, disk: &Disk, view: &CapView, input: &str| {
+            let mut failures = Vec::new();
+            let mut chk = Checker::new("corrupted".into(), &mut failures, false);
+            check_cap(&mut chk, session, disk, input, &budget, view);
+            failures
+        };
+    assert_eq!(
+        failures_of(&mut session, &disk, &good, &input),
+        Vec::<String>::new()
+    );
+
+    type Corruption = fn(&mut CapView);
+    let corruptions: [(&str, Corruption); 7] = [
+        ("over max_bytes", |v| v.text.push_str(&"x".repeat(900))),
+        ("original_bytes", |v| v.original_bytes -= 1),
+        ("original_lines", |v| v.original_lines += 1),
+        ("truncated", |v| v.truncated = false),
+        ("neither spill nor error", |v| v.spill = None),
+        ("reference missing from the text", |v| {
+            v.text = v.text.replace("full content at", "full content @")
+        }),
+        ("forged tag", |v| {
+            v.spill.as_mut().unwrap().tag = "0".repeat(16);
+        }),
+    ];
+    for (what, corrupt) in corruptions {
+        let mut view = good.clone();
+        corrupt(&mut view);
+        assert!(
+            !failures_of(&mut session, &disk, &view, &input).is_empty(),
+            "{what} went unnoticed"
+        );
+    }
+    // A fitting input must come back unchanged.
+    let disk = Disk {
+        root: Some(dir.path().to_owned()),
+        before: common::tree(dir.path()),
+    };
+    let mut fits = CapView::from(session.cap("short", &budget, "c2").unwrap());
+    assert_eq!(
+        failures_of(&mut session, &disk, &fits, "short"),
+        Vec::<String>::new()
+    );
+    fits.text = "shorT".into();
+    assert!(!failures_of(&mut session, &disk, &fits, "short").is_empty());
+    // The spill file must hold the input, and no temporary file may linger.
+    let file = session.host_path(good.spill.as_ref().unwrap()).unwrap();
+    fs::write(&file, "tampered").unwrap();
+    assert!(!failures_of(&mut session, &disk, &good, &input).is_empty());
+    fs::write(&file, &input).unwrap();
+    fs::write(dir.path().join("t1/.tmp-leftover"), "x").unwrap();
+    assert!(!failures_of(&mut session, &disk, &good, &input).is_empty());
+}

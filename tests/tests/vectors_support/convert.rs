@@ -1,0 +1,117 @@
+//! Between the vector format's types and the component's.
+
+use host_demo::{
+    Budget, ContentPart, EmbeddedResource, Keep, Media, OverflowKind, PrunePolicy, SessionConfig,
+};
+
+use super::format::{
+    BudgetSpec, KeepSpec, KindSpec, MediaSpec, PartSpec, PolicySpec, Preopen, ResourceSpec,
+    SessionSpec, TextInput,
+};
+use super::inputs::build;
+
+/// Display root of a vector session that names none.
+pub const DEFAULT_DISPLAY_ROOT: &str = "/spill-host";
+
+pub fn budget(spec: &BudgetSpec) -> Budget {
+    Budget {
+        max_bytes: spec.max_bytes,
+        max_lines: spec.max_lines,
+        max_line_bytes: spec.max_line_bytes,
+        keep: match spec.keep {
+            KeepSpec::Head => Keep::Head,
+            KeepSpec::Tail => Keep::Tail,
+            KeepSpec::HeadAndTail => Keep::HeadAndTail,
+        },
+        head_percent: spec.head_percent,
+    }
+}
+
+pub fn policy(spec: &PolicySpec) -> PrunePolicy {
+    PrunePolicy {
+        keep_last: spec.keep_last,
+        max_total_bytes: spec.max_total_bytes,
+    }
+}
+
+pub fn kind(kind: OverflowKind) -> KindSpec {
+    match kind {
+        OverflowKind::RequestTooLarge => KindSpec::RequestTooLarge,
+        OverflowKind::ContextLengthExceeded => KindSpec::ContextLengthExceeded,
+    }
+}
+
+/// The session a vector asks for, spilling into `dir` unless it has no preopen.
+pub fn session_config(spec: &SessionSpec, dir: &std::path::Path) -> Result<SessionConfig, String> {
+    let preopen = spec.preopen.unwrap_or(Preopen::ReadWrite);
+    Ok(SessionConfig {
+        thread_id: spec.thread_id.clone(),
+        spill_dir: (preopen != Preopen::None).then(|| dir.to_owned()),
+        read_only: preopen == Preopen::ReadOnly,
+        display_root: Some(
+            spec.display_root
+                .clone()
+                .unwrap_or_else(|| DEFAULT_DISPLAY_ROOT.to_owned()),
+        ),
+        key: decode_hex(&spec.key_hex)?,
+    })
+}
+
+fn decode_hex(hex: &str) -> Result<Vec<u8>, String> {
+    if !hex.len().is_multiple_of(2) {
+        return Err(format!("key_hex has an odd number of digits: {hex:?}"));
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| {
+            hex.get(i..i + 2)
+                .and_then(|pair| u8::from_str_radix(pair, 16).ok())
+                .ok_or_else(|| format!("key_hex is not hex: {hex:?}"))
+        })
+        .collect()
+}
+
+fn media(spec: &MediaSpec) -> Media {
+    Media {
+        data: spec.data.clone(),
+        mime_type: spec.mime_type.clone(),
+    }
+}
+
+fn media_spec(media: &Media) -> MediaSpec {
+    MediaSpec {
+        data: media.data.clone(),
+        mime_type: media.mime_type.clone(),
+    }
+}
+
+pub fn part(spec: &PartSpec) -> Result<ContentPart, String> {
+    Ok(match spec {
+        PartSpec::Text(text) => ContentPart::Text(build(text)?),
+        PartSpec::Image(m) => ContentPart::Image(media(m)),
+        PartSpec::Audio(m) => ContentPart::Audio(media(m)),
+        PartSpec::Resource(r) => ContentPart::Resource(EmbeddedResource {
+            uri: r.uri.clone(),
+            mime_type: r.mime_type.clone(),
+            text: r.text.clone(),
+            blob: r.blob.clone(),
+        }),
+        PartSpec::Other(o) => ContentPart::Other(o.clone()),
+    })
+}
+
+/// A part as a vector writes it (texts plain), for exact `parts` expectations.
+pub fn part_spec(part: &ContentPart) -> PartSpec {
+    match part {
+        ContentPart::Text(text) => PartSpec::Text(TextInput::Plain(text.clone())),
+        ContentPart::Image(m) => PartSpec::Image(media_spec(m)),
+        ContentPart::Audio(m) => PartSpec::Audio(media_spec(m)),
+        ContentPart::Resource(r) => PartSpec::Resource(ResourceSpec {
+            uri: r.uri.clone(),
+            mime_type: r.mime_type.clone(),
+            text: r.text.clone(),
+            blob: r.blob.clone(),
+        }),
+        ContentPart::Other(o) => PartSpec::Other(o.clone()),
+    }
+}

@@ -1,0 +1,458 @@
+//! The vector file format of `tests/vectors/README.md`, as strict serde types.
+//!
+//! Every struct denies unknown fields, so a typo in a vector fails loudly
+//! instead of silently checking nothing. Field order here is the order BLESS
+//! writes them in.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// One vector file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Vector {
+    pub name: String,
+    pub about: String,
+    pub session: SessionSpec,
+    pub steps: Vec<Step>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionSpec {
+    pub thread_id: String,
+    pub key_hex: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_root: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preopen: Option<Preopen>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Preopen {
+    ReadWrite,
+    ReadOnly,
+    None,
+}
+
+/// A text argument: a plain string, or `{"gen": [segments]}`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TextInput {
+    Plain(String),
+    Generated(Vec<Segment>),
+}
+
+/// One generator segment: `{"text", "times"}` or `{"lines", "from", "count"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Segment {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub times: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Generator {
+    r#gen: Vec<Segment>,
+}
+
+impl<'de> Deserialize<'de> for TextInput {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Through a `Value`, so errors name the generator instead of serde's
+        // "did not match any variant of untagged enum".
+        use serde::de::Error as _;
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) => Ok(TextInput::Plain(s)),
+            value @ serde_json::Value::Object(_) => serde_json::from_value::<Generator>(value)
+                .map(|g| TextInput::Generated(g.r#gen))
+                .map_err(|e| D::Error::custom(format!("bad generator: {e}"))),
+            other => Err(D::Error::custom(format!(
+                "a text input must be a string or {{\"gen\": [...]}}, got {other}"
+            ))),
+        }
+    }
+}
+
+impl Serialize for TextInput {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            TextInput::Plain(text) => text.serialize(s),
+            TextInput::Generated(segments) => Generator {
+                r#gen: segments.clone(),
+            }
+            .serialize(s),
+        }
+    }
+}
+
+/// `Option<Option<T>>` for nullable expectations: absent = not checked,
+/// `null` = must be none.
+mod nullable {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        d: D,
+    ) -> Result<Option<Option<T>>, D::Error> {
+        Option::<T>::deserialize(d).map(Some)
+    }
+
+    pub fn serialize<S: Serializer, T: Serialize>(
+        value: &Option<Option<T>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        value.serialize(s)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeepSpec {
+    Head,
+    Tail,
+    HeadAndTail,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetSpec {
+    pub max_bytes: u32,
+    #[serde(default)]
+    pub max_lines: Option<u32>,
+    #[serde(default)]
+    pub max_line_bytes: Option<u32>,
+    pub keep: KeepSpec,
+    pub head_percent: u8,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MediaSpec {
+    pub data: String,
+    pub mime_type: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceSpec {
+    pub uri: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+}
+
+/// A content part, as `{"text": s}`, `{"image": {...}}` and so on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PartSpec {
+    Text(TextInput),
+    Image(MediaSpec),
+    Audio(MediaSpec),
+    Resource(ResourceSpec),
+    Other(String),
+}
+
+/// One step; `op` selects the variant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "kebab-case")]
+pub enum Step {
+    Cap(CapStep),
+    CapParts(CapPartsStep),
+    FindRefs(FindRefsStep),
+    PrunedPlaceholder(PlaceholderStep),
+    Read(ReadStep),
+    ReadLines(ReadLinesStep),
+    Grep(GrepStep),
+    Prune(PruneStep),
+    Purge(PurgeStep),
+    Classify(ClassifyStep),
+}
+
+impl Step {
+    /// The `op` name, for reports.
+    pub fn op(&self) -> &'static str {
+        match self {
+            Step::Cap(_) => "cap",
+            Step::CapParts(_) => "cap-parts",
+            Step::FindRefs(_) => "find-refs",
+            Step::PrunedPlaceholder(_) => "pruned-placeholder",
+            Step::Read(_) => "read",
+            Step::ReadLines(_) => "read-lines",
+            Step::Grep(_) => "grep",
+            Step::Prune(_) => "prune",
+            Step::Purge(_) => "purge",
+            Step::Classify(_) => "classify",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapStep {
+    pub input: TextInput,
+    pub budget: BudgetSpec,
+    pub call_id: String,
+    pub expect: CapExpect,
+}
+
+/// Expectations of `cap` and `cap-parts` (whose `parts` only `cap-parts` may use).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spilled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_bytes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_lines: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omitted_bytes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omitted_lines: Option<u32>,
+    #[serde(default, with = "nullable", skip_serializing_if = "Option::is_none")]
+    pub gap_line: Option<Option<u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spill_error_contains: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_contains: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_not_contains: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<Vec<PartSpec>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapPartsStep {
+    pub parts: Vec<PartSpec>,
+    pub budget: BudgetSpec,
+    pub call_id: String,
+    pub expect: CapExpect,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FindRefsStep {
+    pub text: TextInput,
+    pub expect: FindRefsExpect,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FindRefsExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlaceholderStep {
+    pub call_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tamper: Option<Tamper>,
+    pub expect: TextExpect,
+}
+
+/// Fields of a spill reference to replace before asking for its placeholder.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tamper {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+}
+
+/// Expectations of a step whose answer is one text.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_contains: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_not_contains: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadStep {
+    pub path: String,
+    pub offset: u64,
+    pub max_bytes: u32,
+    pub expect: PageExpect,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadLinesStep {
+    pub path: String,
+    pub first_line: u64,
+    pub count: u32,
+    pub max_bytes: u32,
+    pub expect: PageExpect,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_line: Option<u64>,
+    #[serde(default, with = "nullable", skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<Option<u64>>,
+    #[serde(default, with = "nullable", skip_serializing_if = "Option::is_none")]
+    pub next_line: Option<Option<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_contains: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_not_contains: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GrepStep {
+    pub path: String,
+    pub pattern: String,
+    pub max_matches: u32,
+    pub expect: GrepExpect,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GrepExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_matches: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matches: Option<Vec<MatchExpect>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatchExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excerpt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excerpt_offset: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PruneStep {
+    pub messages: Vec<TextInput>,
+    pub policy: PolicySpec,
+    pub expect: PruneExpect,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicySpec {
+    #[serde(default)]
+    pub keep_last: Option<u32>,
+    #[serde(default)]
+    pub max_total_bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PruneExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_saved: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PurgeStep {
+    pub expect: PurgeExpect,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PurgeExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freed: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassifyStep {
+    pub status: u16,
+    pub body: TextInput,
+    pub expect: ClassifyExpect,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KindSpec {
+    RequestTooLarge,
+    ContextLengthExceeded,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassifyExpect {
+    #[serde(default, with = "nullable", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<Option<KindSpec>>,
+}
+
+/// Parses one vector file's text.
+pub fn parse(json: &str) -> Result<Vector, serde_json::Error> {
+    serde_json::from_str(json)
+}
+
+/// The canonical text BLESS writes: pretty JSON, 2 spaces, final LF.
+pub fn render(vector: &Vector) -> String {
+    let mut text = serde_json::to_string_pretty(vector).expect("vectors serialize");
+    text.push('\n');
+    text
+}

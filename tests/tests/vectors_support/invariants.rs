@@ -1,0 +1,344 @@
+//! What holds for every input, checked on every step whatever its
+//! expectations say (README: "universal invariants").
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use host_demo::{Budget, Capped, CappedParts, ContentPart, OverflowRef, Pruned, Session};
+
+use super::check::{Checker, excerpt};
+use super::convert::part_spec;
+use super::format::PartSpec;
+use crate::common::{count_lines, temp_files, tree};
+
+/// The accounting shared by `capped` and `capped-parts`, with the text the
+/// model gets.
+#[derive(Debug, Clone)]
+pub struct CapView {
+    pub text: String,
+    pub truncated: bool,
+    pub original_bytes: u32,
+    pub original_lines: u32,
+    pub omitted_bytes: u32,
+    pub omitted_lines: u32,
+    pub gap_line: Option<u32>,
+    pub spill: Option<OverflowRef>,
+    pub spill_error: Option<String>,
+}
+
+impl From<Capped> for CapView {
+    fn from(c: Capped) -> Self {
+        CapView {
+            text: c.text,
+            truncated: c.truncated,
+            original_bytes: c.original_bytes,
+            original_lines: c.original_lines,
+            omitted_bytes: c.omitted_bytes,
+            omitted_lines: c.omitted_lines,
+            gap_line: c.gap_line,
+            spill: c.spill,
+            spill_error: c.spill_error,
+        }
+    }
+}
+
+impl From<&CappedParts> for CapView {
+    fn from(c: &CappedParts) -> Self {
+        CapView {
+            text: joined_text(&c.parts),
+            truncated: c.truncated,
+            original_bytes: c.original_bytes,
+            original_lines: c.original_lines,
+            omitted_bytes: c.omitted_bytes,
+            omitted_lines: c.omitted_lines,
+            gap_line: c.gap_line,
+            spill: c.spill.clone(),
+            spill_error: c.spill_error.clone(),
+        }
+    }
+}
+
+/// The text of `text` parts and resource texts, in order, joined by LF: the
+/// document `cap-parts` budgets.
+pub fn joined_text(parts: &[ContentPart]) -> String {
+    parts
+        .iter()
+        .filter_map(|p| match p {
+            ContentPart::Text(t) => Some(t.as_str()),
+            ContentPart::Resource(r) => r.text.as_deref(),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The spill directory of a session and what was in it before a step.
+pub struct Disk {
+    pub root: Option<PathBuf>,
+    pub before: Vec<PathBuf>,
+}
+
+/// Budget respected with the notice, unchanged when it fits, exact sizes,
+/// the spill file equal to the input, and the notice's reference found last.
+pub fn check_cap(
+    chk: &mut Checker<'_>,
+    session: &mut Session,
+    disk: &Disk,
+    input: &str,
+    budget: &Budget,
+    got: &CapView,
+) {
+    chk.ensure(got.original_bytes as usize == input.len(), || {
+        format!(
+            "original_bytes {} but the input has {} bytes",
+            got.original_bytes,
+            input.len()
+        )
+    });
+    let lines = count_lines(input);
+    chk.ensure(u64::from(got.original_lines) == lines, || {
+        format!(
+            "original_lines {} but the input has {lines} lines",
+            got.original_lines
+        )
+    });
+    let fits = budget.max_bytes == 0
+        || (input.len() <= budget.max_bytes as usize
+            && budget.max_lines.is_none_or(|m| lines <= u64::from(m)));
+    if fits {
+        check_unchanged(chk, input, got);
+    } else {
+        check_cut(chk, input, budget, got);
+    }
+    check_disk(chk, session, disk, input, got);
+}
+
+fn check_unchanged(chk: &mut Checker<'_>, input: &str, got: &CapView) {
+    chk.ensure(!got.truncated, || {
+        "the input fits but truncated is true".into()
+    });
+    chk.ensure(got.text == input, || {
+        format!(
+            "the input fits but the text changed: {}",
+            excerpt(&got.text)
+        )
+    });
+    chk.ensure(
+        got.omitted_bytes == 0
+            && got.omitted_lines == 0
+            && got.gap_line.is_none()
+            && got.spill.is_none()
+            && got.spill_error.is_none(),
+        || format!("the input fits but the accounting says otherwise: {got:?}"),
+    );
+}
+
+fn check_cut(chk: &mut Checker<'_>, input: &str, budget: &Budget, got: &CapView) {
+    chk.ensure(got.truncated, || {
+        "the input does not fit but truncated is false".into()
+    });
+    chk.ensure(got.text.len() <= budget.max_bytes as usize, || {
+        format!(
+            "text has {} bytes, over max_bytes {}",
+            got.text.len(),
+            budget.max_bytes
+        )
+    });
+    if let Some(max_lines) = budget.max_lines {
+        let lines = count_lines(&got.text);
+        chk.ensure(lines <= u64::from(max_lines), || {
+            format!("text has {lines} lines, over max_lines {max_lines}")
+        });
+    }
+    chk.ensure(
+        got.omitted_bytes > 0 && got.omitted_bytes as usize <= input.len(),
+        || format!("omitted_bytes {} is impossible", got.omitted_bytes),
+    );
+    chk.ensure(
+        got.gap_line
+            .is_some_and(|g| g >= 1 && u64::from(g) <= count_lines(input).max(1)),
+        || format!("gap_line {:?} is not a line of the input", got.gap_line),
+    );
+    chk.ensure(got.spill.is_some() != got.spill_error.is_some(), || {
+        format!(
+            "a cut result needs exactly one of spill and spill_error: {:?} / {:?}",
+            got.spill, got.spill_error
+        )
+    });
+    let notice_ok = match (&got.spill, &got.spill_error) {
+        (Some(_), _) => got.text.contains("do not run it again"),
+        (None, Some(_)) => got.text.contains("could NOT be saved"),
+        (None, None) => false,
+    };
+    chk.ensure(notice_ok, || {
+        format!(
+            "the notice does not say what became of the full output: {}",
+            excerpt(&got.text)
+        )
+    });
+}
+
+fn check_disk(
+    chk: &mut Checker<'_>,
+    session: &mut Session,
+    disk: &Disk,
+    input: &str,
+    got: &CapView,
+) {
+    let spill_file = got.spill.as_ref().and_then(|r| session.host_path(r));
+    if let Some(spill) = &got.spill {
+        chk.ensure(
+            spill.bytes == input.len() as u64 && spill.lines == count_lines(input),
+            || format!("the reference's sizes do not match the input: {spill:?}"),
+        );
+        match &spill_file {
+            None => chk.fail(format!(
+                "the spill path is not under the display root: {spill:?}"
+            )),
+            Some(file) => match fs::read(file) {
+                Ok(bytes) => chk.ensure(bytes == input.as_bytes(), || {
+                    format!(
+                        "the spill file {} ({} bytes) differs from the input ({} bytes)",
+                        file.display(),
+                        bytes.len(),
+                        input.len()
+                    )
+                }),
+                Err(err) => chk.fail(format!(
+                    "cannot read the spill file {}: {err}",
+                    file.display()
+                )),
+            },
+        }
+        match session.find_refs(&got.text) {
+            Ok(refs) => chk.ensure(refs.last().map(ref_key) == Some(ref_key(spill)), || {
+                format!("find-refs of the text found {refs:?}, not the spill reference last")
+            }),
+            Err(err) => chk.fail(format!("find-refs failed: {err}")),
+        }
+    }
+    let Some(root) = disk.root.as_deref() else {
+        return;
+    };
+    let leftovers = temp_files(root);
+    chk.ensure(leftovers.is_empty(), || {
+        format!("temporary files left behind: {leftovers:?}")
+    });
+    // Only the spill file itself (and its thread folder) may appear.
+    let new_files: Vec<PathBuf> = tree(root)
+        .into_iter()
+        .filter(|p| !disk.before.contains(p) && !root.join(p).is_dir())
+        .collect();
+    let allowed: Vec<PathBuf> = spill_file
+        .iter()
+        .filter_map(|f| f.strip_prefix(root).ok().map(Path::to_owned))
+        .collect();
+    chk.ensure(new_files.iter().all(|f| allowed.contains(f)), || {
+        format!("unexpected new files: {new_files:?} (spill: {allowed:?})")
+    });
+}
+
+/// Media, `other` parts, resource URIs and blobs come back untouched and in
+/// place; a cut result has one text part, where the first textual part was.
+pub fn check_parts(chk: &mut Checker<'_>, input: &[ContentPart], got: &CappedParts) {
+    let output: Vec<PartSpec> = got.parts.iter().map(part_spec).collect();
+    if !got.truncated {
+        let unchanged: Vec<PartSpec> = input.iter().map(part_spec).collect();
+        chk.ensure(output == unchanged, || {
+            "the text fits but the parts changed".into()
+        });
+        return;
+    }
+    let mut expected = Vec::new();
+    let mut placed = false;
+    for part in input {
+        let spec = part_spec(part);
+        let textual = matches!(part, ContentPart::Text(_))
+            || matches!(part, ContentPart::Resource(r) if r.text.is_some());
+        if textual && !placed {
+            expected.push(None);
+            placed = true;
+        }
+        match spec {
+            PartSpec::Text(_) => {}
+            PartSpec::Resource(mut r) => {
+                r.text = None;
+                expected.push(Some(PartSpec::Resource(r)));
+            }
+            other => expected.push(Some(other)),
+        }
+    }
+    let shape: Vec<Option<PartSpec>> = output
+        .into_iter()
+        .map(|p| (!matches!(p, PartSpec::Text(_))).then_some(p))
+        .collect();
+    chk.ensure(shape == expected, || {
+        format!("non-text parts were not carried through in place: {shape:?} vs {expected:?}")
+    });
+}
+
+/// Accounting adds up, only listed messages changed and each shrank, and no
+/// genuine reference is lost.
+pub fn check_prune(
+    chk: &mut Checker<'_>,
+    session: &mut Session,
+    messages: &[String],
+    got: &Pruned,
+) {
+    let before: u64 = messages.iter().map(|m| m.len() as u64).sum();
+    let after: u64 = got.messages.iter().map(|m| m.len() as u64).sum();
+    chk.ensure(got.total_bytes == after, || {
+        format!(
+            "total_bytes {} but the bodies hold {after}",
+            got.total_bytes
+        )
+    });
+    chk.ensure(got.bytes_saved == before.saturating_sub(after), || {
+        format!(
+            "bytes_saved {} but {before} - {after} were saved",
+            got.bytes_saved
+        )
+    });
+    chk.ensure(got.messages.len() == messages.len(), || {
+        "prune changed the number of messages".into()
+    });
+    for (i, (old, new)) in messages.iter().zip(&got.messages).enumerate() {
+        let listed = got.replaced.contains(&(i as u32));
+        chk.ensure(listed == (old != new), || {
+            format!(
+                "message {i}: replaced lists it: {listed}, but changed: {}",
+                old != new
+            )
+        });
+        chk.ensure(!listed || new.len() < old.len(), || {
+            format!("message {i} was replaced but did not shrink")
+        });
+    }
+    let paths = |session: &mut Session, texts: &[String]| -> BTreeSet<String> {
+        texts
+            .iter()
+            .flat_map(|t| session.find_refs(t).unwrap_or_default())
+            .map(|r| r.path)
+            .collect()
+    };
+    let kept = paths(session, &got.messages);
+    let lost: Vec<String> = paths(session, messages)
+        .into_iter()
+        .filter(|p| !kept.contains(p))
+        .collect();
+    chk.ensure(lost.is_empty(), || {
+        format!("prune lost genuine references: {lost:?}")
+    });
+}
+
+/// An `overflow-ref` as a comparable value (the bindings derive no `PartialEq`).
+pub fn ref_key(r: &OverflowRef) -> (String, u64, u64, String, String) {
+    (
+        r.path.clone(),
+        r.bytes,
+        r.lines,
+        r.digest.clone(),
+        r.tag.clone(),
+    )
+}

@@ -1,0 +1,383 @@
+//! Running one vector through the real component: a fresh temp dir, one
+//! session, its steps in order.
+
+use std::collections::HashMap;
+
+use host_demo::{ContentPart, OverflowRef, Session};
+
+use super::check::Checker;
+use super::convert;
+use super::format::{
+    CapExpect, CapPartsStep, CapStep, ClassifyStep, FindRefsStep, GrepStep, PageExpect,
+    PlaceholderStep, Preopen, PruneStep, PurgeStep, ReadLinesStep, ReadStep, Step, TextExpect,
+    Vector,
+};
+use super::inputs::{Recorded, build, substitute};
+use super::invariants::{self, CapView, Disk};
+use crate::common::{tool_cap, tree};
+
+/// What running a vector found.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// One line per failed check, naming the file and step.
+    pub failures: Vec<String>,
+    /// True when BLESS rewrote an expectation of the vector.
+    pub blessed: bool,
+}
+
+/// Runs `vector` (from `file`, for messages). With `bless`, exact
+/// expectations that differ are rewritten in `vector` instead of failing.
+pub fn run_vector(file: &str, vector: &mut Vector, bless: bool) -> Report {
+    let mut report = Report::default();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let opened = convert::session_config(&vector.session, dir.path())
+        .and_then(|config| tool_cap().open_session(config).map_err(|e| e.to_string()));
+    let session = match opened {
+        Ok(session) => session,
+        Err(why) => {
+            report
+                .failures
+                .push(format!("{file}: cannot open the session: {why}"));
+            return report;
+        }
+    };
+    let has_dir = vector.session.preopen != Some(Preopen::None);
+    let mut runner = Runner {
+        session,
+        dir: has_dir.then(|| dir.path().to_owned()),
+        calls: HashMap::new(),
+        refs: HashMap::new(),
+    };
+    for (index, step) in vector.steps.iter_mut().enumerate() {
+        let label = format!("{file} step {index} ({})", step.op());
+        let mut chk = Checker::new(label, &mut report.failures, bless);
+        if let Err(why) = runner.step(&mut chk, step) {
+            chk.fail(format!("bad vector: {why}"));
+        }
+        report.blessed |= chk.blessed;
+        if chk.trapped {
+            chk.fail("the component trapped; the remaining steps were not run");
+            break;
+        }
+    }
+    report
+}
+
+struct Runner {
+    session: Session,
+    /// The host directory granted as the preopen, if any.
+    dir: Option<std::path::PathBuf>,
+    /// Earlier cap steps by call id, for `$spill:` and `$capped:`.
+    calls: HashMap<String, Recorded>,
+    /// Their spill references, for `pruned-placeholder`.
+    refs: HashMap<String, OverflowRef>,
+}
+
+impl Runner {
+    fn step(&mut self, chk: &mut Checker<'_>, step: &mut Step) -> Result<(), String> {
+        match step {
+            Step::Cap(s) => self.cap(chk, s),
+            Step::CapParts(s) => self.cap_parts(chk, s),
+            Step::FindRefs(s) => self.find_refs(chk, s),
+            Step::PrunedPlaceholder(s) => self.placeholder(chk, s),
+            Step::Read(s) => self.read(chk, s),
+            Step::ReadLines(s) => self.read_lines(chk, s),
+            Step::Grep(s) => self.grep(chk, s),
+            Step::Prune(s) => self.prune(chk, s),
+            Step::Purge(s) => self.purge(chk, s),
+            Step::Classify(s) => self.classify(chk, s),
+        }
+    }
+
+    fn disk(&self) -> Disk {
+        Disk {
+            root: self.dir.clone(),
+            before: self.dir.as_deref().map(tree).unwrap_or_default(),
+        }
+    }
+
+    fn cap(&mut self, chk: &mut Checker<'_>, s: &mut CapStep) -> Result<(), String> {
+        if s.expect.parts.is_some() {
+            return Err("`parts` is an expectation of cap-parts only".into());
+        }
+        let input = build(&s.input)?;
+        let budget = convert::budget(&s.budget);
+        let disk = self.disk();
+        let result = self.session.cap(&input, &budget, &s.call_id);
+        let Some(capped) = chk.outcome(s.expect.error.as_deref(), result) else {
+            return Ok(());
+        };
+        let view = CapView::from(capped);
+        invariants::check_cap(chk, &mut self.session, &disk, &input, &budget, &view);
+        check_capped(chk, &mut s.expect, &view);
+        self.record(&s.call_id, &view);
+        Ok(())
+    }
+
+    fn cap_parts(&mut self, chk: &mut Checker<'_>, s: &mut CapPartsStep) -> Result<(), String> {
+        let parts = s
+            .parts
+            .iter()
+            .map(convert::part)
+            .collect::<Result<Vec<ContentPart>, String>>()?;
+        let joined = invariants::joined_text(&parts);
+        let budget = convert::budget(&s.budget);
+        let disk = self.disk();
+        let result = self.session.cap_parts(&parts, &budget, &s.call_id);
+        let Some(capped) = chk.outcome(s.expect.error.as_deref(), result) else {
+            return Ok(());
+        };
+        let view = CapView::from(&capped);
+        invariants::check_cap(chk, &mut self.session, &disk, &joined, &budget, &view);
+        invariants::check_parts(chk, &parts, &capped);
+        check_capped(chk, &mut s.expect, &view);
+        let got_parts = capped.parts.iter().map(convert::part_spec).collect();
+        chk.exact("parts", &mut s.expect.parts, &got_parts);
+        self.record(&s.call_id, &view);
+        Ok(())
+    }
+
+    fn record(&mut self, call_id: &str, view: &CapView) {
+        self.calls.insert(
+            call_id.to_owned(),
+            Recorded {
+                spill_path: view.spill.as_ref().map(|r| r.path.clone()),
+                text: view.text.clone(),
+            },
+        );
+        match &view.spill {
+            Some(r) => self.refs.insert(call_id.to_owned(), r.clone()),
+            None => self.refs.remove(call_id),
+        };
+    }
+
+    fn resolve(&self, text: &str) -> Result<String, String> {
+        substitute(text, &self.calls)
+    }
+
+    fn resolve_all(&self, texts: &Option<Vec<String>>) -> Result<Vec<String>, String> {
+        texts.iter().flatten().map(|t| self.resolve(t)).collect()
+    }
+
+    fn find_refs(&mut self, chk: &mut Checker<'_>, s: &mut FindRefsStep) -> Result<(), String> {
+        let text = self.resolve(&build(&s.text)?)?;
+        let want_paths = s
+            .expect
+            .paths
+            .as_ref()
+            .map(|paths| paths.iter().map(|p| self.resolve(p)).collect())
+            .transpose()?;
+        let Some(refs) = chk.outcome(None, self.session.find_refs(&text)) else {
+            return Ok(());
+        };
+        chk.exact("count", &mut s.expect.count, &(refs.len() as u64));
+        let paths: Vec<String> = refs.into_iter().map(|r| r.path).collect();
+        chk.fixed("paths", want_paths.as_ref(), &paths);
+        Ok(())
+    }
+
+    fn placeholder(
+        &mut self,
+        chk: &mut Checker<'_>,
+        s: &mut PlaceholderStep,
+    ) -> Result<(), String> {
+        let mut reference = self
+            .refs
+            .get(&s.call_id)
+            .cloned()
+            .ok_or_else(|| format!("call {:?} has no spill reference", s.call_id))?;
+        if let Some(t) = &s.tamper {
+            if let Some(path) = &t.path {
+                reference.path = self.resolve(path)?;
+            }
+            if let Some(digest) = &t.digest {
+                reference.digest = digest.clone();
+            }
+            if let Some(tag) = &t.tag {
+                reference.tag = tag.clone();
+            }
+            reference.bytes = t.bytes.unwrap_or(reference.bytes);
+            reference.lines = t.lines.unwrap_or(reference.lines);
+        }
+        let result = self.session.pruned_placeholder(&reference);
+        if let Some(text) = chk.outcome(s.expect.error.as_deref(), result) {
+            self.check_text(chk, &mut s.expect, &text)?;
+            let found = self.session.find_refs(&text).unwrap_or_default();
+            let want = [invariants::ref_key(&reference)];
+            let keys: Vec<_> = found.iter().map(invariants::ref_key).collect();
+            chk.ensure(keys == want, || {
+                format!("find-refs of the placeholder found {found:?}, not {reference:?}")
+            });
+        }
+        Ok(())
+    }
+
+    fn check_text(
+        &self,
+        chk: &mut Checker<'_>,
+        expect: &mut TextExpect,
+        got: &str,
+    ) -> Result<(), String> {
+        let contains = self.resolve_all(&expect.text_contains)?;
+        let not_contains = self.resolve_all(&expect.text_not_contains)?;
+        chk.substrings(&contains, &not_contains, got);
+        chk.text("text", &mut expect.text, got);
+        Ok(())
+    }
+
+    fn read(&mut self, chk: &mut Checker<'_>, s: &mut ReadStep) -> Result<(), String> {
+        let path = self.resolve(&s.path)?;
+        let result = self.session.read(&path, s.offset, s.max_bytes);
+        if let Some(page) = chk.outcome(s.expect.error.as_deref(), result) {
+            chk.ensure(page.text.len() <= s.max_bytes as usize, || {
+                format!(
+                    "the page has {} bytes, over {}",
+                    page.text.len(),
+                    s.max_bytes
+                )
+            });
+            self.check_page(chk, &mut s.expect, &page)?;
+        }
+        Ok(())
+    }
+
+    fn read_lines(&mut self, chk: &mut Checker<'_>, s: &mut ReadLinesStep) -> Result<(), String> {
+        let path = self.resolve(&s.path)?;
+        let result = self
+            .session
+            .read_lines(&path, s.first_line, s.count, s.max_bytes);
+        if let Some(page) = chk.outcome(s.expect.error.as_deref(), result) {
+            let lines = page.text.split_inclusive('\n').count();
+            chk.ensure(
+                page.text.len() <= s.max_bytes as usize && lines <= s.count as usize,
+                || {
+                    format!(
+                        "the page exceeds {} lines or {} bytes",
+                        s.count, s.max_bytes
+                    )
+                },
+            );
+            self.check_page(chk, &mut s.expect, &page)?;
+        }
+        Ok(())
+    }
+
+    fn check_page(
+        &self,
+        chk: &mut Checker<'_>,
+        e: &mut PageExpect,
+        page: &host_demo::Page,
+    ) -> Result<(), String> {
+        chk.exact("offset", &mut e.offset, &page.offset);
+        chk.exact("first_line", &mut e.first_line, &page.first_line);
+        chk.exact("next_offset", &mut e.next_offset, &page.next_offset);
+        chk.exact("next_line", &mut e.next_line, &page.next_line);
+        chk.exact("total_bytes", &mut e.total_bytes, &page.total_bytes);
+        let contains = self.resolve_all(&e.text_contains)?;
+        let not_contains = self.resolve_all(&e.text_not_contains)?;
+        chk.substrings(&contains, &not_contains, &page.text);
+        chk.text("text", &mut e.text, &page.text);
+        Ok(())
+    }
+
+    fn grep(&mut self, chk: &mut Checker<'_>, s: &mut GrepStep) -> Result<(), String> {
+        let path = self.resolve(&s.path)?;
+        let result = self.session.grep(&path, &s.pattern, s.max_matches);
+        let Some(found) = chk.outcome(s.expect.error.as_deref(), result) else {
+            return Ok(());
+        };
+        chk.ensure(found.matches.len() <= s.max_matches as usize, || {
+            format!("{} matches, over max_matches", found.matches.len())
+        });
+        chk.exact(
+            "total_matches",
+            &mut s.expect.total_matches,
+            &found.total_matches,
+        );
+        let Some(want) = &mut s.expect.matches else {
+            return Ok(());
+        };
+        if want.len() != found.matches.len() {
+            chk.fail(format!(
+                "matches: expected {} entries, got {}: {:?}",
+                want.len(),
+                found.matches.len(),
+                found.matches
+            ));
+            return Ok(());
+        }
+        for (i, (w, g)) in want.iter_mut().zip(&found.matches).enumerate() {
+            chk.exact(&format!("matches[{i}].line"), &mut w.line, &g.line);
+            chk.exact(&format!("matches[{i}].offset"), &mut w.offset, &g.offset);
+            chk.text(&format!("matches[{i}].excerpt"), &mut w.excerpt, &g.excerpt);
+            chk.exact(
+                &format!("matches[{i}].excerpt_offset"),
+                &mut w.excerpt_offset,
+                &g.excerpt_offset,
+            );
+        }
+        Ok(())
+    }
+
+    fn prune(&mut self, chk: &mut Checker<'_>, s: &mut PruneStep) -> Result<(), String> {
+        let messages = s
+            .messages
+            .iter()
+            .map(|m| build(m).and_then(|text| self.resolve(&text)))
+            .collect::<Result<Vec<String>, String>>()?;
+        let result = self.session.prune(&messages, &convert::policy(&s.policy));
+        let Some(pruned) = chk.outcome(s.expect.error.as_deref(), result) else {
+            return Ok(());
+        };
+        invariants::check_prune(chk, &mut self.session, &messages, &pruned);
+        let e = &mut s.expect;
+        chk.exact("replaced", &mut e.replaced, &pruned.replaced);
+        chk.exact("bytes_saved", &mut e.bytes_saved, &pruned.bytes_saved);
+        chk.exact("total_bytes", &mut e.total_bytes, &pruned.total_bytes);
+        chk.exact("messages", &mut e.messages, &pruned.messages);
+        Ok(())
+    }
+
+    fn purge(&mut self, chk: &mut Checker<'_>, s: &mut PurgeStep) -> Result<(), String> {
+        let result = self.session.purge();
+        if let Some(freed) = chk.outcome(s.expect.error.as_deref(), result) {
+            chk.exact("freed", &mut s.expect.freed, &freed);
+        }
+        Ok(())
+    }
+
+    fn classify(&mut self, chk: &mut Checker<'_>, s: &mut ClassifyStep) -> Result<(), String> {
+        let body = build(&s.body)?;
+        if let Some(kind) = chk.outcome(None, tool_cap().classify(s.status, &body)) {
+            chk.fixed("kind", s.expect.kind.as_ref(), &kind.map(convert::kind));
+        }
+        Ok(())
+    }
+}
+
+/// The expectations of `cap` and `cap-parts` on their shared accounting.
+fn check_capped(chk: &mut Checker<'_>, e: &mut CapExpect, got: &CapView) {
+    chk.fixed("truncated", e.truncated.as_ref(), &got.truncated);
+    chk.fixed("spilled", e.spilled.as_ref(), &got.spill.is_some());
+    chk.exact("original_bytes", &mut e.original_bytes, &got.original_bytes);
+    chk.exact("original_lines", &mut e.original_lines, &got.original_lines);
+    chk.exact("omitted_bytes", &mut e.omitted_bytes, &got.omitted_bytes);
+    chk.exact("omitted_lines", &mut e.omitted_lines, &got.omitted_lines);
+    chk.exact("gap_line", &mut e.gap_line, &got.gap_line);
+    if let Some(needle) = &e.spill_error_contains {
+        match &got.spill_error {
+            Some(error) => chk.ensure(error.contains(needle.as_str()), || {
+                format!("spill_error {error:?} does not contain {needle:?}")
+            }),
+            None => chk.fail(format!(
+                "expected a spill_error containing {needle:?}, got none"
+            )),
+        }
+    }
+    chk.substrings(
+        e.text_contains.as_deref().unwrap_or_default(),
+        e.text_not_contains.as_deref().unwrap_or_default(),
+        &got.text,
+    );
+    chk.text("text", &mut e.text, &got.text);
+}

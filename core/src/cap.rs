@@ -192,7 +192,8 @@ fn preview_within(text: &str, budget: &Budget, lines: u64, outcome: Saved<'_>) -
     let max_line = budget.max_line_bytes.map(|m| m as usize);
     let (head, head_end, tail) = choose(text, budget, allow, max_line);
     let loss = account(text, lines, &head, &tail);
-    let mut out = String::with_capacity(max_bytes);
+    // Never reserve the budget itself: max-bytes may be huge next to the text.
+    let mut out = String::with_capacity(max_bytes.min(text.len() + reserve));
     cut::render(text, &head.items, &mut out);
     let tail_start = tail.ranges().next().map_or(text.len(), |(a, _)| a);
     if head_end < tail_start {

@@ -39,19 +39,21 @@ impl SpillDir {
     /// Open `<thread>` below the root, creating it if `create`.
     fn thread_dir(&self, thread: &str, create: bool) -> Result<Descriptor, CapError> {
         let root = self.root()?;
-        if create {
-            match root.create_directory_at(thread) {
-                Ok(()) | Err(ErrorCode::Exist) => {}
-                Err(e) => return Err(to_cap_error("cannot create the thread folder", e)),
-            }
+        let open = || {
+            root.open_at(
+                PathFlags::empty(),
+                thread,
+                OpenFlags::DIRECTORY,
+                DescriptorFlags::READ,
+            )
+            .map_err(|e| to_cap_error("cannot open the thread folder", e))
+        };
+        match create.then(|| root.create_directory_at(thread)) {
+            None | Some(Ok(())) | Some(Err(ErrorCode::Exist)) => open(),
+            // A read-only grant refuses the create even when the folder is
+            // there; then the error worth reporting is the file's, not this.
+            Some(Err(e)) => open().map_err(|_| to_cap_error("cannot create the thread folder", e)),
         }
-        root.open_at(
-            PathFlags::empty(),
-            thread,
-            OpenFlags::DIRECTORY,
-            DescriptorFlags::READ,
-        )
-        .map_err(|e| to_cap_error("cannot open the thread folder", e))
     }
 
     /// Open the spill file `<thread>/<name>` for reading.

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use crate::CapError;
+use crate::limits::LimitExceeded;
 
 /// Why a call into the component failed.
 #[derive(Debug)]
@@ -11,9 +12,21 @@ pub enum Error {
     /// outside the spill folder, a missing file. The session stays usable.
     Cap(CapError),
     /// The runtime failed: the component could not be compiled or
-    /// instantiated, a preopen could not be opened, or the guest trapped.
-    /// After a trap the session must be dropped.
+    /// instantiated, a preopen could not be opened, a resource limit stopped
+    /// the call ([`Error::limit_exceeded`] says which), or the guest trapped.
+    /// After a trap the session is poisoned and must be replaced
+    /// ([`Session::is_poisoned`](crate::Session::is_poisoned)).
     Runtime(anyhow::Error),
+}
+
+impl Error {
+    /// Which of the session's [`Limits`](crate::Limits) stopped the call, if one did.
+    pub fn limit_exceeded(&self) -> Option<&LimitExceeded> {
+        match self {
+            Error::Runtime(err) => err.downcast_ref(),
+            Error::Cap(_) => None,
+        }
+    }
 }
 
 impl fmt::Display for Error {
@@ -46,6 +59,12 @@ impl From<anyhow::Error> for Error {
 impl From<wasmtime::Error> for Error {
     fn from(err: wasmtime::Error) -> Self {
         Error::Runtime(err.into())
+    }
+}
+
+impl From<LimitExceeded> for Error {
+    fn from(limit: LimitExceeded) -> Self {
+        Error::Runtime(limit.into())
     }
 }
 

@@ -37,12 +37,67 @@
 //! # }
 //! ```
 //!
+//! ## Limits
+//!
+//! Every session runs under [`Limits`], set for all sessions of a runtime with
+//! [`RuntimeOptions::limits`] and for one session with [`Session::set_limits`]:
+//!
+//! - **Memory**: the component's linear memory may grow to 256 MiB
+//!   ([`DEFAULT_MEMORY_LIMIT`]). A `cap` needs about the output's size plus
+//!   1 MiB, `cap_parts` and `prune` twice the size; [`Session::memory_size`]
+//!   shows what a session has used. An input that cannot fit is refused
+//!   before the component sees it, and the session stays usable.
+//! - **Time**: each call may run 30 s ([`DEFAULT_CALL_DEADLINE`]), enforced by
+//!   epoch interruption: one ticker thread per runtime, started by the first
+//!   call, advances the epoch every 10 ms while calls run and sleeps otherwise.
+//!   Time spent in host file operations counts, but only code in the component
+//!   is interrupted.
+//!
+//! A call stopped inside the component traps. [`Error::limit_exceeded`] names
+//! the limit, and the session is poisoned ([`Session::is_poisoned`]): every
+//! later call fails at once and says why. Drop it and open a new one; other
+//! sessions of the same runtime are not affected.
+//!
+//! ```
+//! use host_demo::{Limits, RuntimeOptions, SessionConfig, ToolCap, budget};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let spill = tempfile::tempdir()?;
+//! let options = RuntimeOptions {
+//!     limits: Limits { memory_bytes: Some(32 << 20), ..Limits::default() },
+//!     ..RuntimeOptions::default()
+//! };
+//! let tool_cap = ToolCap::with_options(host_demo::COMPONENT_WASM, &options)?;
+//! let config = SessionConfig::new("thread-42", spill.path());
+//! let mut session = tool_cap.open_session(config.clone())?;
+//!
+//! let huge = "a line of a huge tool output\n".repeat(2_000_000); // 58 MiB
+//! let text = match session.cap(&huge, &budget(16 * 1024), "call-7") {
+//!     Ok(capped) => capped.text,
+//!     Err(err) if err.limit_exceeded().is_some() => {
+//!         if session.is_poisoned() {
+//!             session = tool_cap.open_session(config)?;
+//!         }
+//!         // Too large for the component: the host cuts it some other way.
+//!         format!("[{} bytes of output dropped: {err}]", huge.len())
+//!     }
+//!     Err(err) => return Err(err.into()),
+//! };
+//! assert!(text.contains("exceeds this session's 32.0 MiB memory limit"));
+//! assert!(!session.is_poisoned()); // refused up front: nothing ran
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! The binary `host-demo` (`cargo run --release -p host-demo`) runs a scripted
 //! agent against a simulated provider, without and with the component.
 
 mod bindings;
 mod budget;
+mod deadline;
 mod error;
+mod limits;
+mod memory;
 mod runtime;
 mod sandbox;
 mod session;
@@ -53,6 +108,7 @@ pub use bindings::types::{
 };
 pub use budget::{DEFAULT_HEAD_PERCENT, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_LINES, budget};
 pub use error::Error;
+pub use limits::{DEFAULT_CALL_DEADLINE, DEFAULT_MEMORY_LIMIT, LimitExceeded, Limits};
 pub use runtime::{RuntimeOptions, ToolCap};
 pub use sandbox::SPILL_GUEST_PATH;
 pub use session::{Session, SessionConfig};

@@ -6,16 +6,20 @@ use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxView, WasiView};
 
 use crate::Error;
+use crate::memory::MemoryLimiter;
 
 /// Guest path of the spill directory preopen.
 pub const SPILL_GUEST_PATH: &str = "/spill";
 
-/// What a component instance may touch: at most the spill directory. No
-/// environment, arguments, stdin, stdout or network; stderr is inherited so a
-/// guest panic explains the trap it causes.
+/// What a component instance may touch: at most the spill directory, and
+/// only as much memory as its limiter allows. No environment, arguments,
+/// stdin, stdout or network; stderr is inherited so a guest panic explains
+/// the trap it causes.
 pub(crate) struct Sandbox {
     wasi: WasiCtx,
     table: ResourceTable,
+    /// The store's memory limit (unlimited until the runtime sets it).
+    pub(crate) memory: MemoryLimiter,
 }
 
 impl Sandbox {
@@ -41,6 +45,7 @@ impl Sandbox {
         Ok(Self {
             wasi: builder.build(),
             table: ResourceTable::new(),
+            memory: MemoryLimiter::default(),
         })
     }
 }

@@ -2,16 +2,17 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
+use anyhow::{Context as _, anyhow};
 use wasmtime::Store;
 use wasmtime::component::ResourceAny;
 use wasmtime_wasi::FsPerms;
 
 use crate::bindings::{GuestSession, ToolOutputCap};
+use crate::limits::{self, Limits};
 use crate::sandbox::{SPILL_GUEST_PATH, Sandbox};
 use crate::{
-    Budget, Capped, CappedParts, ContentPart, Error, GrepResult, OverflowRef, Page, PrunePolicy,
-    Pruned, SessionSettings, ToolCap,
+    Budget, CapError, Capped, CappedParts, ContentPart, EmbeddedResource, Error, GrepResult, Media,
+    OverflowRef, Page, PrunePolicy, Pruned, SessionSettings, ToolCap,
 };
 
 /// What a host grants one session.
@@ -49,11 +50,20 @@ impl SessionConfig {
 /// Each session owns a store and an instance of the component, so sessions
 /// are independent and can live on different threads. Methods take
 /// `&mut self` because every call enters the store.
+///
+/// Every call runs under the session's [`Limits`]. A call that traps (a limit
+/// hit inside the component, or a bug in it) poisons the session: later
+/// calls fail at once with an error that says why, and the host opens a new
+/// session, which starts from a fresh instance.
 pub struct Session {
     // Field order matters for Drop: the resource is released before the store goes.
     resource: Option<ResourceAny>,
     exports: ToolOutputCap,
     store: Store<Sandbox>,
+    tool_cap: ToolCap,
+    limits: Limits,
+    /// Why the instance can no longer be entered, once a call trapped.
+    poisoned: Option<String>,
     spill_dir: Option<PathBuf>,
     display_root: String,
 }
@@ -77,25 +87,58 @@ impl Session {
             (None, Some(dir)) => dir.to_string_lossy().into_owned(),
             (None, None) => SPILL_GUEST_PATH.to_owned(),
         };
+        let limits = tool_cap.limits();
         let sandbox = Sandbox::new(spill_dir.as_deref().map(|dir| (dir, perms)))?;
-        let (mut store, exports) = tool_cap.instantiate(sandbox)?;
+        let (store, exports) = tool_cap.instantiate(sandbox, &limits)?;
         let settings = SessionSettings {
             thread_id: config.thread_id,
             spill_dir: SPILL_GUEST_PATH.to_owned(),
             display_root: display_root.clone(),
             key: config.key,
         };
-        let resource = exports
-            .toolcap_tool_output_cap_capper()
-            .session()
-            .call_open(&mut store, &settings)??;
-        Ok(Self {
-            resource: Some(resource),
+        let mut session = Self {
+            resource: None,
             exports,
             store,
+            tool_cap: tool_cap.clone(),
+            limits,
+            poisoned: None,
             spill_dir,
             display_root,
-        })
+        };
+        let settings_bytes =
+            settings.thread_id.len() + settings.display_root.len() + settings.key.len();
+        let resource = session.enter(settings_bytes, |exports, store| {
+            let api = exports.toolcap_tool_output_cap_capper().session();
+            api.call_open(store, &settings)
+        })??;
+        session.resource = Some(resource);
+        Ok(session)
+    }
+
+    /// The limits this session's calls run under.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Changes the limits of this session's next calls, for example a longer
+    /// deadline for one known-large output. Memory already grown stays.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.store.data_mut().memory.set_limit(limits.memory_bytes);
+        self.limits = limits;
+    }
+
+    /// Bytes of linear memory the component holds now. Wasm memory never
+    /// shrinks, so this is also the most it has used: measure it to choose
+    /// [`Limits::memory_bytes`].
+    pub fn memory_size(&self) -> usize {
+        self.store.data().memory.size()
+    }
+
+    /// Whether an earlier call trapped, so that every call now fails: drop
+    /// this session and open a new one.
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned.is_some()
     }
 
     /// The prefix of every path in this session's notices.
@@ -112,18 +155,18 @@ impl Session {
     /// directly (with a display root that differs from the host path).
     /// `None` if the reference is not under this session's display root.
     pub fn host_path(&self, reference: &OverflowRef) -> Option<PathBuf> {
-        let relative = reference
-            .path
-            // The component drops a trailing `/` from the root; so must we.
-            .strip_prefix(self.display_root.trim_end_matches('/'))?
-            .strip_prefix('/')?;
+        // The component drops a trailing `/` from the display root.
+        let root = self.display_root.trim_end_matches('/');
+        let relative = reference.path.strip_prefix(root)?.strip_prefix('/')?;
         Some(self.spill_dir.as_ref()?.join(relative))
     }
 
     /// Fits one tool result to `budget`, spilling the full output if it is cut.
     pub fn cap(&mut self, output: &str, budget: &Budget, call_id: &str) -> Result<Capped, Error> {
-        let (api, store, resource) = self.parts();
-        Ok(api.call_cap(store, resource, output, *budget, call_id)??)
+        let input = output.len() + call_id.len();
+        self.call(input, |api, store, session| {
+            api.call_cap(store, session, output, *budget, call_id)
+        })
     }
 
     /// Fits a structured (MCP-like) result: media parts pass through untouched.
@@ -133,26 +176,32 @@ impl Session {
         budget: &Budget,
         call_id: &str,
     ) -> Result<CappedParts, Error> {
-        let (api, store, resource) = self.parts();
-        Ok(api.call_cap_parts(store, resource, parts, *budget, call_id)??)
+        let input = parts.iter().map(part_bytes).sum::<usize>() + call_id.len();
+        self.call(input, |api, store, session| {
+            api.call_cap_parts(store, session, parts, *budget, call_id)
+        })
     }
 
     /// Every genuine reference in `text`, in order; forged ones are skipped.
     pub fn find_refs(&mut self, text: &str) -> Result<Vec<OverflowRef>, Error> {
-        let (api, store, resource) = self.parts();
-        Ok(api.call_find_refs(store, resource, text)?)
+        self.call(text.len(), |api, store, session| {
+            api.call_find_refs(store, session, text).map(Ok)
+        })
     }
 
     /// The pruned placeholder for a genuine reference.
     pub fn pruned_placeholder(&mut self, reference: &OverflowRef) -> Result<String, Error> {
-        let (api, store, resource) = self.parts();
-        Ok(api.call_pruned_placeholder(store, resource, reference)??)
+        let input = reference.path.len() + reference.digest.len() + reference.tag.len();
+        self.call(input, |api, store, session| {
+            api.call_pruned_placeholder(store, session, reference)
+        })
     }
 
     /// A page of a spilled file by bytes, from `offset`.
     pub fn read(&mut self, path: &str, offset: u64, max_bytes: u32) -> Result<Page, Error> {
-        let (api, store, resource) = self.parts();
-        Ok(api.call_read(store, resource, path, offset, max_bytes)??)
+        self.call(path.len(), |api, store, session| {
+            api.call_read(store, session, path, offset, max_bytes)
+        })
     }
 
     /// A page of `count` lines of a spilled file, from 1-based `first_line`.
@@ -163,8 +212,9 @@ impl Session {
         count: u32,
         max_bytes: u32,
     ) -> Result<Page, Error> {
-        let (api, store, resource) = self.parts();
-        Ok(api.call_read_lines(store, resource, path, first_line, count, max_bytes)??)
+        self.call(path.len(), |api, store, session| {
+            api.call_read_lines(store, session, path, first_line, count, max_bytes)
+        })
     }
 
     /// The first `max_matches` occurrences of the literal `pattern` in a spilled file.
@@ -174,38 +224,109 @@ impl Session {
         pattern: &str,
         max_matches: u32,
     ) -> Result<GrepResult, Error> {
-        let (api, store, resource) = self.parts();
-        Ok(api.call_grep(store, resource, path, pattern, max_matches)??)
+        self.call(path.len() + pattern.len(), |api, store, session| {
+            api.call_grep(store, session, path, pattern, max_matches)
+        })
     }
 
     /// Replaces stale tool message bodies (oldest first) by placeholders or markers.
     pub fn prune(&mut self, messages: &[String], policy: &PrunePolicy) -> Result<Pruned, Error> {
-        let (api, store, resource) = self.parts();
-        Ok(api.call_prune(store, resource, messages, *policy)??)
+        let input = messages.iter().map(String::len).sum();
+        self.call(input, |api, store, session| {
+            api.call_prune(store, session, messages, *policy)
+        })
     }
 
     /// Deletes this thread's spill folder; returns the bytes of content freed.
     pub fn purge(&mut self) -> Result<u64, Error> {
-        let (api, store, resource) = self.parts();
-        Ok(api.call_purge(store, resource)??)
+        self.call(0, |api, store, session| api.call_purge(store, session))
     }
 
-    /// The resource's functions, the store and the resource handle, borrowed apart.
-    fn parts(&mut self) -> (GuestSession<'_>, &mut Store<Sandbox>, ResourceAny) {
-        let resource = self.resource.expect("present until drop");
-        (
-            self.exports.toolcap_tool_output_cap_capper().session(),
-            &mut self.store,
-            resource,
-        )
+    /// Calls one of the `session` resource's functions, whose arguments hold
+    /// `input_bytes`; a `cap-error` becomes [`Error::Cap`].
+    fn call<R>(
+        &mut self,
+        input_bytes: usize,
+        call: impl FnOnce(
+            GuestSession<'_>,
+            &mut Store<Sandbox>,
+            ResourceAny,
+        ) -> wasmtime::Result<Result<R, CapError>>,
+    ) -> Result<R, Error> {
+        let session = self.resource.expect("present until drop");
+        let answer = self.enter(input_bytes, |exports, store| {
+            call(
+                exports.toolcap_tool_output_cap_capper().session(),
+                store,
+                session,
+            )
+        })?;
+        Ok(answer?)
+    }
+
+    /// Enters the instance once, under the session's limits: refuses an input
+    /// the memory limit cannot hold, and poisons the session if the call traps.
+    fn enter<R>(
+        &mut self,
+        input_bytes: usize,
+        call: impl FnOnce(&ToolOutputCap, &mut Store<Sandbox>) -> wasmtime::Result<R>,
+    ) -> Result<R, Error> {
+        if let Some(why) = &self.poisoned {
+            return Err(Error::Runtime(anyhow!(
+                "this session can no longer be used, an earlier call failed ({why}); \
+                 open a new session"
+            )));
+        }
+        self.store.data().memory.check_input(input_bytes as u64)?;
+        let running = self.tool_cap.arm(&mut self.store, &self.limits)?;
+        let result = call(&self.exports, &mut self.store);
+        drop(running);
+        result.map_err(|trap| {
+            let err = limits::explain(trap, &self.store.data().memory, &self.limits);
+            self.poisoned = Some(gist(&err));
+            err
+        })
+    }
+}
+
+/// The gist of why a call failed: the limit it hit or the trap it raised,
+/// without the wasm backtrace.
+fn gist(err: &Error) -> String {
+    let message = match err {
+        Error::Runtime(err) => err.root_cause().to_string(),
+        Error::Cap(_) => err.to_string(),
+    };
+    message.lines().next().unwrap_or_default().to_owned()
+}
+
+/// Bytes a content part puts into the component's memory.
+fn part_bytes(part: &ContentPart) -> usize {
+    let media = |m: &Media| m.data.len() + m.mime_type.len();
+    match part {
+        ContentPart::Text(text) | ContentPart::Other(text) => text.len(),
+        ContentPart::Image(m) | ContentPart::Audio(m) => media(m),
+        ContentPart::Resource(EmbeddedResource {
+            uri,
+            mime_type,
+            text,
+            blob,
+        }) => {
+            uri.len()
+                + mime_type.as_ref().map_or(0, String::len)
+                + text.as_ref().map_or(0, String::len)
+                + blob.as_ref().map_or(0, String::len)
+        }
     }
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
-        // Runs the guest's destructor. After a trap the instance refuses to be
-        // entered again; the store is freed either way, so the error is moot.
-        if let Some(resource) = self.resource.take() {
+        // Runs the guest's destructor, under the session's limits. A poisoned
+        // instance refuses to be entered; the store is freed either way.
+        if let Some(resource) = self.resource.take()
+            && self.poisoned.is_none()
+            && let Ok(_running) = self.tool_cap.arm(&mut self.store, &self.limits)
+        {
             let _ = resource.resource_drop(&mut self.store);
         }
     }

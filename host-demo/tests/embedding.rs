@@ -167,6 +167,7 @@ fn classify_recognises_overflow_rejections() {
 fn a_pooled_runtime_works_within_its_slots() {
     let options = RuntimeOptions {
         pooled_instances: Some(4),
+        ..RuntimeOptions::default()
     };
     let pooled = ToolCap::with_options(host_demo::COMPONENT_WASM, &options).unwrap();
     let spill = tempfile::tempdir().unwrap();

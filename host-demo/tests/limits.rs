@@ -1,0 +1,253 @@
+//! `cargo test --release -p host-demo --test limits`: memory limits and call
+//! deadlines through the real component. A limit hit before the call leaves
+//! the session usable; one hit inside the component poisons only that session.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use host_demo::{
+    Budget, ContentPart, DEFAULT_CALL_DEADLINE, DEFAULT_MEMORY_LIMIT, Error, LimitExceeded, Limits,
+    RuntimeOptions, Session, SessionConfig, ToolCap, budget,
+};
+
+const MIB: usize = 1 << 20;
+
+/// A runtime whose sessions may grow to 32 MiB of linear memory.
+fn small_memory_tool_cap() -> &'static ToolCap {
+    static TOOL_CAP: OnceLock<ToolCap> = OnceLock::new();
+    TOOL_CAP.get_or_init(|| {
+        let options = RuntimeOptions {
+            limits: Limits {
+                memory_bytes: Some(32 * MIB),
+                ..Limits::default()
+            },
+            ..RuntimeOptions::default()
+        };
+        ToolCap::with_options(host_demo::COMPONENT_WASM, &options).expect("compiles")
+    })
+}
+
+fn default_tool_cap() -> &'static ToolCap {
+    static TOOL_CAP: OnceLock<ToolCap> = OnceLock::new();
+    TOOL_CAP.get_or_init(|| ToolCap::new().expect("compiles"))
+}
+
+/// `bytes` of log-like text.
+fn output_of(bytes: usize) -> String {
+    let line = "2025-01-01T00:00:00Z build step finished without errors\n";
+    let mut text = line.repeat(bytes / line.len() + 1);
+    text.truncate(bytes);
+    text
+}
+
+fn small_budget() -> Budget {
+    Budget {
+        max_lines: Some(50),
+        ..budget(4096)
+    }
+}
+
+fn open(tool_cap: &ToolCap, dir: &std::path::Path, thread: &str) -> Session {
+    tool_cap
+        .open_session(SessionConfig::new(thread, dir))
+        .unwrap_or_else(|err| panic!("open_session: {err}"))
+}
+
+/// A small cut result that must spill, to show a session still works.
+fn assert_works(session: &mut Session) {
+    let capped = session
+        .cap(&output_of(20_000), &small_budget(), "after")
+        .unwrap_or_else(|err| panic!("the session should work: {err}"));
+    assert!(capped.truncated && capped.spill.is_some(), "{capped:?}");
+}
+
+#[test]
+fn defaults_are_256_mib_and_30_s_and_hold_a_64_mib_cap() {
+    assert_eq!(
+        Limits::default(),
+        Limits {
+            memory_bytes: Some(256 * MIB),
+            call_deadline: Some(Duration::from_secs(30)),
+        }
+    );
+    assert_eq!(DEFAULT_MEMORY_LIMIT, 256 * MIB);
+    assert_eq!(DEFAULT_CALL_DEADLINE, Duration::from_secs(30));
+    assert_eq!(default_tool_cap().limits(), Limits::default());
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = open(default_tool_cap(), dir.path(), "t");
+    assert_eq!(session.limits(), Limits::default());
+    let before = session.memory_size();
+    let input = output_of(64 * MIB);
+    let capped = session.cap(&input, &small_budget(), "big").unwrap();
+    let reference = capped.spill.expect("spilled");
+    assert_eq!(reference.bytes, input.len() as u64);
+    // The component copies the input once: its memory grows by about 64 MiB.
+    let grown = session.memory_size() - before;
+    assert!(
+        (64 * MIB..80 * MIB).contains(&grown),
+        "grew by {grown} bytes"
+    );
+    assert!(session.memory_size() < DEFAULT_MEMORY_LIMIT);
+}
+
+#[test]
+fn an_input_larger_than_the_memory_limit_is_refused_before_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = open(small_memory_tool_cap(), dir.path(), "t");
+    let input = output_of(64 * MIB);
+    let err = session.cap(&input, &small_budget(), "huge").unwrap_err();
+    assert!(matches!(err, Error::Runtime(_)), "{err:?}");
+    let own = session.memory_size() as u64;
+    assert_eq!(
+        err.limit_exceeded(),
+        Some(&LimitExceeded::InputTooLarge {
+            input_bytes: (input.len() + "huge".len()) as u64,
+            own_bytes: own,
+            limit_bytes: 32 * MIB as u64,
+        })
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("input of 64.0 MiB exceeds this session's 32.0 MiB memory limit"),
+        "{message}"
+    );
+    // Nothing ran: no file, no growth, and the session carries on.
+    assert!(!session.is_poisoned());
+    assert_eq!(session.memory_size() as u64, own);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    assert_works(&mut session);
+
+    // The same check guards the other functions that take large inputs.
+    let parts = [
+        ContentPart::Text(output_of(20 * MIB)),
+        ContentPart::Text(output_of(20 * MIB)),
+    ];
+    let err = session.cap_parts(&parts, &small_budget(), "p").unwrap_err();
+    assert!(matches!(
+        err.limit_exceeded(),
+        Some(LimitExceeded::InputTooLarge { .. })
+    ));
+    let err = session.find_refs(&input).unwrap_err();
+    assert!(matches!(
+        err.limit_exceeded(),
+        Some(LimitExceeded::InputTooLarge { .. })
+    ));
+    assert!(!session.is_poisoned());
+    assert_works(&mut session);
+}
+
+#[test]
+fn growing_past_the_memory_limit_poisons_only_that_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bystander = open(small_memory_tool_cap(), dir.path(), "bystander");
+    let mut session = open(small_memory_tool_cap(), dir.path(), "t");
+    // 24 MiB of parts pass the up-front check, but the component joins the
+    // texts into one more 24 MiB string: 49 MiB in all.
+    let parts = [
+        ContentPart::Text(output_of(12 * MIB)),
+        ContentPart::Text(output_of(12 * MIB)),
+    ];
+    let err = session.cap_parts(&parts, &small_budget(), "p").unwrap_err();
+    match err.limit_exceeded() {
+        Some(&LimitExceeded::Memory {
+            requested_bytes,
+            limit_bytes,
+        }) => {
+            assert_eq!(limit_bytes, 32 * MIB as u64);
+            assert!(requested_bytes > limit_bytes, "{err}");
+        }
+        other => panic!("expected a memory limit, got {other:?}: {err}"),
+    }
+    assert!(
+        err.to_string()
+            .contains("needed more than this session's 32.0 MiB memory limit"),
+        "{err}"
+    );
+    assert!(session.memory_size() <= 32 * MIB);
+
+    // The instance is unusable now; every call says so and why.
+    assert!(session.is_poisoned());
+    let again = session.cap("short", &small_budget(), "next").unwrap_err();
+    assert!(matches!(again, Error::Runtime(_)));
+    let message = again.to_string();
+    assert!(
+        message.contains("can no longer be used") && message.contains("32.0 MiB memory limit"),
+        "{message}"
+    );
+    assert!(session.find_refs("text").is_err());
+    drop(session);
+
+    // Other sessions, old and new, are not affected.
+    assert_works(&mut bystander);
+    let mut fresh = open(small_memory_tool_cap(), dir.path(), "t");
+    assert_works(&mut fresh);
+}
+
+#[test]
+fn a_call_past_its_deadline_is_interrupted_and_poisons_the_session() {
+    // No spill folder: the call is pure computation (hashing 64 MiB takes
+    // hundreds of milliseconds), so the deadline can only end it in wasm.
+    let config = SessionConfig {
+        thread_id: "t".into(),
+        ..SessionConfig::default()
+    };
+    let mut session = default_tool_cap().open_session(config.clone()).unwrap();
+    let deadline = Duration::from_millis(1);
+    session.set_limits(Limits {
+        call_deadline: Some(deadline),
+        ..Limits::default()
+    });
+    let err = session
+        .cap(&output_of(64 * MIB), &small_budget(), "slow")
+        .unwrap_err();
+    assert_eq!(
+        err.limit_exceeded(),
+        Some(&LimitExceeded::Deadline { deadline }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("deadline"), "{err}");
+    assert!(session.is_poisoned());
+    assert!(session.cap("short", &small_budget(), "next").is_err());
+
+    // A new session has the runtime's limits again and works.
+    let mut fresh = default_tool_cap().open_session(config).unwrap();
+    assert_eq!(fresh.limits(), Limits::default());
+    let capped = fresh
+        .cap(&output_of(20_000), &small_budget(), "ok")
+        .unwrap();
+    assert!(capped.truncated && capped.spill_error.is_some());
+}
+
+#[test]
+fn without_limits_a_session_grows_as_it_needs() {
+    let options = RuntimeOptions {
+        limits: Limits {
+            memory_bytes: None,
+            call_deadline: None,
+        },
+        ..RuntimeOptions::default()
+    };
+    let tool_cap = ToolCap::with_options(host_demo::COMPONENT_WASM, &options).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = open(&tool_cap, dir.path(), "t");
+    let parts = [
+        ContentPart::Text(output_of(12 * MIB)),
+        ContentPart::Text(output_of(12 * MIB)),
+    ];
+    let capped = session.cap_parts(&parts, &small_budget(), "p").unwrap();
+    assert!(capped.truncated && capped.spill.is_some());
+    assert!(session.memory_size() > 32 * MIB);
+    assert!(tool_cap.classify(413, "too large").unwrap().is_some());
+}
+
+#[test]
+fn classify_runs_under_the_runtime_limits() {
+    let body = "x".repeat(40 * MIB);
+    let err = small_memory_tool_cap().classify(400, &body).unwrap_err();
+    assert!(matches!(
+        err.limit_exceeded(),
+        Some(LimitExceeded::InputTooLarge { .. })
+    ));
+    assert!(small_memory_tool_cap().classify(413, "").unwrap().is_some());
+}

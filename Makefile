@@ -2,6 +2,7 @@
 #   make demo   - build the component and run the fake agent loop
 #   make test   - formatting, clippy (host and guest), every test
 #   make soak   - the property tests with many more cases (SOAK_CASES, default 100000)
+#   make fuzz   - each cargo-fuzz target for FUZZ_SECONDS (default 60) on nightly
 #   make wit    - print the component's WIT as built
 
 CARGO ?= cargo
@@ -23,7 +24,7 @@ guest: setup
 demo: setup
 	$(CARGO) run --release -p host-demo
 
-test: setup check
+test: setup check fuzz-smoke
 	$(CARGO) test --release $(HOST_CRATES)
 
 soak:
@@ -40,3 +41,26 @@ clippy: setup
 
 wit: guest
 	npx --yes @bytecodealliance/jco@1.35.0 wit $(GUEST_WASM)
+
+# Fuzzing (fuzz/README.md). `fuzz-smoke` runs every fuzz check on stable with
+# random inputs; `fuzz` runs each cargo-fuzz target for FUZZ_SECONDS on nightly.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := find_refs cap readback classify
+CARGO_FUZZ_VERSION := 0.13.2
+FUZZ_MANIFEST := --manifest-path fuzz/Cargo.toml
+
+.PHONY: fuzz fuzz-smoke
+
+fuzz-smoke:
+	$(CARGO) fmt $(FUZZ_MANIFEST) -- --check
+	$(CARGO) clippy --release $(FUZZ_MANIFEST) --all-targets -- -D warnings
+	$(CARGO) test --release $(FUZZ_MANIFEST)
+
+fuzz:
+	@cargo fuzz --version 2>/dev/null | grep -qF '$(CARGO_FUZZ_VERSION)' \
+		|| $(CARGO) install cargo-fuzz --version $(CARGO_FUZZ_VERSION) --locked
+	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
+		cargo +nightly fuzz run --features libfuzzer $$t -- -max_total_time=$(FUZZ_SECONDS); \
+	done

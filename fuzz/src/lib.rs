@@ -1,0 +1,24 @@
+//! Fuzz checks for `toolcap-core` (STYLE.md point 9).
+//!
+//! Each check takes the raw bytes a fuzzer hands over, shapes them into an
+//! input with [`arbitrary`], calls the core and asserts its invariants by
+//! panicking. The cargo-fuzz targets in `fuzz_targets/` call these functions on
+//! nightly; each module's `#[test] fn smoke()` calls them on stable with
+//! random bytes, so the checks build and run in every `cargo test`.
+//!
+//! Each check returns which path of the code under test the input reached, so
+//! the smoke tests can prove that their random inputs reach every path rather
+//! than bouncing off the input format.
+
+pub mod cap;
+pub mod classify;
+pub mod find_refs;
+pub mod pieces;
+pub mod readback;
+#[cfg(test)]
+mod smoke;
+
+pub use cap::check_cap;
+pub use classify::check_classify;
+pub use find_refs::check_find_refs;
+pub use readback::check_readback;

@@ -1,6 +1,7 @@
 # The commands the README names. Each installs what it needs itself.
 #   make demo   - build the component and run the fake agent loop
 #   make test   - formatting, clippy (host and guest), every test
+#   make bench  - every benchmark against its baseline, one table (about a minute)
 #   make soak   - the property tests with many more cases (SOAK_CASES, default 100000)
 #   make fuzz   - each cargo-fuzz target for FUZZ_SECONDS (default 60) on nightly
 #   make wit    - print the component's WIT as built
@@ -8,9 +9,9 @@
 CARGO ?= cargo
 GUEST_FLAGS := --profile guest --target wasm32-wasip2 -p toolcap-guest --target-dir target/wasm-guest
 GUEST_WASM := target/wasm-guest/wasm32-wasip2/guest/toolcap_guest.wasm
-HOST_CRATES := -p toolcap-core -p host-demo -p toolcap-tests
+HOST_CRATES := -p toolcap-core -p host-demo -p toolcap-tests -p toolcap-bench
 
-.PHONY: demo test soak check fmt-check clippy guest setup wit
+.PHONY: demo test bench bench-criterion soak check fmt-check clippy guest setup wit
 
 SOAK_CASES ?= 100000
 
@@ -26,6 +27,16 @@ demo: setup
 
 test: setup check fuzz-smoke
 	$(CARGO) test --release $(HOST_CRATES)
+	$(CARGO) bench --no-run -p toolcap-bench
+
+# Every benchmark against its baseline in one run, as one table
+# (bench/src/bin/report.rs). Quiet the machine first.
+bench: setup
+	$(CARGO) run --release -p toolcap-bench --bin report
+
+# Criterion's statistics for the same paths (about 3 minutes).
+bench-criterion: setup
+	$(CARGO) bench -p toolcap-bench
 
 soak:
 	PROPTEST_CASES=$(SOAK_CASES) $(CARGO) test --release -p toolcap-core

@@ -58,6 +58,8 @@ fn main() {
         "wit",
         "Cargo.toml",
         "Cargo.lock",
+        // Target rustflags of the guest (wasm SIMD).
+        ".cargo/config.toml",
     ] {
         println!(
             "cargo::rerun-if-changed={}",

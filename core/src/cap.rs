@@ -1,13 +1,15 @@
 //! Capping one tool result: decide, spill through the host's store, preview,
 //! and account for every byte.
 
+use std::borrow::Cow;
+
 use crate::budget::{Budget, Keep, NoticeRoom};
 use crate::cut::{self, Allowance, Side};
 use crate::error::CapError;
 use crate::naming;
 use crate::notice::{self, GAP_LINES, Loss, NOTICE_LINES, Saved};
 use crate::refs::{OverflowRef, RefScheme};
-use crate::text::{count_lines, digits, line_of};
+use crate::text::{LineIndex, count_lfs, count_lines, digits};
 
 /// Where full outputs go. The guest writes through WASI; tests use memory or
 /// real directories.
@@ -77,13 +79,54 @@ impl Capper {
         call_id: &str,
         store: &mut dyn SpillStore,
     ) -> Result<Capped, CapError> {
+        self.cap_text(Cow::Borrowed(text), budget, call_id, store)
+    }
+
+    /// [`cap`](Self::cap) for a caller that owns the text: a text that fits
+    /// comes back as it went in, without a copy.
+    pub fn cap_owned(
+        &self,
+        text: String,
+        budget: &Budget,
+        call_id: &str,
+        store: &mut dyn SpillStore,
+    ) -> Result<Capped, CapError> {
+        self.cap_text(Cow::Owned(text), budget, call_id, store)
+    }
+
+    fn cap_text(
+        &self,
+        text: Cow<'_, str>,
+        budget: &Budget,
+        call_id: &str,
+        store: &mut dyn SpillStore,
+    ) -> Result<Capped, CapError> {
         budget.validate(self.room)?;
         let bytes = text.len() as u64;
-        let lines = count_lines(text.as_bytes());
-        if fits(budget, bytes, lines) {
-            return Ok(unchanged(text, lines));
+        let within_bytes = budget.is_disabled() || bytes <= u64::from(budget.max_bytes);
+        if within_bytes {
+            let lines = count_lines(text.as_bytes());
+            if fits(budget, bytes, lines) {
+                return Ok(unchanged(text.into_owned(), lines));
+            }
         }
-        let digest = naming::content_digest(text.as_bytes());
+        self.cut(&text, budget, call_id, store)
+    }
+
+    /// Spill and preview a text that does not fit.
+    fn cut(
+        &self,
+        text: &str,
+        budget: &Budget,
+        call_id: &str,
+        store: &mut dyn SpillStore,
+    ) -> Result<Capped, CapError> {
+        let bytes = text.len() as u64;
+        // Count the lines while hashing: one pass over memory, not two.
+        let mut lfs = 0;
+        let digest = naming::content_digest_with(text.as_bytes(), |block| lfs += count_lfs(block));
+        let index = LineIndex::with_lfs(text.as_bytes(), lfs);
+        let lines = index.lines();
         let file_name = naming::spill_file_name(call_id, &digest);
         let saved = store
             .save(self.scheme.thread_dir(), &file_name, text.as_bytes())
@@ -92,7 +135,7 @@ impl Capper {
             Ok(r) => Saved::Spilled(r),
             Err(e) => Saved::Failed(e.message()),
         };
-        let (preview, loss) = preview_within(text, budget, lines, outcome);
+        let (preview, loss) = preview_within(text, budget, &index, outcome);
         let (spill, spill_error) = match saved {
             Ok(r) => (Some(r), None),
             Err(e) => (None, Some(e.to_string())),
@@ -117,11 +160,11 @@ fn fits(budget: &Budget, bytes: u64, lines: u64) -> bool {
             && budget.max_lines.is_none_or(|m| lines <= u64::from(m)))
 }
 
-fn unchanged(text: &str, lines: u64) -> Capped {
+fn unchanged(text: String, lines: u64) -> Capped {
     Capped {
-        text: text.to_owned(),
-        truncated: false,
         original_bytes: text.len() as u64,
+        text,
+        truncated: false,
         original_lines: lines,
         omitted_bytes: 0,
         omitted_lines: 0,
@@ -179,8 +222,14 @@ fn call_room(bytes: u64, lines: u64, outcome: Saved<'_>) -> usize {
 }
 
 /// Build the preview and notice for a text that does not fit.
-fn preview_within(text: &str, budget: &Budget, lines: u64, outcome: Saved<'_>) -> (String, Loss) {
+fn preview_within(
+    text: &str,
+    budget: &Budget,
+    index: &LineIndex<'_>,
+    outcome: Saved<'_>,
+) -> (String, Loss) {
     let bytes = text.len() as u64;
+    let lines = index.lines();
     let max_bytes = budget.max_bytes as usize;
     let reserve = call_room(bytes, lines, outcome);
     let allow = Allowance {
@@ -191,13 +240,13 @@ fn preview_within(text: &str, budget: &Budget, lines: u64, outcome: Saved<'_>) -
     };
     let max_line = budget.max_line_bytes.map(|m| m as usize);
     let (head, head_end, tail) = choose(text, budget, allow, max_line);
-    let loss = account(text, lines, &head, &tail);
+    let loss = account(text, index, &head, &tail);
     // Never reserve the budget itself: max-bytes may be huge next to the text.
     let mut out = String::with_capacity(max_bytes.min(text.len() + reserve));
     cut::render(text, &head.items, &mut out);
     let tail_start = tail.ranges().next().map_or(text.len(), |(a, _)| a);
     if head_end < tail_start {
-        let gap_line = line_of(text.as_bytes(), head_end);
+        let gap_line = index.line_of(head_end);
         out.push_str(&notice::gap_marker(
             head_end as u64,
             tail_start as u64,
@@ -248,8 +297,8 @@ fn choose(
 }
 
 /// Exact loss accounting from the ranges actually shown.
-fn account(text: &str, lines: u64, head: &Side, tail: &Side) -> Loss {
-    let b = text.as_bytes();
+fn account(text: &str, index: &LineIndex<'_>, head: &Side, tail: &Side) -> Loss {
+    let lines = index.lines();
     let shown = (head.shown() + tail.shown()) as u64;
     let mut cursor = 0;
     let mut gap = None;
@@ -260,16 +309,19 @@ fn account(text: &str, lines: u64, head: &Side, tail: &Side) -> Loss {
         cursor = e;
     }
     let gap = gap.unwrap_or(cursor);
-    let head_last = head.ranges().last().map_or(0, |(_, e)| line_of(b, e - 1));
+    let head_last = head
+        .ranges()
+        .last()
+        .map_or(0, |(_, e)| index.line_of(e - 1));
     let tail_first = tail
         .ranges()
         .next()
-        .map_or(lines + 1, |(a, _)| line_of(b, a));
+        .map_or(lines + 1, |(a, _)| index.line_of(a));
     Loss {
         original_bytes: text.len() as u64,
         original_lines: lines,
         omitted_bytes: text.len() as u64 - shown,
         omitted_lines: tail_first.saturating_sub(head_last + 1),
-        gap_line: line_of(b, gap),
+        gap_line: index.line_of(gap),
     }
 }

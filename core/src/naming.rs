@@ -31,8 +31,23 @@ pub fn hex(bytes: &[u8]) -> String {
 
 /// First [`DIGEST_HEX`] hex digits of the SHA-256 of `content`.
 pub fn content_digest(content: &[u8]) -> String {
-    let full = Sha256::digest(content);
-    hex(&full[..DIGEST_HEX / 2])
+    content_digest_with(content, |_| {})
+}
+
+/// Bytes hashed per step of [`content_digest_with`]: small enough to stay in
+/// the L2 cache between the visit and the hash.
+const DIGEST_BLOCK: usize = 64 << 10;
+
+/// [`content_digest`], showing each block of `content` to `visit` right
+/// before hashing it: a caller that must also scan the content (to count its
+/// lines) reads it from main memory once instead of twice.
+pub fn content_digest_with(content: &[u8], mut visit: impl FnMut(&[u8])) -> String {
+    let mut hasher = Sha256::new();
+    for block in content.chunks(DIGEST_BLOCK) {
+        visit(block);
+        hasher.update(block);
+    }
+    hex(&hasher.finalize()[..DIGEST_HEX / 2])
 }
 
 fn is_safe_byte(b: u8) -> bool {

@@ -49,7 +49,9 @@ pub struct OverflowRef {
 pub struct RefScheme {
     display_root: String,
     thread: String,
-    key: Vec<u8>,
+    /// HMAC state with the key already absorbed: each tag clones it instead
+    /// of hashing the key's two pad blocks again.
+    keyed: HmacSha256,
     anchor: Finder<'static>,
 }
 
@@ -87,10 +89,12 @@ impl RefScheme {
         let thread = naming::safe_name(thread_id);
         let anchor = format!("{TOKEN_HEAD}{display_root}/{thread}/");
         let anchor = Finder::new(anchor.as_bytes()).into_owned();
+        // new_from_slice only fails for fixed-size MACs; HMAC takes any key.
+        let keyed = HmacSha256::new_from_slice(&key).expect("HMAC accepts any key length");
         Ok(RefScheme {
             display_root,
             thread,
-            key,
+            keyed,
             anchor,
         })
     }
@@ -123,8 +127,7 @@ impl RefScheme {
     }
 
     fn mac(&self, file_name: &str, bytes: u64, lines: u64, digest: &str) -> HmacSha256 {
-        // new_from_slice only fails for fixed-size MACs; HMAC takes any key.
-        let mut mac = HmacSha256::new_from_slice(&self.key).expect("HMAC accepts any key length");
+        let mut mac = self.keyed.clone();
         let msg = format!(
             "toolcap-ref-v1\n{}/{file_name}\n{bytes}\n{lines}\n{digest}",
             self.thread

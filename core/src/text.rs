@@ -5,17 +5,58 @@
 
 /// Number of lines in `s`: LFs, plus one if the text does not end with LF.
 pub fn count_lines(s: &[u8]) -> u64 {
-    let breaks = memchr::memchr_iter(b'\n', s).count() as u64;
+    lines_from_lfs(s, count_lfs(s))
+}
+
+/// Number of LFs in `s` (memchr's vectorised count).
+pub fn count_lfs(s: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', s).count() as u64
+}
+
+/// Lines of `s` when it holds `lfs` LFs.
+fn lines_from_lfs(s: &[u8], lfs: u64) -> u64 {
     match s.last() {
         None => 0,
-        Some(b'\n') => breaks,
-        Some(_) => breaks + 1,
+        Some(b'\n') => lfs,
+        Some(_) => lfs + 1,
     }
 }
 
 /// 1-based number of the line that holds byte `offset` of `s`.
 pub fn line_of(s: &[u8], offset: usize) -> u64 {
-    1 + memchr::memchr_iter(b'\n', &s[..offset.min(s.len())]).count() as u64
+    1 + count_lfs(&s[..offset.min(s.len())])
+}
+
+/// A text whose LFs are counted, so that the line of an offset costs a count
+/// over the nearer end only: a preview's offsets lie near the start or the
+/// end, and a second pass over a 64 MiB text would cost as much as the first.
+#[derive(Debug, Clone, Copy)]
+pub struct LineIndex<'a> {
+    text: &'a [u8],
+    lfs: u64,
+}
+
+impl<'a> LineIndex<'a> {
+    /// Index `text`, which holds `lfs` LFs (see [`count_lfs`]).
+    pub fn with_lfs(text: &'a [u8], lfs: u64) -> Self {
+        debug_assert_eq!(lfs, count_lfs(text));
+        LineIndex { text, lfs }
+    }
+
+    /// Number of lines, as [`count_lines`] counts them.
+    pub fn lines(&self) -> u64 {
+        lines_from_lfs(self.text, self.lfs)
+    }
+
+    /// 1-based number of the line that holds byte `offset`, as [`line_of`].
+    pub fn line_of(&self, offset: usize) -> u64 {
+        let offset = offset.min(self.text.len());
+        if offset <= self.text.len() / 2 {
+            line_of(self.text, offset)
+        } else {
+            1 + self.lfs - count_lfs(&self.text[offset..])
+        }
+    }
 }
 
 /// Largest char boundary of `s` at or below `i`.
@@ -75,6 +116,24 @@ mod tests {
         assert_eq!(line_of(s, 3), 2);
         assert_eq!(line_of(s, 6), 3);
         assert_eq!(line_of(s, 7), 4);
+    }
+
+    #[test]
+    fn line_index_agrees_with_line_of_from_either_end() {
+        for s in [
+            &b""[..],
+            b"a",
+            b"\n",
+            b"ab\ncd\n\nx",
+            b"\n\n\nlast\n",
+            b"x\ny\n",
+        ] {
+            let index = LineIndex::with_lfs(s, count_lfs(s));
+            assert_eq!(index.lines(), count_lines(s));
+            for offset in 0..=s.len() + 1 {
+                assert_eq!(index.line_of(offset), line_of(s, offset), "{s:?} {offset}");
+            }
+        }
     }
 
     #[test]

@@ -108,6 +108,16 @@ proptest! {
     }
 
     #[test]
+    fn cap_owned_answers_like_cap(text in any_text(120), budget in any_budget(room().0, room().1)) {
+        let capper = capper();
+        let (mut borrowed, mut owned) = (MemStore::default(), MemStore::default());
+        let by_ref = capper.cap(&text, &budget, "call-1", &mut borrowed);
+        let by_value = capper.cap_owned(text.clone(), &budget, "call-1", &mut owned);
+        prop_assert_eq!(by_ref.unwrap(), by_value.unwrap());
+        prop_assert_eq!(borrowed.files, owned.files);
+    }
+
+    #[test]
     fn head_is_prefix_and_tail_is_suffix(text in any_text(120), budget in any_budget(room().0, room().1)) {
         let budget = Budget { max_line_bytes: None, max_bytes: budget.max_bytes.max(room().0), ..budget };
         let capper = capper();

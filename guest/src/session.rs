@@ -56,7 +56,7 @@ impl GuestSession for Session {
     ) -> CapResult<types::Capped> {
         let budget = convert::budget(budget);
         self.capper
-            .cap(&output, &budget, &call_id, &mut &self.spill)
+            .cap_owned(output, &budget, &call_id, &mut &self.spill)
             .map(convert::capped)
             .map_err(convert::error)
     }

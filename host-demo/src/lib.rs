@@ -47,6 +47,11 @@
 //!   1 MiB, `cap_parts` and `prune` twice the size; [`Session::memory_size`]
 //!   shows what a session has used. An input that cannot fit is refused
 //!   before the component sees it, and the session stays usable.
+//! - **Memory given back**: wasm memory never shrinks, so after a call that
+//!   leaves the instance above 16 MiB ([`DEFAULT_RECYCLE_ABOVE`]) a session
+//!   swaps in a fresh instance, opened with the same settings and key:
+//!   references stay valid. [`RuntimeOptions::recycling`] sets the threshold
+//!   or turns it off; [`Session::recycled`] counts the swaps.
 //! - **Time**: each call may run 30 s ([`DEFAULT_CALL_DEADLINE`]), enforced by
 //!   epoch interruption: one ticker thread per runtime, started by the first
 //!   call, advances the epoch every 10 ms while calls run and sleeps otherwise.
@@ -98,6 +103,7 @@ mod deadline;
 mod error;
 mod limits;
 mod memory;
+mod recycle;
 mod runtime;
 mod sandbox;
 mod session;
@@ -109,6 +115,7 @@ pub use bindings::types::{
 pub use budget::{DEFAULT_HEAD_PERCENT, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_LINES, budget};
 pub use error::Error;
 pub use limits::{DEFAULT_CALL_DEADLINE, DEFAULT_MEMORY_LIMIT, LimitExceeded, Limits};
+pub use recycle::{DEFAULT_RECYCLE_ABOVE, Recycling};
 pub use runtime::{RuntimeOptions, ToolCap};
 pub use sandbox::SPILL_GUEST_PATH;
 pub use session::{Session, SessionConfig};

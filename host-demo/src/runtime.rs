@@ -9,6 +9,7 @@ use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConf
 use crate::bindings::{ToolOutputCap, ToolOutputCapPre};
 use crate::deadline::{Running, Ticker};
 use crate::limits::{self, Limits};
+use crate::recycle::Recycling;
 use crate::sandbox::Sandbox;
 use crate::session::{Session, SessionConfig};
 use crate::{COMPONENT_WASM, Error, OverflowKind};
@@ -25,6 +26,10 @@ pub struct RuntimeOptions {
     /// and of `classify`; [`Session::set_limits`] changes one session's.
     /// Default: [`Limits::default`] (256 MiB, 30 s).
     pub limits: Limits,
+    /// When a session swaps its instance for a fresh one to give back the
+    /// linear memory a large call left. Default: above 16 MiB
+    /// ([`DEFAULT_RECYCLE_ABOVE`](crate::DEFAULT_RECYCLE_ABOVE)).
+    pub recycling: Recycling,
 }
 
 /// The tool-output-cap component, compiled once and ready to instantiate.
@@ -40,6 +45,7 @@ struct Runtime {
     engine: Engine,
     pre: ToolOutputCapPre<Sandbox>,
     limits: Limits,
+    recycling: Recycling,
     ticker: Ticker,
 }
 
@@ -72,6 +78,7 @@ impl ToolCap {
                 engine,
                 pre,
                 limits: options.limits,
+                recycling: options.recycling,
             }),
         })
     }
@@ -85,6 +92,11 @@ impl ToolCap {
     /// The limits new sessions start with (see [`RuntimeOptions::limits`]).
     pub fn limits(&self) -> Limits {
         self.inner.limits
+    }
+
+    /// When sessions of this runtime recycle their instance (see [`RuntimeOptions::recycling`]).
+    pub fn recycling(&self) -> Recycling {
+        self.inner.recycling
     }
 
     /// Whether an HTTP error response means "the request was too large", and

@@ -48,6 +48,14 @@ impl Sandbox {
             memory: MemoryLimiter::default(),
         })
     }
+
+    /// `len` bytes from the same secure random source the component's
+    /// `wasi:random` reads: a session key the host keeps, so that a recycled
+    /// instance verifies the references of the one it replaced.
+    pub(crate) fn random_bytes(&mut self, len: u64) -> Result<Vec<u8>, Error> {
+        use wasmtime_wasi::p2::bindings::random::random::Host as _;
+        Ok(self.wasi.random().get_random_bytes(len)?)
+    }
 }
 
 impl WasiView for Sandbox {

@@ -15,6 +15,9 @@ use crate::{
     OverflowRef, Page, PrunePolicy, Pruned, SessionSettings, ToolCap,
 };
 
+/// Bytes of the random key drawn for a session configured without one.
+const RANDOM_KEY_BYTES: u64 = 32;
+
 /// What a host grants one session.
 #[derive(Clone, Debug, Default)]
 pub struct SessionConfig {
@@ -29,8 +32,9 @@ pub struct SessionConfig {
     /// a notice. `None`: the canonical absolute path of `spill_dir`, or
     /// `/spill` when there is none.
     pub display_root: Option<String>,
-    /// Key for the references' verification tags, at least 16 bytes. Empty: the
-    /// component draws a random key, so references do not outlive the session.
+    /// Key for the references' verification tags, at least 16 bytes. Empty: a
+    /// random 32-byte key is drawn for this session, so references do not
+    /// outlive it.
     pub key: Vec<u8>,
 }
 
@@ -55,6 +59,11 @@ impl SessionConfig {
 /// hit inside the component, or a bug in it) poisons the session: later
 /// calls fail at once with an error that says why, and the host opens a new
 /// session, which starts from a fresh instance.
+///
+/// Wasm memory never shrinks, so after a call that leaves the instance larger
+/// than the runtime's [`Recycling`](crate::Recycling) threshold (16 MiB by
+/// default) the session replaces it with a fresh one, opened with the same
+/// settings and key: references stay valid and nothing else changes.
 pub struct Session {
     // Field order matters for Drop: the resource is released before the store goes.
     resource: Option<ResourceAny>,
@@ -64,6 +73,11 @@ pub struct Session {
     limits: Limits,
     /// Why the instance can no longer be entered, once a call trapped.
     poisoned: Option<String>,
+    /// What the instance was opened with, to open a replacement the same way.
+    settings: SessionSettings,
+    perms: FsPerms,
+    /// Instances replaced to give memory back.
+    recycled: u64,
     spill_dir: Option<PathBuf>,
     display_root: String,
 }
@@ -88,13 +102,20 @@ impl Session {
             (None, None) => SPILL_GUEST_PATH.to_owned(),
         };
         let limits = tool_cap.limits();
-        let sandbox = Sandbox::new(spill_dir.as_deref().map(|dir| (dir, perms)))?;
+        let mut sandbox = Sandbox::new(spill_dir.as_deref().map(|dir| (dir, perms)))?;
+        let key = if config.key.is_empty() {
+            // Drawn here, not in the component, so that a recycled instance
+            // gets the same key.
+            sandbox.random_bytes(RANDOM_KEY_BYTES)?
+        } else {
+            config.key
+        };
         let (store, exports) = tool_cap.instantiate(sandbox, &limits)?;
         let settings = SessionSettings {
             thread_id: config.thread_id,
             spill_dir: SPILL_GUEST_PATH.to_owned(),
             display_root: display_root.clone(),
-            key: config.key,
+            key,
         };
         let mut session = Self {
             resource: None,
@@ -103,11 +124,13 @@ impl Session {
             tool_cap: tool_cap.clone(),
             limits,
             poisoned: None,
+            settings: settings.clone(),
+            perms,
+            recycled: 0,
             spill_dir,
             display_root,
         };
-        let settings_bytes =
-            settings.thread_id.len() + settings.display_root.len() + settings.key.len();
+        let settings_bytes = settings_bytes(&settings);
         let resource = session.enter(settings_bytes, |exports, store| {
             let api = exports.toolcap_tool_output_cap_capper().session();
             api.call_open(store, &settings)
@@ -129,10 +152,16 @@ impl Session {
     }
 
     /// Bytes of linear memory the component holds now. Wasm memory never
-    /// shrinks, so this is also the most it has used: measure it to choose
-    /// [`Limits::memory_bytes`].
+    /// shrinks, so this is also the most it has used since its instance was
+    /// last recycled: measure it to choose [`Limits::memory_bytes`].
     pub fn memory_size(&self) -> usize {
         self.store.data().memory.size()
+    }
+
+    /// How many times this session replaced its instance to give memory back
+    /// (see [`RuntimeOptions::recycling`](crate::RuntimeOptions::recycling)).
+    pub fn recycled(&self) -> u64 {
+        self.recycled
     }
 
     /// Whether an earlier call trapped, so that every call now fails: drop
@@ -261,7 +290,47 @@ impl Session {
                 session,
             )
         })?;
+        self.recycle_if_large();
         Ok(answer?)
+    }
+
+    /// Replaces the instance by a fresh one if the call just made left it
+    /// larger than the runtime's recycling threshold. Best effort: if no
+    /// fresh instance can be had (a full instance pool), the session keeps
+    /// the old one, which still works, and tries again after its next call.
+    fn recycle_if_large(&mut self) {
+        if !self.tool_cap.recycling().wants(self.memory_size()) {
+            return;
+        }
+        let Ok((store, exports, resource)) = self.open_instance() else {
+            return;
+        };
+        let old_store = std::mem::replace(&mut self.store, store);
+        self.exports = exports;
+        let old_resource = self.resource.replace(resource);
+        close_instance(&self.tool_cap, &self.limits, old_store, old_resource);
+        self.recycled += 1;
+    }
+
+    /// A fresh store and instance with this session's grant and limits, and
+    /// the `session` resource opened in it with this session's settings.
+    fn open_instance(&self) -> Result<(Store<Sandbox>, ToolOutputCap, ResourceAny), Error> {
+        let grant = self.spill_dir.as_deref().map(|dir| (dir, self.perms));
+        let (mut store, exports) = self
+            .tool_cap
+            .instantiate(Sandbox::new(grant)?, &self.limits)?;
+        store
+            .data()
+            .memory
+            .check_input(settings_bytes(&self.settings) as u64)?;
+        let running = self.tool_cap.arm(&mut store, &self.limits)?;
+        let opened = exports
+            .toolcap_tool_output_cap_capper()
+            .session()
+            .call_open(&mut store, &self.settings);
+        drop(running);
+        let opened = opened.map_err(|err| limits::explain(err, &store.data().memory, &self.limits));
+        Ok((store, exports, opened??))
     }
 
     /// Enters the instance once, under the session's limits: refuses an input
@@ -316,6 +385,26 @@ fn part_bytes(part: &ContentPart) -> usize {
                 + text.as_ref().map_or(0, String::len)
                 + blob.as_ref().map_or(0, String::len)
         }
+    }
+}
+
+/// Bytes the `open` settings put into the component's memory.
+fn settings_bytes(settings: &SessionSettings) -> usize {
+    settings.thread_id.len() + settings.display_root.len() + settings.key.len()
+}
+
+/// Runs the guest's destructor of `resource`, under `limits`, then frees the
+/// store. Errors are moot: the store goes either way.
+fn close_instance(
+    tool_cap: &ToolCap,
+    limits: &Limits,
+    mut store: Store<Sandbox>,
+    resource: Option<ResourceAny>,
+) {
+    if let Some(resource) = resource
+        && let Ok(_running) = tool_cap.arm(&mut store, limits)
+    {
+        let _ = resource.resource_drop(&mut store);
     }
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use host_demo::{
     Budget, ContentPart, DEFAULT_CALL_DEADLINE, DEFAULT_MEMORY_LIMIT, Error, LimitExceeded, Limits,
-    RuntimeOptions, Session, SessionConfig, ToolCap, budget,
+    Recycling, RuntimeOptions, Session, SessionConfig, ToolCap, budget,
 };
 
 const MIB: usize = 1 << 20;
@@ -30,6 +30,19 @@ fn small_memory_tool_cap() -> &'static ToolCap {
 fn default_tool_cap() -> &'static ToolCap {
     static TOOL_CAP: OnceLock<ToolCap> = OnceLock::new();
     TOOL_CAP.get_or_init(|| ToolCap::new().expect("compiles"))
+}
+
+/// The default limits, but sessions keep their instance however large it
+/// grows, so a test can see what one call used.
+fn keeping_tool_cap() -> &'static ToolCap {
+    static TOOL_CAP: OnceLock<ToolCap> = OnceLock::new();
+    TOOL_CAP.get_or_init(|| {
+        let options = RuntimeOptions {
+            recycling: Recycling::Never,
+            ..RuntimeOptions::default()
+        };
+        ToolCap::with_options(host_demo::COMPONENT_WASM, &options).expect("compiles")
+    })
 }
 
 /// `bytes` of log-like text.
@@ -75,7 +88,7 @@ fn defaults_are_256_mib_and_30_s_and_hold_a_64_mib_cap() {
     assert_eq!(default_tool_cap().limits(), Limits::default());
 
     let dir = tempfile::tempdir().unwrap();
-    let mut session = open(default_tool_cap(), dir.path(), "t");
+    let mut session = open(keeping_tool_cap(), dir.path(), "t");
     assert_eq!(session.limits(), Limits::default());
     let before = session.memory_size();
     let input = output_of(64 * MIB);
@@ -226,6 +239,7 @@ fn without_limits_a_session_grows_as_it_needs() {
             memory_bytes: None,
             call_deadline: None,
         },
+        recycling: Recycling::Never,
         ..RuntimeOptions::default()
     };
     let tool_cap = ToolCap::with_options(host_demo::COMPONENT_WASM, &options).unwrap();

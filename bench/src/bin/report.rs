@@ -1,0 +1,55 @@
+//! `cargo run --release -p toolcap-bench --bin report [SUITE...]` (or `make bench`):
+//! runs every comparison (or the named suites: core, call, spill, startup,
+//! refs, readback, memory) and prints one Markdown table for the README.
+//! `TOOLCAP_BENCH_QUICK=1` makes a rough smoke run.
+
+use std::process::Command;
+use std::time::Instant;
+
+use toolcap_bench::measure::Plan;
+use toolcap_bench::{setup, suite, table};
+
+fn main() {
+    let wanted: Vec<String> = std::env::args().skip(1).collect();
+    let runs = |name: &str| wanted.is_empty() || wanted.iter().any(|w| w == name);
+    let plan = Plan::from_env();
+    let started = Instant::now();
+    println!("{}", machine());
+    let mut rows = Vec::new();
+    for s in suite::ALL.iter().filter(|s| runs(s.name)) {
+        eprintln!("running {} ...", s.name);
+        (s.run)(plan, &mut rows);
+    }
+    println!("{}", table::render(&rows));
+    if runs("memory") {
+        println!("{}", suite::memory::report());
+    }
+    eprintln!("done in {:.0?}", started.elapsed());
+}
+
+/// The machine and build, for the README next to the table.
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map_or_else(|_| std::env::consts::OS.to_owned(), |k| k.trim().to_owned());
+    let rustc = Command::new("rustc")
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    let wasm = setup::component_wasm().len();
+    format!(
+        "Machine: {cpu}, {cores} cores, Linux {kernel}; {rustc}; wasmtime 48.0.8; \
+         component {wasm} bytes. Medians; each ratio is to a baseline measured in the same run.\n"
+    )
+}

@@ -1,0 +1,215 @@
+//! Benchmark inputs, generated deterministically in code: no large files in
+//! the repository, the same bytes on every machine.
+//!
+//! Five kinds cover what reaches a cap: ASCII logs, Cyrillic and CJK text (2-
+//! and 3-byte characters), emoji-heavy chat (4-byte characters and ZWJ
+//! sequences), and a minified bundle that is one huge line.
+
+/// The sizes every kind is benchmarked at.
+pub const SIZES: [usize; 4] = [KIB, 64 * KIB, 4 * MIB, 64 * MIB];
+
+/// One kibibyte.
+pub const KIB: usize = 1024;
+/// One mebibyte.
+pub const MIB: usize = 1024 * KIB;
+
+/// A kind of tool output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A server log: ASCII lines of about 90 bytes, one `ERROR` in 500 lines.
+    Ascii,
+    /// Russian prose lines: mostly 2-byte characters.
+    Cyrillic,
+    /// Chinese and Japanese lines: mostly 3-byte characters.
+    Cjk,
+    /// Chat lines dense with 4-byte emoji and ZWJ sequences.
+    Emoji,
+    /// A minified JavaScript bundle: one line, no LF at all.
+    Minified,
+}
+
+impl Kind {
+    /// Every kind, in table order.
+    pub const ALL: [Kind; 5] = [
+        Kind::Ascii,
+        Kind::Cyrillic,
+        Kind::Cjk,
+        Kind::Emoji,
+        Kind::Minified,
+    ];
+
+    /// Short name for tables and benchmark ids.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Ascii => "ascii",
+            Kind::Cyrillic => "cyrillic",
+            Kind::Cjk => "cjk",
+            Kind::Emoji => "emoji",
+            Kind::Minified => "minified",
+        }
+    }
+}
+
+/// Exactly `size` bytes of `kind`, valid UTF-8, the same on every call.
+pub fn text(kind: Kind, size: usize) -> String {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ size as u64);
+    let mut out = String::with_capacity(size + 256);
+    let mut line = 0u64;
+    while out.len() < size {
+        match kind {
+            Kind::Ascii => ascii_line(&mut out, &mut rng, line),
+            Kind::Cyrillic => word_line(&mut out, &mut rng, CYRILLIC, " ", line),
+            Kind::Cjk => word_line(&mut out, &mut rng, CJK, "", line),
+            Kind::Emoji => word_line(&mut out, &mut rng, EMOJI, " ", line),
+            Kind::Minified => minified_statement(&mut out, &mut rng),
+        }
+        line += 1;
+    }
+    fit(out, size)
+}
+
+/// `s` cut to exactly `size` bytes: cut on a char boundary, then padded with
+/// spaces (never a LF, so the minified bundle stays one line).
+fn fit(mut s: String, size: usize) -> String {
+    s.truncate(s.floor_char_boundary(size));
+    while s.len() < size {
+        s.push(' ');
+    }
+    s
+}
+
+/// One line in this many of the ASCII log carries `ERROR`.
+pub const ERROR_EVERY: u64 = 500;
+
+fn ascii_line(out: &mut String, rng: &mut Rng, line: u64) {
+    use std::fmt::Write as _;
+    let level = if line % ERROR_EVERY == ERROR_EVERY - 1 {
+        "ERROR"
+    } else {
+        "INFO "
+    };
+    let _ = writeln!(
+        out,
+        "2026-11-22T11:{:02}:{:02}.{:03}Z {level} worker-{} GET /api/v1/items/{} status=200 in {} ms",
+        (line / 60) % 60,
+        line % 60,
+        rng.below(1000),
+        rng.below(8),
+        rng.below(1_000_000),
+        rng.below(500),
+    );
+}
+
+fn word_line(out: &mut String, rng: &mut Rng, words: &[&str], sep: &str, line: u64) {
+    let count = 6 + rng.below(10);
+    out.push_str(&line.to_string());
+    out.push(':');
+    for _ in 0..count {
+        out.push_str(sep);
+        out.push_str(words[rng.below(words.len() as u64) as usize]);
+    }
+    out.push('\n');
+}
+
+fn minified_statement(out: &mut String, rng: &mut Rng) {
+    use std::fmt::Write as _;
+    let id = rng.below(1 << 20);
+    let _ = write!(
+        out,
+        "function _{id:x}(e,t){{var n=e[{}]||{{}};return n.v{}=t&&t.k{},\"m{id}\"in n?n:t}};",
+        rng.below(64),
+        rng.below(100),
+        rng.below(100),
+    );
+}
+
+const CYRILLIC: &[&str] = &[
+    "запрос",
+    "обработан",
+    "ошибка",
+    "файл",
+    "строка",
+    "сервер",
+    "ответ",
+    "данные",
+    "пользователь",
+    "время",
+    "сборка",
+    "тест",
+    "прошёл",
+    "упал",
+    "модуль",
+    "и",
+];
+
+const CJK: &[&str] = &[
+    "请求",
+    "处理",
+    "错误",
+    "文件",
+    "日志",
+    "服务器",
+    "响应",
+    "数据",
+    "用户",
+    "时间",
+    "构建",
+    "测试",
+    "ファイル",
+    "エラー",
+    "成功",
+    "。",
+];
+
+const EMOJI: &[&str] = &[
+    "🚀",
+    "✅",
+    "🔥",
+    "👩\u{200D}💻",
+    "🎉",
+    "🐛",
+    "⚠️",
+    "📦",
+    "🧪",
+    "👍🏽",
+    "🇺🇦",
+    "deploy",
+    "ok",
+    "😀😃😄",
+    "🤖",
+    "💥",
+];
+
+/// A small xorshift generator: deterministic and fast enough for 64 MiB.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_the_exact_size_and_its_shape() {
+        for kind in Kind::ALL {
+            for size in [0, 1, 7, KIB, 64 * KIB] {
+                let t = text(kind, size);
+                assert_eq!(t.len(), size, "{kind:?}");
+                assert_eq!(t, text(kind, size), "deterministic");
+            }
+            let t = text(kind, 64 * KIB);
+            let lfs = t.bytes().filter(|&b| b == b'\n').count();
+            assert_eq!(lfs == 0, kind == Kind::Minified, "{kind:?}");
+            let wide = t.chars().filter(|c| c.len_utf8() > 1).count();
+            assert_eq!(wide == 0, matches!(kind, Kind::Ascii | Kind::Minified));
+        }
+        assert!(text(Kind::Ascii, 4 * MIB).contains(" ERROR "));
+    }
+}

@@ -1,0 +1,128 @@
+//! Fixtures shared by the report and the criterion benches: one session
+//! identity for the native core and the component, so both render and accept
+//! the same references, and the budgets each comparison uses.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use host_demo::{RuntimeOptions, Session, SessionConfig, ToolCap};
+use toolcap_core::{Budget, Capper, Keep, RefScheme};
+
+use crate::corpus::KIB;
+
+/// Thread of every benchmark session.
+pub const THREAD: &str = "bench-thread";
+/// Display root of every benchmark session, native and component alike.
+pub const DISPLAY_ROOT: &str = "/spill-root";
+/// Session key: fixed, so native and component tags agree.
+pub const KEY: [u8; 32] = [7; 32];
+/// Call id of every benchmark call: the same content then spills to the
+/// same name, and each iteration replaces the file instead of adding one.
+pub const CALL_ID: &str = "bench-call";
+/// Environment variable naming another `.wasm` to benchmark (A/B builds).
+pub const WASM_ENV: &str = "TOOLCAP_BENCH_WASM";
+
+/// The component to benchmark: the file named by [`WASM_ENV`], else the one
+/// embedded in `host-demo`.
+pub fn component_wasm() -> Cow<'static, [u8]> {
+    match std::env::var_os(WASM_ENV) {
+        Some(path) => Cow::Owned(
+            std::fs::read(&path)
+                .unwrap_or_else(|e| panic!("{WASM_ENV}={}: {e}", Path::new(&path).display())),
+        ),
+        None => Cow::Borrowed(host_demo::COMPONENT_WASM),
+    }
+}
+
+/// The runtime, compiled once, optionally with pooled instance slots.
+pub fn tool_cap(pooled_instances: Option<u32>) -> ToolCap {
+    tool_cap_with(RuntimeOptions {
+        pooled_instances,
+        ..RuntimeOptions::default()
+    })
+}
+
+/// The runtime with explicit options.
+pub fn tool_cap_with(options: RuntimeOptions) -> ToolCap {
+    ToolCap::with_options(&component_wasm(), &options).expect("the component compiles")
+}
+
+/// A session of the benchmark identity, spilling into `spill_dir` (none:
+/// every cut reports that it could not be saved, and nothing is written).
+pub fn session(tool_cap: &ToolCap, spill_dir: Option<&Path>) -> Session {
+    let config = SessionConfig {
+        thread_id: THREAD.to_owned(),
+        spill_dir: spill_dir.map(Path::to_owned),
+        display_root: Some(DISPLAY_ROOT.to_owned()),
+        key: KEY.to_vec(),
+        ..SessionConfig::default()
+    };
+    tool_cap.open_session(config).expect("the session opens")
+}
+
+/// The native core with the benchmark identity.
+pub fn capper() -> Capper {
+    Capper::new(RefScheme::new(DISPLAY_ROOT, THREAD, KEY.to_vec()).expect("valid scheme"))
+}
+
+/// A budget that cuts an input of `size` bytes: the host defaults at 16 KiB,
+/// or just under `size` for small inputs (never below the notice's room).
+pub fn cut_budget(size: usize) -> Budget {
+    let room = capper().room().bytes;
+    let max_bytes = (16 * KIB).min(size * 15 / 16).max(room);
+    Budget {
+        max_bytes: max_bytes as u32,
+        max_lines: Some(host_demo::DEFAULT_MAX_LINES),
+        max_line_bytes: Some(host_demo::DEFAULT_MAX_LINE_BYTES),
+        keep: Keep::HeadAndTail,
+        head_percent: host_demo::DEFAULT_HEAD_PERCENT,
+    }
+}
+
+/// A budget that every input up to 64 KiB fits: the call returns it unchanged.
+pub fn roomy_budget() -> Budget {
+    Budget {
+        max_bytes: 128 * KIB as u32,
+        max_lines: None,
+        ..cut_budget(64 * KIB)
+    }
+}
+
+/// The same budget in the component's types.
+pub fn host_budget(b: &Budget) -> host_demo::Budget {
+    host_demo::Budget {
+        max_bytes: b.max_bytes,
+        max_lines: b.max_lines,
+        max_line_bytes: b.max_line_bytes,
+        keep: match b.keep {
+            Keep::Head => host_demo::Keep::Head,
+            Keep::Tail => host_demo::Keep::Tail,
+            Keep::HeadAndTail => host_demo::Keep::HeadAndTail,
+        },
+        head_percent: b.head_percent,
+    }
+}
+
+/// `base` with a genuine notice of the benchmark identity after roughly every
+/// `every` bytes (on a line boundary): text for `find-refs` to work on.
+pub fn with_notices(base: &str, every: usize) -> (String, usize) {
+    let scheme = RefScheme::new(DISPLAY_ROOT, THREAD, KEY.to_vec()).expect("valid scheme");
+    let mut out = String::with_capacity(base.len() + base.len() / every * 300);
+    let mut count = 0;
+    let mut last = 0;
+    for (i, _) in base.match_indices('\n') {
+        out.push_str(&base[last..=i]);
+        last = i + 1;
+        if out.len() / every > count {
+            let digest = toolcap_core::naming::content_digest(count.to_string().as_bytes());
+            let name = toolcap_core::naming::spill_file_name(&format!("call-{count}"), &digest);
+            let r = scheme.make_ref(&name, 1 << 20, 9000, &digest);
+            out.push_str(toolcap_core::refs::SAVED_PREFIX);
+            out.push_str(&RefScheme::token(&r));
+            out.push('\n');
+            count += 1;
+        }
+    }
+    out.push_str(&base[last..]);
+    (out, count)
+}

@@ -210,7 +210,7 @@ mod tests {
     fn forged_placeholder_is_not_treated_as_pruned() {
         let s = scheme();
         let forged = format!(
-            "{PRUNED_PREFIX}full content at /spill/t1/c-0123456789abcdef.txt] (ref bytes=1 lines=1 sha256=0123456789abcdef tag=0000000000000000){}",
+            "{PRUNED_PREFIX}full content at /spill/t1/c-0123456789abcdef.txt] (ref bytes=1 lines=1 blake3=0123456789abcdef tag=0000000000000000){}",
             " ".repeat(100)
         );
         let p = prune(

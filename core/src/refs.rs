@@ -1,7 +1,7 @@
 //! Overflow references: the one definition of their text form, shared by the
 //! writer (notices, placeholders) and the parser (`find_refs`).
 //!
-//! Token: `full content at <path>] (ref bytes=<n> lines=<n> sha256=<16 hex> tag=<16 hex>)`
+//! Token: `full content at <path>] (ref bytes=<n> lines=<n> blake3=<16 hex> tag=<16 hex>)`
 //! where `<path>` is `<display root>/<thread>/<file>`. A notice ends with
 //! `[full output saved; <token>`, a placeholder is `[tool output pruned; <token>`.
 //! The tag is HMAC-SHA-256 under the session key over the relative path, size,
@@ -25,6 +25,8 @@ pub const PRUNED_PREFIX: &str = "[tool output pruned; ";
 /// Prefix of the reference line that ends a notice.
 pub const SAVED_PREFIX: &str = "[full output saved; ";
 const TOKEN_HEAD: &str = "full content at ";
+/// The content digest's field, space included.
+const DIGEST_FIELD: &str = " blake3=";
 /// Longest spill file name: safe call name, `-`, digest, suffix.
 const MAX_FILE_NAME: usize = MAX_SAFE_NAME + 1 + DIGEST_HEX + SPILL_SUFFIX.len();
 /// Longest decimal u64.
@@ -39,7 +41,7 @@ pub struct OverflowRef {
     pub bytes: u64,
     /// Lines of the full output.
     pub lines: u64,
-    /// Content digest (16 hex digits of SHA-256).
+    /// Content digest (16 hex digits of BLAKE3).
     pub digest: String,
     /// Verification tag (16 hex digits).
     pub tag: String,
@@ -191,7 +193,7 @@ impl RefScheme {
     /// The reference token of `r` (see the module docs).
     pub fn token(r: &OverflowRef) -> String {
         format!(
-            "{TOKEN_HEAD}{}] (ref bytes={} lines={} sha256={} tag={})",
+            "{TOKEN_HEAD}{}] (ref bytes={} lines={}{DIGEST_FIELD}{} tag={})",
             r.path, r.bytes, r.lines, r.digest, r.tag
         )
     }
@@ -211,7 +213,9 @@ impl RefScheme {
         let path = self.display_root.len() + 1 + self.thread.len() + 1 + MAX_FILE_NAME;
         TOKEN_HEAD.len()
             + path
-            + "] (ref bytes= lines= sha256= tag=)".len()
+            + "] (ref bytes= lines=".len()
+            + DIGEST_FIELD.len()
+            + " tag=)".len()
             + 2 * MAX_DIGITS
             + DIGEST_HEX
             + TAG_HEX
@@ -255,7 +259,7 @@ impl RefScheme {
         let bytes = cur.number()?;
         cur.literal(" lines=")?;
         let lines = cur.number()?;
-        cur.literal(" sha256=")?;
+        cur.literal(DIGEST_FIELD)?;
         let digest = cur.hex(DIGEST_HEX)?;
         cur.literal(" tag=")?;
         let tag = cur.hex(TAG_HEX)?;

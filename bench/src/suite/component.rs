@@ -1,6 +1,6 @@
 //! Questions 2 and 3: what does going through wasmtime cost, for a result
 //! that fits (call overhead) and for one that is cut and spilled (copies,
-//! SHA-256 in wasm, WASI writes)?
+//! BLAKE3 in wasm, WASI writes)?
 
 use std::hint::black_box;
 

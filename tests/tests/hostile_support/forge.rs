@@ -69,7 +69,7 @@ impl Parts {
     /// Rendered exactly as `RefScheme::token` renders, whatever the fields hold.
     fn token(&self) -> String {
         format!(
-            "{TOKEN_HEAD}{}] (ref bytes={} lines={} sha256={} tag={})",
+            "{TOKEN_HEAD}{}] (ref bytes={} lines={} blake3={} tag={})",
             self.path, self.bytes, self.lines, self.digest, self.tag
         )
     }
@@ -871,7 +871,7 @@ impl Forger {
             ("lf-in-file", "call_1", "call\n_1"),
             ("lf-before-ref", "] (ref", "]\n(ref"),
             ("lf-before-lines", " lines=", "\nlines="),
-            ("lf-before-sha256", " sha256=", "\nsha256="),
+            ("lf-before-blake3", " blake3=", "\nblake3="),
             ("lf-before-tag", " tag=", "\ntag="),
             ("cr-before-close", ")", "\r)"),
             ("crlf-before-ref", "] (ref", "]\r\n(ref"),
@@ -891,7 +891,7 @@ impl Forger {
             ("double-space-after-at", "at /", "at  /"),
             ("double-space-after-bracket", "] (ref", "]  (ref"),
             ("double-space-before-lines", " lines=", "  lines="),
-            ("double-space-before-sha256", " sha256=", "  sha256="),
+            ("double-space-before-blake3", " blake3=", "  blake3="),
             ("double-space-before-tag", " tag=", "  tag="),
             ("no-space-after-at", "at /", "at/"),
             ("no-space-after-bracket", "] (ref", "](ref"),
@@ -905,8 +905,8 @@ impl Forger {
             ("close-as-bracket", ")", "]"),
             ("ref-uppercase", "(ref ", "(REF "),
             ("ref-colon", "(ref ", "(ref: "),
-            ("sha256-uppercase", "sha256=", "SHA256="),
-            ("sha1", "sha256=", "sha1="),
+            ("blake3-uppercase", "blake3=", "BLAKE3="),
+            ("sha256-for-blake3", "blake3=", "sha256="),
             ("size-for-bytes", "bytes=", "size="),
             ("mac-for-tag", "tag=", "mac="),
             ("colon-for-equals", "bytes=", "bytes:"),
@@ -939,14 +939,14 @@ impl Forger {
         let (b, l, d, t) = (
             format!("bytes={}", p.bytes),
             format!("lines={}", p.lines),
-            format!("sha256={}", p.digest),
+            format!("blake3={}", p.digest),
             format!("tag={}", p.tag),
         );
         let orders = [
             ("lines-before-bytes", [&l, &b, &d, &t]),
-            ("tag-before-sha256", [&b, &l, &t, &d]),
+            ("tag-before-blake3", [&b, &l, &t, &d]),
             ("reversed", [&t, &d, &l, &b]),
-            ("sha256-first", [&d, &b, &l, &t]),
+            ("blake3-first", [&d, &b, &l, &t]),
         ];
         for (name, fields) in orders {
             let fields: Vec<&str> = fields.iter().map(|s| s.as_str()).collect();
@@ -1001,7 +1001,7 @@ impl Forger {
             self.parts("spliced", name, &parts, text);
         }
         let (ta, tb) = (a.token(), b.token());
-        let cut = |t: &str| t.find(" sha256=").expect("a sha256 field");
+        let cut = |t: &str| t.find(" blake3=").expect("a blake3 field");
         self.text(
             "spliced",
             "head-of-a-tail-of-b",
@@ -1018,7 +1018,7 @@ impl Forger {
             ..a.clone()
         };
         let outer_tail = format!(
-            "] (ref bytes={} lines={} sha256={} tag={})",
+            "] (ref bytes={} lines={} blake3={} tag={})",
             a.bytes, a.lines, a.digest, a.tag
         );
         let token_a = a.token();
@@ -1233,7 +1233,7 @@ impl Forger {
             plain(
                 "inside-forged-notice-path",
                 format!(
-                    "{SAVED_PREFIX}{anchor}{line_a}] (ref bytes=1 lines=1 sha256={} tag={})",
+                    "{SAVED_PREFIX}{anchor}{line_a}] (ref bytes=1 lines=1 blake3={} tag={})",
                     a.digest, a.tag
                 ),
                 &["a"],

@@ -102,41 +102,34 @@ impl Session {
             (None, None) => SPILL_GUEST_PATH.to_owned(),
         };
         let limits = tool_cap.limits();
-        let mut sandbox = Sandbox::new(spill_dir.as_deref().map(|dir| (dir, perms)))?;
         let key = if config.key.is_empty() {
             // Drawn here, not in the component, so that a recycled instance
             // gets the same key.
-            sandbox.random_bytes(RANDOM_KEY_BYTES)?
+            Sandbox::new(None)?.random_bytes(RANDOM_KEY_BYTES)?
         } else {
             config.key
         };
-        let (store, exports) = tool_cap.instantiate(sandbox, &limits)?;
         let settings = SessionSettings {
             thread_id: config.thread_id,
             spill_dir: SPILL_GUEST_PATH.to_owned(),
             display_root: display_root.clone(),
             key,
         };
-        let mut session = Self {
-            resource: None,
+        let grant = spill_dir.as_deref().map(|dir| (dir, perms));
+        let (store, exports, resource) = open_instance(tool_cap, &limits, grant, &settings)?;
+        Ok(Self {
+            resource: Some(resource),
             exports,
             store,
             tool_cap: tool_cap.clone(),
             limits,
             poisoned: None,
-            settings: settings.clone(),
+            settings,
             perms,
             recycled: 0,
             spill_dir,
             display_root,
-        };
-        let settings_bytes = settings_bytes(&settings);
-        let resource = session.enter(settings_bytes, |exports, store| {
-            let api = exports.toolcap_tool_output_cap_capper().session();
-            api.call_open(store, &settings)
-        })??;
-        session.resource = Some(resource);
-        Ok(session)
+        })
     }
 
     /// The limits this session's calls run under.
@@ -302,7 +295,9 @@ impl Session {
         if !self.tool_cap.recycling().wants(self.memory_size()) {
             return;
         }
-        let Ok((store, exports, resource)) = self.open_instance() else {
+        let grant = self.spill_dir.as_deref().map(|dir| (dir, self.perms));
+        let fresh = open_instance(&self.tool_cap, &self.limits, grant, &self.settings);
+        let Ok((store, exports, resource)) = fresh else {
             return;
         };
         let old_store = std::mem::replace(&mut self.store, store);
@@ -310,27 +305,6 @@ impl Session {
         let old_resource = self.resource.replace(resource);
         close_instance(&self.tool_cap, &self.limits, old_store, old_resource);
         self.recycled += 1;
-    }
-
-    /// A fresh store and instance with this session's grant and limits, and
-    /// the `session` resource opened in it with this session's settings.
-    fn open_instance(&self) -> Result<(Store<Sandbox>, ToolOutputCap, ResourceAny), Error> {
-        let grant = self.spill_dir.as_deref().map(|dir| (dir, self.perms));
-        let (mut store, exports) = self
-            .tool_cap
-            .instantiate(Sandbox::new(grant)?, &self.limits)?;
-        store
-            .data()
-            .memory
-            .check_input(settings_bytes(&self.settings) as u64)?;
-        let running = self.tool_cap.arm(&mut store, &self.limits)?;
-        let opened = exports
-            .toolcap_tool_output_cap_capper()
-            .session()
-            .call_open(&mut store, &self.settings);
-        drop(running);
-        let opened = opened.map_err(|err| limits::explain(err, &store.data().memory, &self.limits));
-        Ok((store, exports, opened??))
     }
 
     /// Enters the instance once, under the session's limits: refuses an input
@@ -356,6 +330,30 @@ impl Session {
             err
         })
     }
+}
+
+/// A fresh store and instance with this grant and these limits, and the
+/// `session` resource opened in it with `settings`: the first instance of a
+/// session and every replacement are made the same way.
+fn open_instance(
+    tool_cap: &ToolCap,
+    limits: &Limits,
+    grant: Option<(&Path, FsPerms)>,
+    settings: &SessionSettings,
+) -> Result<(Store<Sandbox>, ToolOutputCap, ResourceAny), Error> {
+    let (mut store, exports) = tool_cap.instantiate(Sandbox::new(grant)?, limits)?;
+    store
+        .data()
+        .memory
+        .check_input(settings_bytes(settings) as u64)?;
+    let running = tool_cap.arm(&mut store, limits)?;
+    let opened = exports
+        .toolcap_tool_output_cap_capper()
+        .session()
+        .call_open(&mut store, settings);
+    drop(running);
+    let opened = opened.map_err(|err| limits::explain(err, &store.data().memory, limits));
+    Ok((store, exports, opened??))
 }
 
 /// The gist of why a call failed: the limit it hit or the trap it raised,

@@ -1,6 +1,6 @@
 # The commands the README names. Each installs what it needs itself.
 #   make demo   - build the component and run the fake agent loop
-#   make test   - formatting, clippy (host and guest), every test
+#   make test   - formatting, clippy (host and guest), every test: Rust, JS, Python
 #   make bench  - every benchmark against its baseline, one table (about a minute)
 #   make soak   - the property tests with many more cases (SOAK_CASES, default 100000)
 #   make fuzz   - each cargo-fuzz target for FUZZ_SECONDS (default 60) on nightly
@@ -11,7 +11,8 @@ GUEST_FLAGS := --profile guest --target wasm32-wasip2 -p toolcap-guest --target-
 GUEST_WASM := target/wasm-guest/wasm32-wasip2/guest/toolcap_guest.wasm
 HOST_CRATES := -p toolcap-core -p host-demo -p toolcap-tests -p toolcap-bench
 
-.PHONY: demo test bench bench-criterion soak check fmt-check clippy guest setup wit
+.PHONY: demo test bench bench-criterion soak check fmt-check clippy guest setup wit \
+	js-setup js-test py-setup py-test
 
 SOAK_CASES ?= 100000
 
@@ -28,6 +29,40 @@ demo: setup
 test: setup check fuzz-smoke
 	$(CARGO) test --release $(HOST_CRATES)
 	$(CARGO) bench --no-run -p toolcap-bench
+	$(MAKE) js-test py-test
+
+# JavaScript (js/README.md): npm packages go into js/node_modules, pinned by
+# js/package-lock.json; `npm run build` transpiles the guest with jco into
+# js/generated/ (not committed).
+JS_INSTALLED := js/node_modules/.installed
+
+$(JS_INSTALLED): js/package.json js/package-lock.json
+	cd js && npm ci --no-audit --no-fund
+	touch $@
+
+js-setup: guest $(JS_INSTALLED)
+	cd js && npm run --silent build
+
+js-test: js-setup
+	cd js && npm test
+
+# Python (python/README.md): a venv in python/.venv with the pinned, hashed
+# requirements; the guest .wasm is copied into the package (not committed).
+PY_VENV := python/.venv
+PY_INSTALLED := $(PY_VENV)/.installed
+PYTHON ?= python3
+
+$(PY_INSTALLED): python/requirements-dev.txt
+	test -x $(PY_VENV)/bin/python || $(PYTHON) -m venv $(PY_VENV)
+	$(PY_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		--require-hashes --only-binary :all: -r python/requirements-dev.txt
+	touch $@
+
+py-setup: guest $(PY_INSTALLED)
+	cp $(GUEST_WASM) python/src/tool_output_cap/tool_output_cap.wasm
+
+py-test: py-setup
+	cd python && .venv/bin/python -m pytest
 
 # Every benchmark against its baseline in one run, as one table
 # (bench/src/bin/report.rs). Quiet the machine first.

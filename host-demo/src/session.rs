@@ -24,13 +24,14 @@ pub struct SessionConfig {
     /// The conversation this session serves; spills go to `<spill_dir>/<thread>/`.
     pub thread_id: String,
     /// Host directory granted to the component as its spill directory.
-    /// `None` grants nothing: cut results then say the output could not be saved.
+    /// `None`, or a path that is not an existing directory, grants nothing:
+    /// cut results then say the output could not be saved.
     pub spill_dir: Option<PathBuf>,
     /// Grant `spill_dir` read-only (to test the "could not be saved" path).
     pub read_only: bool,
     /// The spill directory as the model sees it, at the start of every path in
-    /// a notice. `None`: the canonical absolute path of `spill_dir`, or
-    /// `/spill` when there is none.
+    /// a notice. `None`: the canonical absolute path of `spill_dir` (just
+    /// its absolute path if it does not exist), or `/spill` without one.
     pub display_root: Option<String>,
     /// Key for the references' verification tags, at least 16 bytes. Empty: a
     /// random 32-byte key is drawn for this session, so references do not
@@ -89,18 +90,26 @@ impl Session {
         } else {
             FsPerms::ReadWrite
         };
-        let spill_dir = match &config.spill_dir {
-            Some(dir) => Some(
+        // A directory that does not exist (yet) is granted as nothing, like
+        // the JS and Python wrappers do: the session opens and every cut
+        // result says why its full output could not be saved.
+        let granted = match &config.spill_dir {
+            Some(dir) if dir.is_dir() => Some(
                 dir.canonicalize()
                     .with_context(|| format!("spill directory {}", dir.display()))?,
             ),
-            None => None,
+            _ => None,
         };
-        let display_root = match (config.display_root, &spill_dir) {
-            (Some(root), _) => root,
-            (None, Some(dir)) => dir.to_string_lossy().into_owned(),
-            (None, None) => SPILL_GUEST_PATH.to_owned(),
+        let display_root = match (config.display_root, &config.spill_dir, &granted) {
+            (Some(root), _, _) => root,
+            (None, _, Some(dir)) => dir.to_string_lossy().into_owned(),
+            (None, Some(missing), None) => std::path::absolute(missing)
+                .with_context(|| format!("spill directory {}", missing.display()))?
+                .to_string_lossy()
+                .into_owned(),
+            (None, None, None) => SPILL_GUEST_PATH.to_owned(),
         };
+        let spill_dir = granted;
         let limits = tool_cap.limits();
         let key = if config.key.is_empty() {
             // Drawn here, not in the component, so that a recycled instance

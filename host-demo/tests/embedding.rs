@@ -113,11 +113,24 @@ fn component_errors_are_told_apart_from_runtime_errors() {
         ToolCap::from_bytes(b"not wasm"),
         Err(Error::Runtime(_))
     ));
-    let missing = SessionConfig::new("t", spill.path().join("missing"));
-    assert!(matches!(
-        tool_cap().open_session(missing),
-        Err(Error::Runtime(_))
-    ));
+    // A spill directory that does not exist is no error: cut results say
+    // that their full output could not be saved, and nothing is created.
+    let missing_dir = spill.path().join("missing");
+    let mut unsaved = tool_cap()
+        .open_session(SessionConfig::new("t", &missing_dir))
+        .unwrap();
+    let capped = unsaved
+        .cap(&big_output(), &small_budget(), "call-3")
+        .unwrap();
+    assert!(capped.truncated && capped.spill.is_none(), "{capped:?}");
+    assert!(
+        capped.text.contains("could NOT be saved"),
+        "{}",
+        capped.text
+    );
+    assert!(capped.spill_error.unwrap().contains("no spill directory"));
+    assert!(!missing_dir.exists());
+    assert!(unsaved.display_root().ends_with("/missing"));
     let empty_thread = SessionConfig::new("", spill.path());
     assert!(matches!(
         tool_cap().open_session(empty_thread),

@@ -109,7 +109,7 @@ impl Runner {
         };
         let view = CapView::from(capped);
         invariants::check_cap(chk, &mut self.session, &disk, &input, &budget, &view);
-        check_capped(chk, &mut s.expect, &view);
+        self.check_capped(chk, &mut s.expect, &view)?;
         self.record(&s.call_id, &view);
         Ok(())
     }
@@ -130,7 +130,7 @@ impl Runner {
         let view = CapView::from(&capped);
         invariants::check_cap(chk, &mut self.session, &disk, &joined, &budget, &view);
         invariants::check_parts(chk, &parts, &capped);
-        check_capped(chk, &mut s.expect, &view);
+        self.check_capped(chk, &mut s.expect, &view)?;
         let got_parts = capped.parts.iter().map(convert::part_spec).collect();
         chk.exact("parts", &mut s.expect.parts, &got_parts);
         self.record(&s.call_id, &view);
@@ -353,31 +353,36 @@ impl Runner {
         }
         Ok(())
     }
-}
 
-/// The expectations of `cap` and `cap-parts` on their shared accounting.
-fn check_capped(chk: &mut Checker<'_>, e: &mut CapExpect, got: &CapView) {
-    chk.fixed("truncated", e.truncated.as_ref(), &got.truncated);
-    chk.fixed("spilled", e.spilled.as_ref(), &got.spill.is_some());
-    chk.exact("original_bytes", &mut e.original_bytes, &got.original_bytes);
-    chk.exact("original_lines", &mut e.original_lines, &got.original_lines);
-    chk.exact("omitted_bytes", &mut e.omitted_bytes, &got.omitted_bytes);
-    chk.exact("omitted_lines", &mut e.omitted_lines, &got.omitted_lines);
-    chk.exact("gap_line", &mut e.gap_line, &got.gap_line);
-    if let Some(needle) = &e.spill_error_contains {
-        match &got.spill_error {
-            Some(error) => chk.ensure(error.contains(needle.as_str()), || {
-                format!("spill_error {error:?} does not contain {needle:?}")
-            }),
-            None => chk.fail(format!(
-                "expected a spill_error containing {needle:?}, got none"
-            )),
+    /// The expectations of `cap` and `cap-parts` on their shared accounting.
+    fn check_capped(
+        &self,
+        chk: &mut Checker<'_>,
+        e: &mut CapExpect,
+        got: &CapView,
+    ) -> Result<(), String> {
+        chk.fixed("truncated", e.truncated.as_ref(), &got.truncated);
+        chk.fixed("spilled", e.spilled.as_ref(), &got.spill.is_some());
+        chk.exact("original_bytes", &mut e.original_bytes, &got.original_bytes);
+        chk.exact("original_lines", &mut e.original_lines, &got.original_lines);
+        chk.exact("omitted_bytes", &mut e.omitted_bytes, &got.omitted_bytes);
+        chk.exact("omitted_lines", &mut e.omitted_lines, &got.omitted_lines);
+        chk.exact("gap_line", &mut e.gap_line, &got.gap_line);
+        if let Some(needle) = &e.spill_error_contains {
+            match &got.spill_error {
+                Some(error) => chk.ensure(error.contains(needle.as_str()), || {
+                    format!("spill_error {error:?} does not contain {needle:?}")
+                }),
+                None => chk.fail(format!(
+                    "expected a spill_error containing {needle:?}, got none"
+                )),
+            }
         }
+        // `$spill:`/`$capped:` name earlier steps, as in every other op.
+        let contains = self.resolve_all(&e.text_contains)?;
+        let not_contains = self.resolve_all(&e.text_not_contains)?;
+        chk.substrings(&contains, &not_contains, &got.text);
+        chk.text("text", &mut e.text, &got.text);
+        Ok(())
     }
-    chk.substrings(
-        e.text_contains.as_deref().unwrap_or_default(),
-        e.text_not_contains.as_deref().unwrap_or_default(),
-        &got.text,
-    );
-    chk.text("text", &mut e.text, &got.text);
 }

@@ -1,0 +1,232 @@
+// Between the wrapper's plain JS values and the shapes jco expects.
+//
+// jco wraps out-of-range integers silently (-1 becomes 4294967295), so every
+// integer is checked here first. u64 values come back as BigInt and are kept
+// that way: a JS number is exact only up to 2^53.
+
+const KEEPS = ['head', 'tail', 'head-and-tail'];
+const U64_MAX = 2n ** 64n - 1n;
+
+/** The defaults of `budget()`, the same as the Rust host's. */
+export const DEFAULT_MAX_LINES = 400;
+export const DEFAULT_MAX_LINE_BYTES = 2000;
+export const DEFAULT_KEEP = 'head-and-tail';
+export const DEFAULT_HEAD_PERCENT = 40;
+
+function uint(value, bits, what) {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw new TypeError(`${what} must be an integer number, got ${describe(value)}`);
+  }
+  if (value < 0 || value > 2 ** bits - 1) {
+    throw new RangeError(`${what} must be between 0 and ${2 ** bits - 1}, got ${value}`);
+  }
+  return value;
+}
+
+export const u8 = (value, what) => uint(value, 8, what);
+export const u16 = (value, what) => uint(value, 16, what);
+export const u32 = (value, what) => uint(value, 32, what);
+
+/** A u64 argument, given as a number or a BigInt. */
+export function u64(value, what) {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) {
+      throw new TypeError(`${what} must be a safe integer or a BigInt, got ${value}`);
+    }
+    value = BigInt(value);
+  } else if (typeof value !== 'bigint') {
+    throw new TypeError(`${what} must be a number or a BigInt, got ${describe(value)}`);
+  }
+  if (value < 0n || value > U64_MAX) {
+    throw new RangeError(`${what} must be between 0 and 2^64-1, got ${value}`);
+  }
+  return value;
+}
+
+function optional(value, convert, what) {
+  return value === undefined || value === null ? undefined : convert(value, what);
+}
+
+export function string(value, what) {
+  if (typeof value !== 'string') {
+    throw new TypeError(`${what} must be a string, got ${describe(value)}`);
+  }
+  return value;
+}
+
+function optionalString(value, what) {
+  return optional(value, string, what);
+}
+
+function describe(value) {
+  return value === null ? 'null' : typeof value;
+}
+
+/** A camelCase budget as the component takes it; absent limits mean none. */
+export function toBudget(budget) {
+  if (typeof budget !== 'object' || budget === null) {
+    throw new TypeError('budget must be an object such as budget(16384)');
+  }
+  const keep = budget.keep ?? DEFAULT_KEEP;
+  if (!KEEPS.includes(keep)) {
+    throw new TypeError(`budget.keep must be one of ${KEEPS.join(', ')}, got ${String(keep)}`);
+  }
+  return {
+    maxBytes: u32(budget.maxBytes, 'budget.maxBytes'),
+    maxLines: optional(budget.maxLines, u32, 'budget.maxLines'),
+    maxLineBytes: optional(budget.maxLineBytes, u32, 'budget.maxLineBytes'),
+    keep,
+    headPercent: u8(budget.headPercent ?? DEFAULT_HEAD_PERCENT, 'budget.headPercent'),
+  };
+}
+
+/** A prune policy; absent fields mean no limit of that kind. */
+export function toPolicy(policy = {}) {
+  return {
+    keepLast: optional(policy.keepLast, u32, 'policy.keepLast'),
+    maxTotalBytes: optional(policy.maxTotalBytes, u64, 'policy.maxTotalBytes'),
+  };
+}
+
+/** An overflow reference handed back to the component. */
+export function toRef(ref) {
+  if (typeof ref !== 'object' || ref === null) {
+    throw new TypeError('ref must be an overflow reference from cap() or findRefs()');
+  }
+  return {
+    path: string(ref.path, 'ref.path'),
+    bytes: u64(ref.bytes, 'ref.bytes'),
+    lines: u64(ref.lines, 'ref.lines'),
+    digest: string(ref.digest, 'ref.digest'),
+    tag: string(ref.tag, 'ref.tag'),
+  };
+}
+
+function toMedia(part, what) {
+  return { data: string(part.data, `${what}.data`), mimeType: string(part.mimeType, `${what}.mimeType`) };
+}
+
+/**
+ * A content part in MCP's shape (`{type: 'text', text}`, `{type: 'image',
+ * data, mimeType}`, `{type: 'resource', resource: {uri, ...}}`, ...) as the
+ * component's variant.
+ */
+export function toPart(part, index) {
+  const what = `parts[${index}]`;
+  switch (part?.type) {
+    case 'text':
+      return { tag: 'text', val: string(part.text, `${what}.text`) };
+    case 'image':
+    case 'audio':
+      return { tag: part.type, val: toMedia(part, what) };
+    case 'resource': {
+      const r = part.resource ?? {};
+      return {
+        tag: 'resource',
+        val: {
+          uri: string(r.uri, `${what}.resource.uri`),
+          mimeType: optionalString(r.mimeType, `${what}.resource.mimeType`),
+          text: optionalString(r.text, `${what}.resource.text`),
+          blob: optionalString(r.blob, `${what}.resource.blob`),
+        },
+      };
+    }
+    case 'other':
+      return { tag: 'other', val: string(part.value, `${what}.value`) };
+    default:
+      throw new TypeError(
+        `${what}.type must be text, image, audio, resource or other, got ${String(part?.type)}`,
+      );
+  }
+}
+
+/** A component part back in MCP's shape; absent resource fields are left out. */
+export function fromPart({ tag, val }) {
+  switch (tag) {
+    case 'text':
+      return { type: 'text', text: val };
+    case 'image':
+    case 'audio':
+      return { type: tag, data: val.data, mimeType: val.mimeType };
+    case 'resource': {
+      const resource = { uri: val.uri };
+      for (const key of ['mimeType', 'text', 'blob']) {
+        if (val[key] !== undefined) resource[key] = val[key];
+      }
+      return { type: 'resource', resource };
+    }
+    default:
+      return { type: 'other', value: val };
+  }
+}
+
+const orNull = (value) => (value === undefined ? null : value);
+
+function fromRef(ref) {
+  return { path: ref.path, bytes: ref.bytes, lines: ref.lines, digest: ref.digest, tag: ref.tag };
+}
+
+function accounting(c) {
+  return {
+    truncated: c.truncated,
+    originalBytes: c.originalBytes,
+    originalLines: c.originalLines,
+    omittedBytes: c.omittedBytes,
+    omittedLines: c.omittedLines,
+    gapLine: orNull(c.gapLine),
+    spill: c.spill === undefined ? null : fromRef(c.spill),
+    spillError: orNull(c.spillError),
+  };
+}
+
+export function fromCapped(c) {
+  return { text: c.text, ...accounting(c) };
+}
+
+export function fromCappedParts(c) {
+  return { parts: c.parts.map(fromPart), ...accounting(c) };
+}
+
+export { fromRef };
+
+export function fromPage(p) {
+  return {
+    text: p.text,
+    offset: p.offset,
+    firstLine: p.firstLine,
+    nextOffset: orNull(p.nextOffset),
+    nextLine: orNull(p.nextLine),
+    totalBytes: p.totalBytes,
+  };
+}
+
+export function fromGrep(g) {
+  return {
+    matches: g.matches.map((m) => ({
+      line: m.line,
+      offset: m.offset,
+      excerpt: m.excerpt,
+      excerptOffset: m.excerptOffset,
+    })),
+    totalMatches: g.totalMatches,
+  };
+}
+
+export function fromPruned(p) {
+  return {
+    messages: p.messages,
+    replaced: Array.from(p.replaced),
+    bytesSaved: p.bytesSaved,
+    totalBytes: p.totalBytes,
+  };
+}
+
+/** The session key as bytes; absent means "draw a random one". */
+export function toKey(key) {
+  if (key === undefined || key === null) return new Uint8Array(0);
+  if (!(key instanceof Uint8Array)) {
+    throw new TypeError('key must be a Uint8Array or Buffer of at least 16 bytes');
+  }
+  // A Buffer may be a view into a larger pool: copy exactly its bytes.
+  return new Uint8Array(key);
+}

@@ -1,0 +1,215 @@
+// Types of tool-output-cap for Node. Sizes of one string are `number`
+// (u32); totals, offsets and line numbers of spilled files are `bigint`
+// (u64, exact). Arguments of u64 type accept `number | bigint`.
+
+/** Which part of an oversized tool result the preview keeps. */
+export type Keep = 'head' | 'tail' | 'head-and-tail';
+
+/**
+ * How much of a tool result may reach the model; every limit includes the
+ * notice. `budget(maxBytes)` fills in the defaults.
+ */
+export interface Budget {
+  /** Most UTF-8 bytes of returned text, notice included; 0 disables capping. */
+  maxBytes: number;
+  /** Most lines of returned text; absent or null: no line limit. */
+  maxLines?: number | null;
+  /** Preview lines longer than this are shortened; absent or null: kept whole. */
+  maxLineBytes?: number | null;
+  /** Default 'head-and-tail'. */
+  keep?: Keep;
+  /** With 'head-and-tail', the head's share of the preview, 0 to 100. Default 40. */
+  headPercent?: number;
+}
+
+/** A genuine reference to a spilled file, verified by the session's key. */
+export interface OverflowRef {
+  /** Display root, `/`, then `<thread>/<call>-<digest>.txt`. */
+  path: string;
+  /** Size of the full output in bytes. */
+  bytes: bigint;
+  /** Number of lines of the full output. */
+  lines: bigint;
+  /** First 16 hex digits of the BLAKE3 hash of the full output. */
+  digest: string;
+  /** 16 hex digits of HMAC-SHA-256 over path, sizes and digest. */
+  tag: string;
+}
+
+/** The accounting shared by `cap` and `capParts`. Absent values are null. */
+export interface CapAccounting {
+  /** True when the input did not fit and the text is a preview. */
+  truncated: boolean;
+  originalBytes: number;
+  originalLines: number;
+  /** Bytes of the input not in the preview (0 if not truncated). */
+  omittedBytes: number;
+  /** Lines of the input of which no byte is in the preview. */
+  omittedLines: number;
+  /** 1-based line where the first omitted byte lies; null if nothing was omitted. */
+  gapLine: number | null;
+  /** Where the full output was saved, when it was truncated and saved. */
+  spill: OverflowRef | null;
+  /** Why it could not be saved; the notice says "could NOT be saved" too. */
+  spillError: string | null;
+}
+
+export interface Capped extends CapAccounting {
+  /** The text to give the model: the input unchanged if it fit, else preview + notice. */
+  text: string;
+}
+
+/** Content parts in the shape of MCP's `CallToolResult.content`. */
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+export interface MediaPart {
+  type: 'image' | 'audio';
+  /** Base64 data, carried through untouched. */
+  data: string;
+  mimeType: string;
+}
+export interface EmbeddedResource {
+  uri: string;
+  mimeType?: string | null;
+  /** Shares the text budget with text parts. */
+  text?: string | null;
+  /** Base64, carried through untouched. */
+  blob?: string | null;
+}
+export interface ResourcePart {
+  type: 'resource';
+  /** In results, absent fields are left out (as in MCP), never null. */
+  resource: EmbeddedResource;
+}
+/** Anything else, e.g. a JSON-encoded part of an unknown type: carried through. */
+export interface OtherPart {
+  type: 'other';
+  value: string;
+}
+export type ContentPart = TextPart | MediaPart | ResourcePart | OtherPart;
+
+export interface CappedParts extends CapAccounting {
+  /** If cut, the first textual part holds preview + notice and later textual parts are dropped. */
+  parts: ContentPart[];
+}
+
+/** A page of a spilled file, cut on UTF-8 character boundaries. */
+export interface Page {
+  text: string;
+  /** Byte offset where `text` starts. */
+  offset: bigint;
+  /** 1-based line that holds `offset`. */
+  firstLine: bigint;
+  /** Where the next page starts; null at the end of the file. */
+  nextOffset: bigint | null;
+  /** Line that starts at `nextOffset` when the page ended on a line boundary; else null. */
+  nextLine: bigint | null;
+  /** Size of the whole file. */
+  totalBytes: bigint;
+}
+
+export interface GrepMatch {
+  line: bigint;
+  offset: bigint;
+  /** The line around the occurrence (at most about 200 bytes each side). */
+  excerpt: string;
+  excerptOffset: bigint;
+}
+
+export interface GrepResult {
+  /** The first occurrences in file order, at most `maxMatches`. */
+  matches: GrepMatch[];
+  /** All occurrences in the file. */
+  totalMatches: bigint;
+}
+
+export interface PrunePolicy {
+  /** Keep the newest this many messages; absent or null: no age limit. */
+  keepLast?: number | null;
+  /** Then prune the oldest until bodies total at most this; absent or null: no byte limit. */
+  maxTotalBytes?: number | bigint | null;
+}
+
+export interface Pruned {
+  messages: string[];
+  /** Indices of the messages this call replaced. */
+  replaced: number[];
+  bytesSaved: bigint;
+  totalBytes: bigint;
+}
+
+/** Why a provider rejected a request for its size. */
+export type OverflowKind = 'request-too-large' | 'context-length-exceeded';
+
+/** The cases of the component's `cap-error`. */
+export type CapErrorCase =
+  | 'invalid-budget'
+  | 'invalid-settings'
+  | 'invalid-argument'
+  | 'outside-root'
+  | 'not-found'
+  | 'no-spill-dir'
+  | 'io'
+  | 'other';
+
+export const CAP_ERROR_CASES: readonly CapErrorCase[];
+
+/** A call failed with a `cap-error`. Wrong argument types throw TypeError/RangeError instead. */
+export class ToolCapError extends Error {
+  constructor(errorCase: CapErrorCase, message: string);
+  readonly name: 'ToolCapError';
+  /** The cap-error case, e.g. 'invalid-budget'. */
+  readonly case: CapErrorCase;
+}
+
+export interface SessionOptions {
+  /** The conversation; spills go to `<spillDir>/<thread>/`. Must not be empty. */
+  threadId: string;
+  /**
+   * Host directory granted to the component (its only preopen). Absent, null
+   * or not an existing directory: nothing is granted and cut results say the
+   * output could not be saved.
+   */
+  spillDir?: string | null;
+  /** What paths in notices start with. Default: the real path of spillDir. */
+  displayRoot?: string | null;
+  /** HMAC key, at least 16 bytes; default: random per session. */
+  key?: Uint8Array | null;
+}
+
+export class Session {
+  private constructor();
+  /** Real host path of the granted spill directory, or null. */
+  readonly spillDir: string | null;
+  readonly displayRoot: string;
+  cap(output: string, budget: Budget, callId: string): Capped;
+  capParts(parts: ContentPart[], budget: Budget, callId: string): CappedParts;
+  /** Genuine references in `text`, in order of appearance. */
+  findRefs(text: string): OverflowRef[];
+  /** `[tool output pruned; full content at <path>] (ref ...)`. */
+  prunedPlaceholder(ref: OverflowRef): string;
+  read(path: string, offset: number | bigint, maxBytes: number): Page;
+  readLines(path: string, firstLine: number | bigint, count: number, maxBytes: number): Page;
+  /** Literal (not regex) search. */
+  grep(path: string, pattern: string, maxMatches: number): GrepResult;
+  prune(messages: string[], policy: PrunePolicy): Pruned;
+  /** Deletes this thread's spill folder; returns the bytes freed. */
+  purge(): bigint;
+  classify(status: number, body: string): OverflowKind | null;
+  /** Host path of a reference's file (not verified), or null. */
+  hostPath(refOrPath: OverflowRef | string): string | null;
+  /** Releases the session; later calls throw. */
+  close(): void;
+  [Symbol.dispose](): void;
+}
+
+/** Opens a session with its own component instance and sandbox. */
+export function openSession(options: SessionOptions): Promise<Session>;
+
+/** A budget with the defaults: maxLines 400, maxLineBytes 2000, 'head-and-tail', headPercent 40. */
+export function budget(maxBytes: number, overrides?: Partial<Budget>): Required<Budget>;
+
+/** Classifies an HTTP error response (on a shared instance with no files). */
+export function classify(status: number, body: string): Promise<OverflowKind | null>;

@@ -1,0 +1,210 @@
+// The wrapper on Node: files on the host disk, sandboxing between sessions,
+// BigInt sizes, errors as ToolCapError, and the missing-directory notice.
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+
+import { CAP_ERROR_CASES, ToolCapError, budget, classify, openSession } from '../src/index.js';
+import { sandboxedShim } from '../src/component.js';
+import { freshDir, makeUnwritable, removeDir } from './support/disk.js';
+
+const KEY = new Uint8Array(32).fill(9);
+const dirs = [];
+after(() => dirs.forEach(removeDir));
+const tempDir = () => {
+  const dir = freshDir('session-');
+  dirs.push(dir);
+  return dir;
+};
+
+const BIG = Array.from({ length: 5000 }, (_, i) => `2024-05-01 step ${i + 1}: compiled module m${i}\n`).join('');
+const expectCase = (call, wanted) =>
+  assert.throws(call, (err) => err instanceof ToolCapError && err.case === wanted && err.message.length > 0);
+
+test('a spill lands in the host directory, byte for byte, with BigInt sizes', async () => {
+  const dir = tempDir();
+  const session = await openSession({ threadId: 'thread-a', spillDir: dir, key: KEY });
+  assert.equal(session.displayRoot, dir, 'displayRoot defaults to the real spill path');
+  const input = `${BIG}ünïcödé ✓ 😀\n`;
+  const capped = session.cap(input, budget(4096), 'call-1');
+  assert.equal(capped.truncated, true);
+  assert.equal(capped.spillError, null);
+  const { spill } = capped;
+  assert.ok(spill.path.startsWith(`${dir}/thread-a/call-1-`), spill.path);
+  assert.equal(typeof spill.bytes, 'bigint');
+  assert.equal(typeof spill.lines, 'bigint');
+  assert.equal(spill.bytes, BigInt(Buffer.byteLength(input)));
+  assert.equal(spill.lines, 5001n);
+  // displayRoot is the real path, so the reference's path is the host file.
+  assert.deepEqual(readFileSync(spill.path), Buffer.from(input, 'utf8'));
+  assert.equal(session.hostPath(spill), spill.path);
+  assert.deepEqual(readdirSync(join(dir, 'thread-a')), [spill.path.split('/').pop()]);
+
+  const page = session.readLines(spill.path, 2, 1, 200);
+  assert.equal(page.text, '2024-05-01 step 2: compiled module m1\n');
+  for (const key of ['offset', 'firstLine', 'nextOffset', 'nextLine', 'totalBytes']) {
+    assert.equal(typeof page[key], 'bigint', key);
+  }
+  // u64 arguments take numbers and BigInts alike.
+  assert.deepEqual(session.read(spill.path, 38n, 38), session.read(spill.path, 38, 38));
+  const found = session.grep(spill.path, 'module m4999', 5);
+  assert.equal(found.totalMatches, 1n);
+  assert.equal(found.matches[0].line, 5000n);
+  assert.equal(typeof session.purge(), 'bigint');
+  assert.equal(existsSync(spill.path), false);
+  session.close();
+  assert.throws(() => session.findRefs(''), /closed/);
+});
+
+test('a second thread cannot read the first one\'s folder', async () => {
+  const dir = tempDir();
+  const first = await openSession({ threadId: 'first', spillDir: dir, key: KEY });
+  const second = await openSession({ threadId: 'second', spillDir: dir, key: KEY });
+  const { spill, text } = first.cap(BIG, budget(4096), 'c1');
+  assert.ok(spill);
+  const relative = spill.path.slice(dir.length + 1);
+  for (const path of [spill.path, relative]) {
+    expectCase(() => second.read(path, 0, 100), 'outside-root');
+    expectCase(() => second.readLines(path, 1, 1, 100), 'outside-root');
+    expectCase(() => second.grep(path, 'step', 1), 'outside-root');
+  }
+  assert.deepEqual(second.findRefs(text), []);
+  assert.equal(first.findRefs(text).at(-1).path, spill.path);
+  first.close();
+  second.close();
+});
+
+test('a missing spill directory gives the notice, not an exception', async () => {
+  const missing = join(tempDir(), 'does-not-exist');
+  const session = await openSession({ threadId: 't', spillDir: missing, key: KEY });
+  assert.equal(session.spillDir, null);
+  assert.equal(session.displayRoot, missing);
+  const capped = session.cap(BIG, budget(4096), 'c1');
+  assert.equal(capped.truncated, true);
+  assert.equal(capped.spill, null);
+  assert.match(capped.spillError, /no spill directory/);
+  assert.match(capped.text, /could NOT be saved/);
+  assert.ok(Buffer.byteLength(capped.text) <= 4096);
+  assert.equal(existsSync(missing), false, 'nothing was created');
+  expectCase(() => session.read('t/c1-0123456789abcdef.txt', 0, 100), 'no-spill-dir');
+  session.close();
+});
+
+test('errors are ToolCapError with the cap-error case', async () => {
+  const dir = tempDir();
+  await assert.rejects(openSession({ threadId: '', spillDir: dir }), (err) => {
+    return err instanceof ToolCapError && err.case === 'invalid-settings';
+  });
+  await assert.rejects(openSession({ threadId: 't', spillDir: dir, key: new Uint8Array(8) }), {
+    name: 'ToolCapError',
+    case: 'invalid-settings',
+  });
+  const session = await openSession({ threadId: 't', spillDir: dir });
+  expectCase(() => session.cap('x', budget(10), 'c'), 'invalid-budget');
+  expectCase(() => session.cap('x', budget(4096, { headPercent: 101 }), 'c'), 'invalid-budget');
+  const { spill } = session.cap(BIG, budget(4096), 'c1');
+  expectCase(() => session.read('t/c1-0123456789abcdef.txt', 0, 100), 'not-found');
+  expectCase(() => session.read('../x', 0, 100), 'outside-root');
+  expectCase(() => session.grep(spill.path, '', 1), 'invalid-argument');
+  expectCase(() => session.prunedPlaceholder({ ...spill, tag: '0'.repeat(16) }), 'invalid-argument');
+  assert.ok(CAP_ERROR_CASES.includes('no-spill-dir'));
+  // Values jco would wrap silently are refused before the call.
+  assert.throws(() => session.read(spill.path, -1, 100), RangeError);
+  assert.throws(() => session.cap('x', budget(4096, { headPercent: 300 }), 'c'), RangeError);
+  assert.throws(() => session.cap('x', budget(2 ** 32), 'c'), RangeError);
+  assert.throws(() => session.readLines(spill.path, 1.5, 1, 100), TypeError);
+  assert.throws(() => session.cap('x', budget(4096, { keep: 'middle' }), 'c'), TypeError);
+  session.close();
+});
+
+test('capParts passes media through untouched and in place', async () => {
+  const session = await openSession({ threadId: 't', spillDir: tempDir(), key: KEY });
+  const image = { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' };
+  const blob = { type: 'resource', resource: { uri: 'file:///a.bin', blob: 'AAEC' } };
+  const parts = [{ type: 'text', text: BIG }, image, blob, { type: 'text', text: 'tail text' }];
+  const capped = session.capParts(parts, budget(4096), 'parts-1');
+  assert.equal(capped.truncated, true);
+  assert.equal(capped.parts.length, 3);
+  assert.equal(capped.parts[0].type, 'text');
+  assert.match(capped.parts[0].text, /full content at/);
+  assert.deepEqual(capped.parts[1], image);
+  assert.deepEqual(capped.parts[2], blob);
+  assert.deepEqual(readFileSync(capped.spill.path, 'utf8'), `${BIG}\ntail text`);
+  const small = [image, { type: 'text', text: 'fits' }];
+  assert.deepEqual(session.capParts(small, budget(4096), 'parts-2').parts, small);
+  session.close();
+});
+
+test('prune replaces stale bodies with placeholders that keep the reference', async () => {
+  const session = await openSession({ threadId: 't', spillDir: tempDir(), key: KEY });
+  const { text, spill } = session.cap(BIG, budget(4096), 'c1');
+  const pruned = session.prune([text, 'recent'], { keepLast: 1 });
+  assert.deepEqual(pruned.replaced, [0]);
+  assert.equal(pruned.messages[0], session.prunedPlaceholder(spill));
+  assert.equal(typeof pruned.bytesSaved, 'bigint');
+  assert.deepEqual(session.findRefs(pruned.messages[0]), [spill]);
+  session.close();
+});
+
+test('classify works without a session and on one', async () => {
+  assert.equal(await classify(413, '<html>Request Entity Too Large</html>'), 'request-too-large');
+  assert.equal(await classify(429, 'rate limited'), null);
+  const session = await openSession({ threadId: 't' });
+  assert.equal(session.classify(200, 'ok'), null);
+  // No spillDir: nothing granted, and notices say so.
+  assert.equal(session.spillDir, null);
+  assert.equal(session.displayRoot, '/spill');
+  assert.match(session.cap(BIG, budget(4096), 'c').spillError, /no spill directory/);
+  session.close();
+});
+
+test('the sandbox grants one preopen, no environment and no arguments but a name', async () => {
+  process.env.TOOLCAP_SECRET_FOR_TEST = 'must-not-leak';
+  const imports = sandboxedShim('/some/dir').getImportObject();
+  const preopens = imports['wasi:filesystem/preopens'].getDirectories();
+  assert.deepEqual(preopens.map(([, guestPath]) => guestPath), ['/spill']);
+  assert.deepEqual(imports['wasi:cli/environment'].getEnvironment(), []);
+  assert.deepEqual(imports['wasi:cli/environment'].getArguments(), ['tool-output-cap']);
+  assert.deepEqual(sandboxedShim(null).getImportObject()['wasi:filesystem/preopens'].getDirectories(), []);
+  delete process.env.TOOLCAP_SECRET_FOR_TEST;
+});
+
+test('a session sees only its own spill directory, not its parent', async () => {
+  const parent = tempDir();
+  const dir = join(parent, 'spill');
+  mkdirSync(dir);
+  writeFileSync(join(parent, 'secret.txt'), 'secret');
+  const session = await openSession({ threadId: 't', spillDir: dir, key: KEY });
+  expectCase(() => session.read('../secret.txt', 0, 100), 'outside-root');
+  expectCase(() => session.read(join(parent, 'secret.txt'), 0, 100), 'outside-root');
+  session.close();
+});
+
+test('an unwritable directory (the read-only grant on Node) really refuses writes', () => {
+  const dir = tempDir();
+  const undo = makeUnwritable(dir);
+  try {
+    assert.throws(() => writeFileSync(join(dir, 'x'), 'x'), { code: /EPERM|EACCES/ });
+    assert.throws(() => mkdirSync(join(dir, 'sub')), { code: /EPERM|EACCES/ });
+  } finally {
+    undo();
+  }
+  writeFileSync(join(dir, 'x'), 'x');
+});
+
+test('a kept key (Buffer or Uint8Array) verifies references of an earlier session', async () => {
+  const dir = tempDir();
+  const first = await openSession({ threadId: 't', spillDir: dir, key: Buffer.alloc(32, 9) });
+  const { text, spill } = first.cap(BIG, budget(4096), 'c1');
+  first.close();
+  const again = await openSession({ threadId: 't', spillDir: dir, key: KEY });
+  assert.deepEqual(again.findRefs(text), [spill]);
+  assert.equal(again.read(spill.path, 0, 16).text, BIG.slice(0, 16));
+  again.close();
+  // Without the key (a random one per session) the reference does not verify.
+  const other = await openSession({ threadId: 't', spillDir: dir });
+  assert.deepEqual(other.findRefs(text), []);
+  other.close();
+});

@@ -1,0 +1,77 @@
+// Between the vector format (snake_case JSON) and the wrapper's values.
+
+import { BadVector, buildText } from './vector-inputs.js';
+
+export const DEFAULT_DISPLAY_ROOT = '/spill-host';
+
+export function toBudget(spec) {
+  return {
+    maxBytes: spec.max_bytes,
+    maxLines: spec.max_lines ?? null,
+    maxLineBytes: spec.max_line_bytes ?? null,
+    keep: spec.keep,
+    headPercent: spec.head_percent,
+  };
+}
+
+export function toPolicy(spec) {
+  return { keepLast: spec.keep_last ?? null, maxTotalBytes: spec.max_total_bytes ?? null };
+}
+
+export function decodeHex(hex) {
+  if (hex.length % 2 !== 0) throw new BadVector(`key_hex has an odd number of digits: ${JSON.stringify(hex)}`);
+  if (!/^[0-9a-fA-F]*$/.test(hex)) throw new BadVector(`key_hex is not hex: ${JSON.stringify(hex)}`);
+  return Uint8Array.from(Buffer.from(hex, 'hex'));
+}
+
+/** A vector part (`{"image": {...}}`) as a wrapper part (`{type: 'image', ...}`). */
+export function toPart(spec) {
+  const [[kind, v]] = Object.entries(spec);
+  switch (kind) {
+    case 'text':
+      return { type: 'text', text: buildText(v) };
+    case 'image':
+    case 'audio':
+      return { type: kind, data: v.data, mimeType: v.mime_type };
+    case 'resource':
+      return {
+        type: 'resource',
+        resource: { uri: v.uri, mimeType: v.mime_type ?? null, text: v.text ?? null, blob: v.blob ?? null },
+      };
+    default:
+      return { type: 'other', value: v };
+  }
+}
+
+/** A wrapper part as a vector writes it (texts plain, absent fields left out). */
+export function toSpec(part) {
+  switch (part.type) {
+    case 'text':
+      return { text: part.text };
+    case 'image':
+    case 'audio':
+      return { [part.type]: { data: part.data, mime_type: part.mimeType } };
+    case 'resource': {
+      const { uri, mimeType, text, blob } = part.resource;
+      const r = { uri };
+      if (mimeType !== undefined && mimeType !== null) r.mime_type = mimeType;
+      if (text !== undefined && text !== null) r.text = text;
+      if (blob !== undefined && blob !== null) r.blob = blob;
+      return { resource: r };
+    }
+    default:
+      return { other: part.value };
+  }
+}
+
+/** The text of text parts and resource texts, in order, joined by LF. */
+export function joinedText(parts) {
+  const texts = [];
+  for (const p of parts) {
+    if (p.type === 'text') texts.push(p.text);
+    else if (p.type === 'resource' && p.resource.text !== undefined && p.resource.text !== null) {
+      texts.push(p.resource.text);
+    }
+  }
+  return texts.join('\n');
+}

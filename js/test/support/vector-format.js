@@ -1,0 +1,181 @@
+// The vector file format of tests/vectors/README.md, parsed strictly: an
+// unknown field, op or value is an error, never silently unchecked (the same
+// rules as the Rust runner's serde types with deny_unknown_fields).
+//
+// A parsed vector keeps the file's snake_case JSON. Optional fields given as
+// null are dropped (serde reads them as absent), except "nullable" ones,
+// where null means "must be none" and is kept.
+
+class FormatError extends Error {}
+
+const fail = (path, why) => {
+  throw new FormatError(`${path}: ${why}`);
+};
+
+const typeName = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+
+const str = (v, path) => (typeof v === 'string' ? v : fail(path, `expected a string, got ${typeName(v)}`));
+const bool = (v, path) => (typeof v === 'boolean' ? v : fail(path, `expected a boolean, got ${typeName(v)}`));
+
+const uint = (max) => (v, path) =>
+  Number.isSafeInteger(v) && v >= 0 && v <= max ? v : fail(path, `expected an integer 0..${max}, got ${JSON.stringify(v)}`);
+const u8 = uint(255);
+const u16 = uint(65535);
+const u32 = uint(2 ** 32 - 1);
+// JSON numbers above 2^53 would be rounded by JSON.parse: refuse them.
+const u64 = uint(Number.MAX_SAFE_INTEGER);
+
+const oneOf = (...values) => (v, path) =>
+  values.includes(v) ? v : fail(path, `expected one of ${values.join(', ')}, got ${JSON.stringify(v)}`);
+
+const list = (item) => (v, path) =>
+  Array.isArray(v) ? v.map((x, i) => item(x, `${path}[${i}]`)) : fail(path, `expected a list, got ${typeName(v)}`);
+
+/** A field that may be absent or null (both: not given). */
+const opt = (type) => ({ type, optional: true });
+/** A field whose null is a value ("must be none"); absent: not given. */
+const nullable = (type) => ({ type, optional: true, nullable: true });
+
+function record(fields) {
+  return (v, path) => {
+    if (typeName(v) !== 'object') fail(path, `expected an object, got ${typeName(v)}`);
+    const out = {};
+    for (const key of Object.keys(v)) {
+      if (!(key in fields)) fail(path, `unknown field "${key}"`);
+    }
+    for (const [key, spec] of Object.entries(fields)) {
+      const { type, optional = false, nullable: keepNull = false } = typeof spec === 'function' ? { type: spec } : spec;
+      const value = v[key];
+      if (value === undefined || (value === null && optional && !keepNull)) {
+        if (!optional) fail(path, `missing field "${key}"`);
+        continue;
+      }
+      out[key] = value === null && keepNull ? null : type(value, `${path}.${key}`);
+    }
+    return out;
+  };
+}
+
+const segment = record({ text: opt(str), times: opt(u64), lines: opt(str), from: opt(u64), count: opt(u64) });
+const generator = record({ gen: list(segment) });
+
+/** A plain string, or {"gen": [segments]} (checked when built). */
+function textInput(v, path) {
+  if (typeof v === 'string') return v;
+  if (typeName(v) === 'object') return generator(v, `${path} (generator)`);
+  return fail(path, `a text input must be a string or {"gen": [...]}, got ${typeName(v)}`);
+}
+
+const budget = record({
+  max_bytes: u32,
+  max_lines: opt(u32),
+  max_line_bytes: opt(u32),
+  keep: oneOf('head', 'tail', 'head-and-tail'),
+  head_percent: u8,
+});
+
+const media = record({ data: str, mime_type: str });
+const resource = record({ uri: str, mime_type: opt(str), text: opt(str), blob: opt(str) });
+const partKinds = { text: textInput, image: media, audio: media, resource, other: str };
+
+/** An externally tagged part: an object with exactly one known key. */
+function part(v, path) {
+  const keys = typeName(v) === 'object' ? Object.keys(v) : [];
+  if (keys.length !== 1 || !(keys[0] in partKinds)) {
+    fail(path, `a part is one of {${Object.keys(partKinds).join('|')}: ...}, got ${JSON.stringify(v)}`);
+  }
+  return { [keys[0]]: partKinds[keys[0]](v[keys[0]], `${path}.${keys[0]}`) };
+}
+
+const strings = opt(list(str));
+const capExpect = record({
+  error: opt(str),
+  truncated: opt(bool),
+  spilled: opt(bool),
+  original_bytes: opt(u32),
+  original_lines: opt(u32),
+  omitted_bytes: opt(u32),
+  omitted_lines: opt(u32),
+  gap_line: nullable(u32),
+  spill_error_contains: opt(str),
+  text_contains: strings,
+  text_not_contains: strings,
+  text: opt(str),
+  parts: opt(list(part)),
+});
+const pageExpect = record({
+  error: opt(str),
+  offset: opt(u64),
+  first_line: opt(u64),
+  next_offset: nullable(u64),
+  next_line: nullable(u64),
+  total_bytes: opt(u64),
+  text_contains: strings,
+  text_not_contains: strings,
+  text: opt(str),
+});
+const textExpect = record({ error: opt(str), text_contains: strings, text_not_contains: strings, text: opt(str) });
+const matchExpect = record({ line: opt(u64), offset: opt(u64), excerpt: opt(str), excerpt_offset: opt(u64) });
+
+/** Every op with its fields (besides "op"). */
+export const STEP_FIELDS = {
+  cap: { input: textInput, budget, call_id: str, expect: capExpect },
+  'cap-parts': { parts: list(part), budget, call_id: str, expect: capExpect },
+  'find-refs': { text: textInput, expect: record({ count: opt(u64), paths: strings }) },
+  'pruned-placeholder': {
+    call_id: str,
+    tamper: opt(record({ path: opt(str), bytes: opt(u64), lines: opt(u64), digest: opt(str), tag: opt(str) })),
+    expect: textExpect,
+  },
+  read: { path: str, offset: u64, max_bytes: u32, expect: pageExpect },
+  'read-lines': { path: str, first_line: u64, count: u32, max_bytes: u32, expect: pageExpect },
+  grep: {
+    path: str,
+    pattern: str,
+    max_matches: u32,
+    expect: record({ error: opt(str), total_matches: opt(u64), matches: opt(list(matchExpect)) }),
+  },
+  prune: {
+    messages: list(textInput),
+    policy: record({ keep_last: opt(u32), max_total_bytes: opt(u64) }),
+    expect: record({
+      error: opt(str),
+      replaced: opt(list(u32)),
+      bytes_saved: opt(u64),
+      total_bytes: opt(u64),
+      messages: strings,
+    }),
+  },
+  purge: { expect: record({ error: opt(str), freed: opt(u64) }) },
+  classify: {
+    status: u16,
+    body: textInput,
+    expect: record({ kind: nullable(oneOf('request-too-large', 'context-length-exceeded')) }),
+  },
+};
+
+export const OPS = Object.keys(STEP_FIELDS);
+
+function step(v, path) {
+  if (typeName(v) !== 'object') fail(path, `expected a step object, got ${typeName(v)}`);
+  const { op, ...rest } = v;
+  if (typeof op !== 'string' || !(op in STEP_FIELDS)) fail(path, `unknown op ${JSON.stringify(op)}`);
+  return { op, ...record(STEP_FIELDS[op])(rest, `${path} (${op})`) };
+}
+
+const vector = record({
+  name: str,
+  about: str,
+  session: record({
+    thread_id: str,
+    key_hex: str,
+    display_root: opt(str),
+    preopen: opt(oneOf('read-write', 'read-only', 'none')),
+  }),
+  steps: list(step),
+});
+
+/** Parses one vector file's text; throws an Error naming the bad field. */
+export function parseVector(json) {
+  return vector(JSON.parse(json), 'vector');
+}

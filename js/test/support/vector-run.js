@@ -1,0 +1,291 @@
+// Running one vector through the real component: a fresh temp dir, one
+// session, its steps in order. Mirrors tests/tests/vectors_support/run.rs.
+
+import { openSession, classify } from '../../src/index.js';
+import { Checker, big } from './vector-check.js';
+import { DEFAULT_DISPLAY_ROOT, decodeHex, joinedText, toBudget, toPart, toPolicy, toSpec } from './vector-convert.js';
+import { BadVector, buildText, substitute } from './vector-inputs.js';
+import { checkCap, checkParts, checkPrune, refKey } from './vector-invariants.js';
+import { byteLength, countLines, freshDir, makeUnwritable, removeDir, tree } from './disk.js';
+
+/**
+ * Runs a parsed vector (see vector-format.js); `file` names it in messages.
+ * Returns the failures, one line each, starting with "<file> step <i> (<op>)".
+ */
+export async function runVector(file, vector) {
+  const failures = [];
+  const dir = freshDir('vector-');
+  const preopen = vector.session.preopen ?? 'read-write';
+  let unlock = null;
+  let session = null;
+  try {
+    if (preopen === 'read-only') unlock = makeUnwritable(dir);
+    try {
+      session = await openSession({
+        threadId: vector.session.thread_id,
+        spillDir: preopen === 'none' ? null : dir,
+        displayRoot: vector.session.display_root ?? DEFAULT_DISPLAY_ROOT,
+        key: decodeHex(vector.session.key_hex),
+      });
+    } catch (err) {
+      failures.push(`${file}: cannot open the session: ${err.message}`);
+      return failures;
+    }
+    const runner = new Runner(session, preopen === 'none' ? null : dir);
+    for (const [index, step] of vector.steps.entries()) {
+      const chk = new Checker(`${file} step ${index} (${step.op})`, failures);
+      try {
+        await runner.step(chk, step);
+      } catch (err) {
+        if (!(err instanceof BadVector)) throw err;
+        chk.fail(`bad vector: ${err.message}`);
+      }
+      if (chk.trapped) {
+        chk.fail('the component trapped; the remaining steps were not run');
+        break;
+      }
+    }
+    return failures;
+  } finally {
+    session?.close();
+    unlock?.();
+    removeDir(dir);
+  }
+}
+
+class Runner {
+  constructor(session, dir) {
+    this.session = session;
+    /** The host directory granted as the preopen, or null. */
+    this.dir = dir;
+    /** Earlier cap steps by call id, for `$spill:` and `$capped:`. */
+    this.calls = new Map();
+    /** Their spill references, for `pruned-placeholder`. */
+    this.refs = new Map();
+  }
+
+  step(chk, step) {
+    const e = step.expect;
+    switch (step.op) {
+      case 'cap':
+        return this.cap(chk, step, e);
+      case 'cap-parts':
+        return this.capParts(chk, step, e);
+      case 'find-refs':
+        return this.findRefs(chk, step, e);
+      case 'pruned-placeholder':
+        return this.placeholder(chk, step, e);
+      case 'read':
+      case 'read-lines':
+        return this.read(chk, step, e);
+      case 'grep':
+        return this.grep(chk, step, e);
+      case 'prune':
+        return this.prune(chk, step, e);
+      case 'purge':
+        return this.purge(chk, e);
+      case 'classify':
+        return this.classify(chk, step, e);
+      default:
+        throw new BadVector(`unknown op ${step.op}`);
+    }
+  }
+
+  disk() {
+    return { root: this.dir, before: this.dir === null ? [] : tree(this.dir) };
+  }
+
+  resolve(text) {
+    return substitute(text, this.calls);
+  }
+
+  resolveAll(texts) {
+    return (texts ?? []).map((t) => this.resolve(t));
+  }
+
+  /** `e` with `$spill:`/`$capped:` resolved in its substring lists, as in every op. */
+  resolveExpect(e) {
+    return {
+      ...e,
+      text_contains: this.resolveAll(e.text_contains),
+      text_not_contains: this.resolveAll(e.text_not_contains),
+    };
+  }
+
+  cap(chk, s, e) {
+    if (e.parts !== undefined) throw new BadVector('`parts` is an expectation of cap-parts only');
+    const input = buildText(s.input);
+    const budget = toBudget(s.budget);
+    const disk = this.disk();
+    const result = chk.outcome(e.error, () => this.session.cap(input, budget, s.call_id));
+    if (!result) return;
+    const got = result.value;
+    checkCap(chk, this.session, disk, input, budget, got);
+    checkCapped(chk, this.resolveExpect(e), got);
+    this.record(s.call_id, got);
+  }
+
+  capParts(chk, s, e) {
+    const parts = s.parts.map(toPart);
+    const joined = joinedText(parts);
+    const budget = toBudget(s.budget);
+    const disk = this.disk();
+    const result = chk.outcome(e.error, () => this.session.capParts(parts, budget, s.call_id));
+    if (!result) return;
+    const capped = result.value;
+    const view = { ...capped, text: joinedText(capped.parts) };
+    checkCap(chk, this.session, disk, joined, budget, view);
+    checkParts(chk, parts, capped);
+    checkCapped(chk, this.resolveExpect(e), view);
+    chk.exact('parts', e.parts, capped.parts.map(toSpec));
+    this.record(s.call_id, view);
+  }
+
+  record(callId, got) {
+    this.calls.set(callId, { spillPath: got.spill?.path ?? null, text: got.text });
+    if (got.spill) this.refs.set(callId, got.spill);
+    else this.refs.delete(callId);
+  }
+
+  findRefs(chk, s, e) {
+    const text = this.resolve(buildText(s.text));
+    const wantPaths = e.paths === undefined ? undefined : this.resolveAll(e.paths);
+    const result = chk.outcome(undefined, () => this.session.findRefs(text));
+    if (!result) return;
+    const refs = result.value;
+    chk.exact('count', big(e.count), BigInt(refs.length));
+    chk.exact('paths', wantPaths, refs.map((r) => r.path));
+  }
+
+  placeholder(chk, s, e) {
+    const original = this.refs.get(s.call_id);
+    if (!original) throw new BadVector(`call ${JSON.stringify(s.call_id)} has no spill reference`);
+    const reference = { ...original };
+    const t = s.tamper ?? {};
+    if (t.path !== undefined) reference.path = this.resolve(t.path);
+    if (t.digest !== undefined) reference.digest = t.digest;
+    if (t.tag !== undefined) reference.tag = t.tag;
+    if (t.bytes !== undefined) reference.bytes = BigInt(t.bytes);
+    if (t.lines !== undefined) reference.lines = BigInt(t.lines);
+    const result = chk.outcome(e.error, () => this.session.prunedPlaceholder(reference));
+    if (!result) return;
+    const text = result.value;
+    chk.substrings(this.resolveAll(e.text_contains), this.resolveAll(e.text_not_contains), text);
+    chk.text('text', e.text, text);
+    let found = [];
+    try {
+      found = this.session.findRefs(text);
+    } catch {
+      // Reported below as "found nothing".
+    }
+    chk.ensure(
+      found.length === 1 && refKey(found[0]) === refKey(reference),
+      () => `find-refs of the placeholder found ${found.map(refKey)}, not ${refKey(reference)}`,
+    );
+  }
+
+  read(chk, s, e) {
+    const path = this.resolve(s.path);
+    const lines = s.op === 'read-lines';
+    const result = chk.outcome(e.error, () =>
+      lines
+        ? this.session.readLines(path, s.first_line, s.count, s.max_bytes)
+        : this.session.read(path, s.offset, s.max_bytes),
+    );
+    if (!result) return;
+    const page = result.value;
+    const bytes = byteLength(page.text);
+    if (lines) {
+      const count = countLines(page.text);
+      chk.ensure(
+        bytes <= s.max_bytes && count <= s.count,
+        () => `the page exceeds ${s.count} lines or ${s.max_bytes} bytes (${count} lines, ${bytes} bytes)`,
+      );
+    } else {
+      chk.ensure(bytes <= s.max_bytes, () => `the page has ${bytes} bytes, over ${s.max_bytes}`);
+    }
+    chk.exact('offset', big(e.offset), page.offset);
+    chk.exact('first_line', big(e.first_line), page.firstLine);
+    chk.exact('next_offset', big(e.next_offset), page.nextOffset);
+    chk.exact('next_line', big(e.next_line), page.nextLine);
+    chk.exact('total_bytes', big(e.total_bytes), page.totalBytes);
+    chk.substrings(this.resolveAll(e.text_contains), this.resolveAll(e.text_not_contains), page.text);
+    chk.text('text', e.text, page.text);
+  }
+
+  grep(chk, s, e) {
+    const path = this.resolve(s.path);
+    const result = chk.outcome(e.error, () => this.session.grep(path, s.pattern, s.max_matches));
+    if (!result) return;
+    const found = result.value;
+    chk.ensure(found.matches.length <= s.max_matches, () => `${found.matches.length} matches, over max_matches`);
+    chk.exact('total_matches', big(e.total_matches), found.totalMatches);
+    if (e.matches === undefined) return;
+    if (e.matches.length !== found.matches.length) {
+      chk.fail(`matches: expected ${e.matches.length} entries, got ${found.matches.length}`);
+      return;
+    }
+    e.matches.forEach((w, i) => {
+      const g = found.matches[i];
+      chk.exact(`matches[${i}].line`, big(w.line), g.line);
+      chk.exact(`matches[${i}].offset`, big(w.offset), g.offset);
+      chk.text(`matches[${i}].excerpt`, w.excerpt, g.excerpt);
+      chk.exact(`matches[${i}].excerpt_offset`, big(w.excerpt_offset), g.excerptOffset);
+    });
+  }
+
+  prune(chk, s, e) {
+    const messages = s.messages.map((m) => this.resolve(buildText(m)));
+    const result = chk.outcome(e.error, () => this.session.prune(messages, toPolicy(s.policy)));
+    if (!result) return;
+    const pruned = result.value;
+    checkPrune(chk, this.session, messages, pruned);
+    chk.exact('replaced', e.replaced, pruned.replaced);
+    chk.exact('bytes_saved', big(e.bytes_saved), pruned.bytesSaved);
+    chk.exact('total_bytes', big(e.total_bytes), pruned.totalBytes);
+    chk.exact('messages', e.messages, pruned.messages);
+  }
+
+  purge(chk, e) {
+    const result = chk.outcome(e.error, () => this.session.purge());
+    if (result) chk.exact('freed', big(e.freed), result.value);
+  }
+
+  async classify(chk, s, e) {
+    const body = buildText(s.body);
+    // Through the top-level classify(), which the session's method shares.
+    let kind;
+    try {
+      kind = await classify(s.status, body);
+    } catch (err) {
+      chk.trapped = true;
+      chk.fail(`classify failed: ${err.message}`);
+      return;
+    }
+    chk.exact('kind', e.kind, kind);
+    // The session's own classify() must agree.
+    const own = chk.outcome(undefined, () => this.session.classify(s.status, body));
+    if (own) chk.ensure(own.value === kind, () => `session.classify gave ${own.value}, classify gave ${kind}`);
+  }
+}
+
+/** The expectations of cap and cap-parts on their shared accounting. */
+function checkCapped(chk, e, got) {
+  chk.exact('truncated', e.truncated, got.truncated);
+  chk.exact('spilled', e.spilled, got.spill !== null);
+  chk.exact('original_bytes', e.original_bytes, got.originalBytes);
+  chk.exact('original_lines', e.original_lines, got.originalLines);
+  chk.exact('omitted_bytes', e.omitted_bytes, got.omittedBytes);
+  chk.exact('omitted_lines', e.omitted_lines, got.omittedLines);
+  chk.exact('gap_line', e.gap_line, got.gapLine);
+  if (e.spill_error_contains !== undefined) {
+    if (got.spillError === null) chk.fail(`expected a spill_error containing ${JSON.stringify(e.spill_error_contains)}, got none`);
+    else
+      chk.ensure(
+        got.spillError.includes(e.spill_error_contains),
+        () => `spill_error ${JSON.stringify(got.spillError)} does not contain ${JSON.stringify(e.spill_error_contains)}`,
+      );
+  }
+  chk.substrings(e.text_contains, e.text_not_contains, got.text);
+  chk.text('text', e.text, got.text);
+}

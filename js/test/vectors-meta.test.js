@@ -1,0 +1,143 @@
+// The vector runner itself: it must reject malformed vectors, report wrong
+// expectations with file and step, and its invariants must catch a broken
+// component answer. A runner that cannot fail proves nothing.
+
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+
+import { budget, openSession } from '../src/index.js';
+import { freshDir, removeDir, tree } from './support/disk.js';
+import { Checker } from './support/vector-check.js';
+import { parseVector } from './support/vector-format.js';
+import { checkCap } from './support/vector-invariants.js';
+import { runVector } from './support/vector-run.js';
+
+/** A small valid vector that the tests below break one field at a time. */
+const BASE = String.raw`{
+  "name": "base",
+  "about": "a cut, a read and a classify",
+  "session": { "thread_id": "t1", "key_hex": "000102030405060708090a0b0c0d0e0f" },
+  "steps": [
+    { "op": "cap", "call_id": "c1",
+      "input": { "gen": [ { "lines": "line {n}", "from": 1, "count": 400 } ] },
+      "budget": { "max_bytes": 1200, "max_lines": null, "max_line_bytes": null, "keep": "tail", "head_percent": 0 },
+      "expect": { "truncated": true, "spilled": true, "original_bytes": 3492, "original_lines": 400,
+                  "text_contains": ["line 400\n"] } },
+    { "op": "read-lines", "path": "$spill:c1", "first_line": 2, "count": 2, "max_bytes": 100,
+      "expect": { "text": "line 2\nline 3\n", "next_line": 4 } },
+    { "op": "classify", "status": 413, "body": "", "expect": { "kind": "request-too-large" } }
+  ]
+}`;
+
+const replaced = (from, to) => {
+  assert.ok(BASE.includes(from), `BASE lacks ${from}`);
+  return BASE.replace(from, to);
+};
+
+const runText = (json) => runVector('inline.json', parseVector(json));
+
+test('the base vector passes', async () => {
+  assert.deepEqual(await runText(BASE), []);
+});
+
+test('wrong expectations fail, naming the file and step', async () => {
+  const wrong = [
+    ['"original_bytes": 3492', '"original_bytes": 3493', 'step 0'],
+    ['"truncated": true', '"truncated": false', 'step 0'],
+    ['"spilled": true', '"spilled": false', 'step 0'],
+    [String.raw`["line 400\n"]`, String.raw`["line 401\n"]`, 'step 0'],
+    [String.raw`"text": "line 2\nline 3\n"`, String.raw`"text": "line 2\nline 4\n"`, 'step 1'],
+    ['"next_line": 4', '"next_line": null', 'step 1'],
+    ['"count": 2, "max_bytes": 100,', '"count": 0, "max_bytes": 100,', 'step 1'],
+    ['"request-too-large"', '"context-length-exceeded"', 'step 2'],
+    ['"kind": "request-too-large"', '"kind": null', 'step 2'],
+    // An expected error that does not happen fails too.
+    ['"expect": { "text": "line 2', '"expect": { "error": "not-found", "text": "line 2', 'step 1'],
+  ];
+  for (const [from, to, step] of wrong) {
+    const failures = await runText(replaced(from, to));
+    assert.ok(
+      failures.some((f) => f.startsWith(`inline.json ${step} `)),
+      `${to} went unnoticed: ${JSON.stringify(failures)}`,
+    );
+  }
+});
+
+test('strict parsing rejects unknown fields, ops and shapes', () => {
+  const broken = [
+    replaced('"about"', '"comment": 1, "about"'),
+    replaced('"thread_id"', '"threadId": "x", "thread_id"'),
+    replaced('"op": "classify"', '"op": "classify-error"'),
+    replaced('"call_id": "c1",', '"call_id": "c1", "callid": "c1",'),
+    replaced('"truncated": true', '"truncated": true, "trunc": true'),
+    replaced('"from": 1,', '"from": 1, "step": 2,'),
+    replaced('"keep": "tail"', '"keep": "middle"'),
+    replaced('"call_id": "c1",', ''),
+    replaced('"key_hex"', '"preopen": "rw", "key_hex"'),
+    replaced('"body": ""', '"body": 7'),
+    replaced(String.raw`"text": "line 2`, String.raw`"txt": "line 2`),
+    replaced('"head_percent": 0', '"head_percent": 300'),
+    replaced('"max_bytes": 1200', '"max_bytes": -1'),
+    replaced('"first_line": 2', '"first_line": 2.5'),
+    replaced('"expect": { "kind"', '"kind"').replace('"request-too-large" }', '"request-too-large"'),
+  ];
+  for (const json of broken) {
+    assert.notEqual(json, BASE);
+    assert.throws(() => parseVector(json), undefined, `accepted:\n${json}`);
+  }
+  assert.doesNotThrow(() => parseVector(BASE));
+});
+
+test('a generator that mixes both segment kinds is a bad vector', async () => {
+  const failures = await runText(replaced('"from": 1,', '"from": 1, "text": "x",'));
+  assert.ok(failures.some((f) => f.includes('bad vector')), JSON.stringify(failures));
+});
+
+test('a $spill: of an unknown call is an error in the vector, not a pass', async () => {
+  const failures = await runText(replaced('$spill:c1', '$spill:c9'));
+  assert.ok(failures.some((f) => f.includes('$spill:c9')), JSON.stringify(failures));
+});
+
+test('the invariants catch a broken answer of the component', async () => {
+  const dir = freshDir('meta-');
+  after(() => removeDir(dir));
+  const session = await openSession({ threadId: 't1', spillDir: dir, displayRoot: '/spill-host' });
+  const input = 'a line of output\n'.repeat(500);
+  const b = budget(1000, { maxLines: null, maxLineBytes: null, headPercent: 50 });
+  const good = session.cap(input, b, 'c1');
+  const failuresOf = (view, text = input, disk = { root: dir, before: [] }) => {
+    const failures = [];
+    checkCap(new Checker('corrupted', failures), session, disk, text, b, view);
+    return failures;
+  };
+  assert.deepEqual(failuresOf(good), []);
+
+  const corruptions = {
+    'over max_bytes': (v) => ({ ...v, text: v.text + 'x'.repeat(900) }),
+    original_bytes: (v) => ({ ...v, originalBytes: v.originalBytes - 1 }),
+    original_lines: (v) => ({ ...v, originalLines: v.originalLines + 1 }),
+    truncated: (v) => ({ ...v, truncated: false }),
+    'neither spill nor error': (v) => ({ ...v, spill: null }),
+    'reference missing from the text': (v) => ({ ...v, text: v.text.replace('full content at', 'full content @') }),
+    'forged tag': (v) => ({ ...v, spill: { ...v.spill, tag: '0'.repeat(16) } }),
+  };
+  for (const [what, corrupt] of Object.entries(corruptions)) {
+    assert.notDeepEqual(failuresOf(corrupt(good)), [], `${what} went unnoticed`);
+  }
+  // A fitting input must come back unchanged.
+  const now = { root: dir, before: tree(dir) };
+  const fits = session.cap('short', b, 'c2');
+  assert.deepEqual(failuresOf(fits, 'short', now), []);
+  assert.notDeepEqual(failuresOf({ ...fits, text: 'shorT' }, 'short', now), []);
+  // The spill file must hold the input, and no temporary file may linger.
+  const file = session.hostPath(good.spill);
+  writeFileSync(file, 'tampered');
+  assert.notDeepEqual(failuresOf(good), []);
+  writeFileSync(file, input);
+  assert.deepEqual(failuresOf(good), []);
+  writeFileSync(join(dir, 't1', '.tmp-leftover'), 'x');
+  assert.notDeepEqual(failuresOf(good), []);
+  session.close();
+});

@@ -1,0 +1,170 @@
+"""Between the package's dataclasses and wasmtime-py's component values.
+
+wasmtime-py 50 lifts a record to a `Record` whose attributes carry the WIT
+(kebab-case) field names, a variant whose cases cannot be told apart by
+Python type to `Variant(tag, payload)`, an option to the value or `None`, an
+enum to its case name, and a `result<T, E>` to the bare ok value or the bare
+error value (no exception). Lowering takes the same shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, TypeVar
+
+from wasmtime.component import Record, Variant
+
+from .errors import ToolCapError
+from .types import (
+    Audio,
+    Budget,
+    Capped,
+    CappedParts,
+    ContentPart,
+    GrepMatch,
+    GrepResult,
+    Image,
+    Other,
+    OverflowRef,
+    Page,
+    PrunePolicy,
+    Pruned,
+    Resource,
+    Text,
+)
+
+T = TypeVar("T")
+
+
+def record(**fields: Any) -> Record:
+    """A `Record` for lowering; `a_b=1` becomes the WIT field `a-b`."""
+    out = Record()
+    out.__dict__.update({name.replace("_", "-"): value for name, value in fields.items()})
+    return out
+
+
+def unwrap(value: T | Variant) -> T:
+    """The ok value of a `result<T, cap-error>`, or raises its error.
+
+    No ok type of this API is a variant, so a `Variant` is always the error.
+    """
+    if isinstance(value, Variant):
+        raise ToolCapError(value.tag, value.payload)  # type: ignore[arg-type]
+    return value
+
+
+def budget_in(b: Budget) -> Record:
+    return record(
+        max_bytes=b.max_bytes,
+        max_lines=b.max_lines,
+        max_line_bytes=b.max_line_bytes,
+        keep=b.keep,
+        head_percent=b.head_percent,
+    )
+
+
+def policy_in(p: PrunePolicy) -> Record:
+    return record(keep_last=p.keep_last, max_total_bytes=p.max_total_bytes)
+
+
+def ref_in(r: OverflowRef) -> Record:
+    return record(path=r.path, bytes=r.bytes, lines=r.lines, digest=r.digest, tag=r.tag)
+
+
+def ref_out(r: Optional[Record]) -> Optional[OverflowRef]:
+    if r is None:
+        return None
+    f = r.__dict__
+    return OverflowRef(f["path"], f["bytes"], f["lines"], f["digest"], f["tag"])
+
+
+def capped_out(r: Record) -> Capped:
+    f = r.__dict__
+    return Capped(
+        text=f["text"],
+        truncated=f["truncated"],
+        original_bytes=f["original-bytes"],
+        original_lines=f["original-lines"],
+        omitted_bytes=f["omitted-bytes"],
+        omitted_lines=f["omitted-lines"],
+        gap_line=f["gap-line"],
+        spill=ref_out(f["spill"]),
+        spill_error=f["spill-error"],
+    )
+
+
+def capped_parts_out(r: Record) -> CappedParts:
+    f = r.__dict__
+    return CappedParts(
+        parts=[part_out(p) for p in f["parts"]],
+        truncated=f["truncated"],
+        original_bytes=f["original-bytes"],
+        original_lines=f["original-lines"],
+        omitted_bytes=f["omitted-bytes"],
+        omitted_lines=f["omitted-lines"],
+        gap_line=f["gap-line"],
+        spill=ref_out(f["spill"]),
+        spill_error=f["spill-error"],
+    )
+
+
+def part_in(p: ContentPart) -> Variant:
+    if isinstance(p, Text):
+        return Variant("text", p.text)
+    if isinstance(p, Image):
+        return Variant("image", record(data=p.data, mime_type=p.mime_type))
+    if isinstance(p, Audio):
+        return Variant("audio", record(data=p.data, mime_type=p.mime_type))
+    if isinstance(p, Resource):
+        return Variant(
+            "resource",
+            record(uri=p.uri, mime_type=p.mime_type, text=p.text, blob=p.blob),
+        )
+    if isinstance(p, Other):
+        return Variant("other", p.value)
+    raise TypeError(f"not a content part: {p!r}")
+
+
+def part_out(v: Variant) -> ContentPart:
+    payload = v.payload
+    if v.tag == "text":
+        return Text(payload)
+    if v.tag == "other":
+        return Other(payload)
+    f = payload.__dict__
+    if v.tag == "image":
+        return Image(f["data"], f["mime-type"])
+    if v.tag == "audio":
+        return Audio(f["data"], f["mime-type"])
+    if v.tag == "resource":
+        return Resource(f["uri"], f["mime-type"], f["text"], f["blob"])
+    raise ValueError(f"unknown content-part case {v.tag!r}")
+
+
+def page_out(r: Record) -> Page:
+    f = r.__dict__
+    return Page(
+        text=f["text"],
+        offset=f["offset"],
+        first_line=f["first-line"],
+        next_offset=f["next-offset"],
+        next_line=f["next-line"],
+        total_bytes=f["total-bytes"],
+    )
+
+
+def grep_out(r: Record) -> GrepResult:
+    f = r.__dict__
+    matches = [
+        GrepMatch(m.line, m.offset, m.excerpt, m.__dict__["excerpt-offset"]) for m in f["matches"]
+    ]
+    return GrepResult(matches, f["total-matches"])
+
+
+def pruned_out(r: Record) -> Pruned:
+    f = r.__dict__
+    return Pruned(
+        messages=f["messages"],
+        replaced=f["replaced"],
+        bytes_saved=f["bytes-saved"],
+        total_bytes=f["total-bytes"],
+    )

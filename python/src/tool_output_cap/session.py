@@ -1,0 +1,184 @@
+"""Sessions: one conversation thread's view of the spill directory."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from types import TracebackType
+from typing import Optional, Sequence, Union
+
+from wasmtime.component import ResourceAny
+
+from . import _convert as cv
+from ._runtime import SPILL_GUEST_PATH, Instance, runtime
+from .types import (
+    Budget,
+    Capped,
+    CappedParts,
+    ContentPart,
+    GrepResult,
+    OverflowKind,
+    OverflowRef,
+    Page,
+    PrunePolicy,
+    Pruned,
+)
+
+StrPath = Union[str, "os.PathLike[str]"]
+
+
+def open_session(
+    thread_id: str,
+    spill_dir: Optional[StrPath] = None,
+    *,
+    display_root: Optional[str] = None,
+    key: Optional[bytes] = None,
+    read_only: bool = False,
+) -> "Session":
+    """Open a session of `thread_id` that spills into `<spill_dir>/<thread>/`.
+
+    The component gets `spill_dir` as its only grant, read-write (or read-only
+    with `read_only=True`). Without `spill_dir`, or if it does not exist, it
+    gets nothing and cut results say the full output could NOT be saved.
+    `display_root` starts every path in notices (default: the real absolute
+    path of `spill_dir`, or `/spill` without one). `key` signs references: at
+    least 16 bytes; empty or `None` draws a random key for this session.
+
+    Raises `ToolCapError` (`invalid-settings`) for an empty thread id or
+    display root, or a key shorter than 16 bytes.
+    """
+    host_dir = os.path.realpath(spill_dir) if spill_dir is not None else None
+    # wasmtime-py refuses to preopen a missing directory ("failed to add
+    # preopen dir"); the documented behaviour is a session that cannot save.
+    granted = host_dir if host_dir is not None and os.path.isdir(host_dir) else None
+    if display_root is None:
+        display_root = host_dir if host_dir is not None else SPILL_GUEST_PATH
+    instance = runtime().instantiate(granted, read_only)
+    settings = cv.record(
+        thread_id=thread_id,
+        spill_dir=SPILL_GUEST_PATH,
+        display_root=display_root,
+        key=bytes(key or b""),
+    )
+    resource = cv.unwrap(instance.call("open", settings))
+    return Session(instance, resource, granted, display_root)
+
+
+class Session:
+    """A thread's session, made by `open_session`. Each session owns its own
+    component instance; use one session from one thread at a time.
+
+    Methods raise `ToolCapError` for the component's documented failures; a
+    trap in the component raises wasmtime's error and ends the session's use.
+    """
+
+    def __init__(
+        self,
+        instance: Instance,
+        resource: ResourceAny,
+        spill_dir: Optional[str],
+        display_root: str,
+    ) -> None:
+        self._instance: Optional[Instance] = instance
+        self._resource = resource
+        self.spill_dir: Optional[Path] = Path(spill_dir) if spill_dir is not None else None
+        """The host directory granted to the component, if any."""
+        self.display_root = display_root
+        """The prefix of every path in this session's notices."""
+
+    def _call(self, name: str, *args: object) -> object:
+        if self._instance is None:
+            raise ValueError("the session is closed")
+        return self._instance.call(name, self._resource, *args)
+
+    def cap(self, output: str, budget: Budget, call_id: str) -> Capped:
+        """Fit one tool result to `budget`, spilling the full output if cut."""
+        return cv.capped_out(cv.unwrap(self._call("cap", output, cv.budget_in(budget), call_id)))
+
+    def cap_parts(
+        self, parts: Sequence[ContentPart], budget: Budget, call_id: str
+    ) -> CappedParts:
+        """Fit a structured result; non-text parts pass through untouched."""
+        lowered = [cv.part_in(p) for p in parts]
+        out = self._call("cap-parts", lowered, cv.budget_in(budget), call_id)
+        return cv.capped_parts_out(cv.unwrap(out))
+
+    def find_refs(self, text: str) -> list[OverflowRef]:
+        """Every genuine reference of this session's key and thread in `text`."""
+        found = self._call("find-refs", text)
+        return [r for r in map(cv.ref_out, found) if r is not None]  # type: ignore[attr-defined]
+
+    def pruned_placeholder(self, ref: OverflowRef) -> str:
+        """The pruned placeholder line for a genuine reference."""
+        return cv.unwrap(self._call("pruned-placeholder", cv.ref_in(ref)))  # type: ignore[return-value]
+
+    def read(self, path: str, offset: int, max_bytes: int) -> Page:
+        """At most `max_bytes` of a spilled file from byte `offset`."""
+        return cv.page_out(cv.unwrap(self._call("read", path, offset, max_bytes)))
+
+    def read_lines(self, path: str, first_line: int, count: int, max_bytes: int) -> Page:
+        """`count` lines from 1-based `first_line`, at most `max_bytes`."""
+        out = self._call("read-lines", path, first_line, count, max_bytes)
+        return cv.page_out(cv.unwrap(out))
+
+    def grep(self, path: str, pattern: str, max_matches: int) -> GrepResult:
+        """The first `max_matches` occurrences of the literal `pattern`."""
+        return cv.grep_out(cv.unwrap(self._call("grep", path, pattern, max_matches)))
+
+    def prune(self, messages: Sequence[str], policy: PrunePolicy) -> Pruned:
+        """Replace stale tool message bodies (given oldest first)."""
+        out = self._call("prune", list(messages), cv.policy_in(policy))
+        return cv.pruned_out(cv.unwrap(out))
+
+    def purge(self) -> int:
+        """Delete this thread's spill folder; the bytes of file content freed."""
+        return cv.unwrap(self._call("purge"))  # type: ignore[return-value]
+
+    def classify(self, status: int, body: str) -> Optional[OverflowKind]:
+        """`classify` in this session's instance."""
+        if self._instance is None:
+            raise ValueError("the session is closed")
+        return self._instance.call("classify", status, body)  # type: ignore[no-any-return]
+
+    def host_path(self, ref: OverflowRef) -> Optional[Path]:
+        """Where a reference's file lies on the host, or `None` if it is not
+        under this session's display root or nothing was granted."""
+        # The component drops a trailing `/` from the display root.
+        root = self.display_root.rstrip("/") + "/"
+        if self.spill_dir is None or not ref.path.startswith(root):
+            return None
+        return self.spill_dir / ref.path[len(root) :]
+
+    def close(self) -> None:
+        """Drop the component's session and its instance. Idempotent."""
+        instance, self._instance = self._instance, None
+        if instance is not None:
+            self._resource.drop(instance.store)
+            instance.store.close()
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(
+        self,
+        kind: Optional[type[BaseException]],
+        value: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+
+_classifier: Optional[Instance] = None
+_classifier_lock = threading.Lock()
+
+
+def classify(status: int, body: str) -> Optional[OverflowKind]:
+    """Whether an HTTP error response means "the request was too large":
+    `'request-too-large'`, `'context-length-exceeded'` or `None`. Runs in one
+    shared instance with no grant at all."""
+    global _classifier
+    with _classifier_lock:
+        if _classifier is None:
+            _classifier = runtime().instantiate(None, read_only=True)
+        return _classifier.call("classify", status, body)  # type: ignore[no-any-return]

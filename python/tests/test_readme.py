@@ -1,0 +1,44 @@
+"""The Python example of ../README.md (between the PY-SECTION markers) is
+run as written, so the README cannot drift from the package."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_example() -> str:
+    text = README.read_text(encoding="utf-8")
+    section = re.search(r"<!-- PY-SECTION-START.*?-->(.*?)<!-- PY-SECTION-END -->", text, re.S)
+    assert section, "the README has no PY-SECTION markers"
+    blocks = re.findall(r"```python\n(.*?)```", section.group(1), re.S)
+    assert len(blocks) == 1, f"expected one python block, found {len(blocks)}"
+    return blocks[0]
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Runs in `tmp_path`, which `tempfile.mkdtemp` then uses too."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return tmp_path
+
+
+def test_the_readme_example_runs(in_tmp: Path) -> None:
+    code = readme_example()
+    assert "from tool_output_cap import" in code and "assert" in code
+    exec(compile(code, str(README), "exec"), {"__name__": "readme_example"})
+    # The example purged its thread: only the empty spill dir is left.
+    assert [p for p in in_tmp.rglob("*") if p.is_file()] == []
+
+
+def test_a_failing_readme_assertion_would_fail_the_test(in_tmp: Path) -> None:
+    broken = readme_example().replace("reference.bytes == 2_200_000", "reference.bytes == 1")
+    assert broken != readme_example()
+    with pytest.raises(AssertionError):
+        exec(compile(broken, "broken-readme", "exec"), {"__name__": "readme_example"})

@@ -1,0 +1,179 @@
+"""Runs every shared vector in ../tests/vectors/*.json through the real
+component (one test per file), and checks that the runner itself rejects bad
+vectors and catches wrong expectations and broken results."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from tool_output_cap import budget, open_session
+from vectors_support import vector_files
+from vectors_support.checker import Checker
+from vectors_support.format import OPS, VectorError, parse
+from vectors_support.invariants import CapView, Disk, check_cap, tree
+from vectors_support.run import run_vector
+
+FILES = vector_files()
+
+
+def test_the_vectors_are_there() -> None:
+    assert len(FILES) >= 25, f"only {len(FILES)} vector files"
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_vector(path: Path, tmp_path: Path) -> None:
+    vector = parse(path.read_text(encoding="utf-8"))
+    assert vector["name"] == path.stem, f"name {vector['name']!r} is not the file name"
+    failures = run_vector(path.name, vector, tmp_path)
+    assert not failures, f"{len(failures)} check(s) failed:\n" + "\n".join(failures)
+
+
+def test_vectors_cover_every_op() -> None:
+    used = {step["op"] for p in FILES for step in parse(p.read_text("utf-8"))["steps"]}
+    assert set(OPS) - used == set(), f"no vector uses {set(OPS) - used}"
+
+
+# A small valid vector that the checks below break one field at a time.
+BASE = r"""{
+  "name": "base",
+  "about": "a cut, a read and a classify",
+  "session": { "thread_id": "t1", "key_hex": "000102030405060708090a0b0c0d0e0f" },
+  "steps": [
+    { "op": "cap", "call_id": "c1",
+      "input": { "gen": [ { "lines": "line {n}", "from": 1, "count": 400 } ] },
+      "budget": { "max_bytes": 1200, "max_lines": null, "max_line_bytes": null, "keep": "tail", "head_percent": 0 },
+      "expect": { "truncated": true, "spilled": true, "original_bytes": 3492, "original_lines": 400,
+                  "text_contains": ["line 400\n"] } },
+    { "op": "read-lines", "path": "$spill:c1", "first_line": 2, "count": 2, "max_bytes": 100,
+      "expect": { "text": "line 2\nline 3\n", "next_line": 4 } },
+    { "op": "classify", "status": 413, "body": "", "expect": { "kind": "request-too-large" } }
+  ]
+}"""
+
+
+def run_text(text: str, tmp: Path) -> list[str]:
+    return run_vector("inline.json", parse(text), tmp)
+
+
+def test_base_vector_passes(tmp_path: Path) -> None:
+    assert run_text(BASE, tmp_path) == []
+
+
+WRONG = [
+    ('"original_bytes": 3492', '"original_bytes": 3493', "step 0"),
+    ('"truncated": true', '"truncated": false', "step 0"),
+    ('"spilled": true', '"spilled": false', "step 0"),
+    (r'["line 400\n"]', r'["line 401\n"]', "step 0"),
+    (r'"text": "line 2\nline 3\n"', r'"text": "line 2\nline 4\n"', "step 1"),
+    ('"next_line": 4', '"next_line": null', "step 1"),
+    ('"count": 2, "max_bytes": 100,', '"count": 0, "max_bytes": 100,', "step 1"),
+    ('"request-too-large"', '"context-length-exceeded"', "step 2"),
+    ('"kind": "request-too-large"', '"kind": null', "step 2"),
+    ('"expect": { "text": "line 2', '"expect": { "error": "not-found", "text": "line 2', "step 1"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "step"), WRONG, ids=[w[1] for w in WRONG])
+def test_wrong_expectations_fail_with_file_and_step(
+    old: str, new: str, step: str, tmp_path: Path
+) -> None:
+    assert old in BASE
+    failures = run_text(BASE.replace(old, new), tmp_path)
+    assert any(f.startswith(f"inline.json {step} ") for f in failures), failures
+
+
+BROKEN = [
+    BASE.replace('"about"', '"comment": 1, "about"'),
+    BASE.replace('"thread_id"', '"threadId": "x", "thread_id"'),
+    BASE.replace('"op": "classify"', '"op": "classify-error"'),
+    BASE.replace('"call_id": "c1",', '"call_id": "c1", "callid": "c1",'),
+    BASE.replace('"truncated": true', '"truncated": true, "trunc": true'),
+    BASE.replace('"from": 1,', '"from": 1, "step": 2,'),
+    BASE.replace('"keep": "tail"', '"keep": "middle"'),
+    BASE.replace('"call_id": "c1",', ""),
+    BASE.replace('"key_hex"', '"preopen": "rw", "key_hex"'),
+    BASE.replace('"body": ""', '"body": 7'),
+    BASE.replace('"text": "line 2', '"txt": "line 2'),
+    BASE.replace('"max_bytes": 1200', '"max_bytes": 1200.5'),
+    BASE.replace('"status": 413', '"status": 70000'),
+    BASE.replace('"truncated": true', '"truncated": true, "truncated": false'),
+    BASE.replace('"expect": { "kind"', '"expect": { "kind": null, "kind"'),
+]
+
+
+@pytest.mark.parametrize("text", BROKEN, ids=[f"broken-{i}" for i in range(len(BROKEN))])
+def test_strict_parsing_rejects_unknown_fields_ops_and_shapes(text: str) -> None:
+    assert text != BASE
+    with pytest.raises(VectorError):
+        parse(text)
+
+
+def test_a_generator_mixing_both_segment_kinds_is_a_bad_vector(tmp_path: Path) -> None:
+    mixed = BASE.replace('"from": 1,', '"from": 1, "text": "x",')
+    failures = run_text(mixed, tmp_path)
+    assert any("bad vector" in f for f in failures), failures
+
+
+def test_an_unknown_call_id_is_a_bad_vector(tmp_path: Path) -> None:
+    failures = run_text(BASE.replace("$spill:c1", "$spill:c9"), tmp_path)
+    assert any("$spill:c9" in f and "bad vector" in f for f in failures), failures
+
+
+def test_parts_expectation_on_cap_is_a_bad_vector(tmp_path: Path) -> None:
+    text = BASE.replace('"truncated": true', '"parts": [], "truncated": true')
+    failures = run_text(text, tmp_path)
+    assert any("step 0" in f and "bad vector" in f for f in failures), failures
+
+
+CORRUPTIONS = {
+    "over max_bytes": lambda v: dataclasses.replace(v, text=v.text + "x" * 900),
+    "original_bytes": lambda v: dataclasses.replace(v, original_bytes=v.original_bytes - 1),
+    "original_lines": lambda v: dataclasses.replace(v, original_lines=v.original_lines + 1),
+    "truncated": lambda v: dataclasses.replace(v, truncated=False),
+    "neither spill nor error": lambda v: dataclasses.replace(v, spill=None),
+    "reference missing from the text": lambda v: dataclasses.replace(
+        v, text=v.text.replace("full content at", "full content @")
+    ),
+    "forged tag": lambda v: dataclasses.replace(
+        v, spill=dataclasses.replace(v.spill, tag="0" * 16)
+    ),
+}
+
+
+def test_invariants_catch_broken_results(tmp_path: Path) -> None:
+    """Each corruption of a genuine result below must be reported."""
+    session = open_session("t1", tmp_path, display_root="/spill-host", key=bytes(range(32)))
+    text = "a line of output\n" * 500
+    b = budget(1000, max_lines=None, max_line_bytes=None, head_percent=50)
+    disk = Disk(tmp_path.resolve(), [])
+    good = CapView.of(session.cap(text, b, "c1"))
+
+    def failures_of(view: CapView, input_text: str, d: Disk = disk) -> list[str]:
+        failures: list[str] = []
+        check_cap(Checker("corrupted", failures), session, d, input_text, b, view)
+        return failures
+
+    assert failures_of(good, text) == []
+    for what, corrupt in CORRUPTIONS.items():
+        assert failures_of(corrupt(good), text), f"{what} went unnoticed"
+
+    # A fitting input must come back unchanged.
+    later = Disk(tmp_path.resolve(), tree(tmp_path.resolve()))
+    fits = CapView.of(session.cap("short", b, "c2"))
+    assert failures_of(fits, "short", later) == []
+    assert failures_of(dataclasses.replace(fits, text="shorT"), "short", later)
+
+    # The spill file must hold the input, and no temporary file may linger.
+    assert good.spill is not None
+    spill_file = session.host_path(good.spill)
+    assert spill_file is not None
+    spill_file.write_text("tampered")
+    assert failures_of(good, text)
+    spill_file.write_text(text)
+    assert failures_of(good, text) == []
+    (spill_file.parent / ".tmp-leftover").write_text("x")
+    assert failures_of(good, text)
+    session.close()

@@ -1,0 +1,256 @@
+"""Strict parsing of vector files: every object denies unknown fields and
+checks the type of each value, so a typo fails loudly instead of checking
+nothing.
+
+Parsed vectors stay plain dicts. As with the Rust runner's serde types, an
+optional field set to `null` counts as absent, except the nullable
+expectations (`gap_line`, `next_offset`, `next_line`, `kind`), where `null`
+means "must be none".
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+Spec = Callable[[Any, str], Any]
+"""Checks a value found at a path; returns it normalised, or raises."""
+
+
+class VectorError(ValueError):
+    """The vector file is malformed."""
+
+
+class Nullable:
+    """An optional expectation where an explicit `null` is kept."""
+
+    def __init__(self, spec: Spec) -> None:
+        self.spec = spec
+
+
+def string(value: Any, at: str) -> str:
+    if not isinstance(value, str):
+        raise VectorError(f"{at}: expected a string, got {value!r}")
+    return value
+
+
+def boolean(value: Any, at: str) -> bool:
+    if not isinstance(value, bool):
+        raise VectorError(f"{at}: expected true or false, got {value!r}")
+    return value
+
+
+def uint(bits: int) -> Spec:
+    def check(value: Any, at: str) -> int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        if not ok or not 0 <= value < 1 << bits:
+            raise VectorError(f"{at}: expected a u{bits}, got {value!r}")
+        return value
+
+    return check
+
+
+u8, u16, u32, u64 = uint(8), uint(16), uint(32), uint(64)
+
+
+def one_of(*choices: str) -> Spec:
+    def check(value: Any, at: str) -> str:
+        if value not in choices:
+            raise VectorError(f"{at}: expected one of {choices}, got {value!r}")
+        return value
+
+    return check
+
+
+def list_of(spec: Spec) -> Spec:
+    def check(value: Any, at: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise VectorError(f"{at}: expected a list, got {value!r}")
+        return [spec(item, f"{at}[{i}]") for i, item in enumerate(value)]
+
+    return check
+
+
+def obj(required: dict[str, Spec], optional: dict[str, Spec | Nullable] | None = None) -> Spec:
+    optional = optional or {}
+
+    def check(value: Any, at: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise VectorError(f"{at}: expected an object, got {value!r}")
+        unknown = set(value) - set(required) - set(optional)
+        if unknown:
+            raise VectorError(f"{at}: unknown field(s) {sorted(unknown)}")
+        out: dict[str, Any] = {}
+        for name, spec in required.items():
+            if name not in value:
+                raise VectorError(f"{at}: missing field {name!r}")
+            out[name] = spec(value[name], f"{at}.{name}")
+        for name, opt in optional.items():
+            if name not in value:
+                continue
+            item = value[name]
+            if isinstance(opt, Nullable):
+                out[name] = None if item is None else opt.spec(item, f"{at}.{name}")
+            elif item is not None:
+                out[name] = opt(item, f"{at}.{name}")
+        return out
+
+    return check
+
+
+_segment = obj(
+    {}, {"text": string, "times": u64, "lines": string, "from": u64, "count": u64}
+)
+_generator = obj({"gen": list_of(_segment)})
+
+
+def text_input(value: Any, at: str) -> Any:
+    """A plain string, or `{"gen": [segments]}` (built by `inputs.build`)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return _generator(value, at)
+    raise VectorError(f'{at}: a text input must be a string or {{"gen": [...]}}, got {value!r}')
+
+
+_media = obj({"data": string, "mime_type": string})
+_resource = obj({"uri": string}, {"mime_type": string, "text": string, "blob": string})
+_PART_KINDS: dict[str, Spec] = {
+    "text": text_input,
+    "image": _media,
+    "audio": _media,
+    "resource": _resource,
+    "other": string,
+}
+
+
+def part(value: Any, at: str) -> dict[str, Any]:
+    """A content part: an object with exactly one of the part kinds."""
+    if not isinstance(value, dict) or len(value) != 1:
+        raise VectorError(f"{at}: a part is an object with one key, got {value!r}")
+    ((kind, payload),) = value.items()
+    if kind not in _PART_KINDS:
+        raise VectorError(f"{at}: unknown part kind {kind!r}")
+    return {kind: _PART_KINDS[kind](payload, f"{at}.{kind}")}
+
+
+_budget = obj(
+    {"max_bytes": u32, "keep": one_of("head", "tail", "head-and-tail"), "head_percent": u8},
+    {"max_lines": u32, "max_line_bytes": u32},
+)
+_policy = obj({}, {"keep_last": u32, "max_total_bytes": u64})
+_texts = list_of(string)
+
+_cap_expect = obj(
+    {},
+    {
+        "error": string,
+        "truncated": boolean,
+        "spilled": boolean,
+        "original_bytes": u32,
+        "original_lines": u32,
+        "omitted_bytes": u32,
+        "omitted_lines": u32,
+        "gap_line": Nullable(u32),
+        "spill_error_contains": string,
+        "text_contains": _texts,
+        "text_not_contains": _texts,
+        "text": string,
+        "parts": list_of(part),
+    },
+)
+_text_expect = obj(
+    {}, {"error": string, "text_contains": _texts, "text_not_contains": _texts, "text": string}
+)
+_page_expect = obj(
+    {},
+    {
+        "error": string,
+        "offset": u64,
+        "first_line": u64,
+        "next_offset": Nullable(u64),
+        "next_line": Nullable(u64),
+        "total_bytes": u64,
+        "text_contains": _texts,
+        "text_not_contains": _texts,
+        "text": string,
+    },
+)
+_match_expect = obj({}, {"line": u64, "offset": u64, "excerpt": string, "excerpt_offset": u64})
+_tamper = obj({}, {"path": string, "bytes": u64, "lines": u64, "digest": string, "tag": string})
+
+_STEPS: dict[str, Spec] = {
+    "cap": obj(
+        {"op": string, "input": text_input, "budget": _budget, "call_id": string,
+         "expect": _cap_expect}
+    ),
+    "cap-parts": obj(
+        {"op": string, "parts": list_of(part), "budget": _budget, "call_id": string,
+         "expect": _cap_expect}
+    ),
+    "find-refs": obj(
+        {"op": string, "text": text_input, "expect": obj({}, {"count": u64, "paths": _texts})}
+    ),
+    "pruned-placeholder": obj(
+        {"op": string, "call_id": string, "expect": _text_expect}, {"tamper": _tamper}
+    ),
+    "read": obj(
+        {"op": string, "path": string, "offset": u64, "max_bytes": u32, "expect": _page_expect}
+    ),
+    "read-lines": obj(
+        {"op": string, "path": string, "first_line": u64, "count": u32, "max_bytes": u32,
+         "expect": _page_expect}
+    ),
+    "grep": obj(
+        {"op": string, "path": string, "pattern": string, "max_matches": u32,
+         "expect": obj({}, {"error": string, "total_matches": u64,
+                            "matches": list_of(_match_expect)})}
+    ),
+    "prune": obj(
+        {"op": string, "messages": list_of(text_input), "policy": _policy,
+         "expect": obj({}, {"error": string, "replaced": list_of(u32), "bytes_saved": u64,
+                            "total_bytes": u64, "messages": _texts})}
+    ),
+    "purge": obj({"op": string, "expect": obj({}, {"error": string, "freed": u64})}),
+    "classify": obj(
+        {"op": string, "status": u16, "body": text_input,
+         "expect": obj({}, {"kind": Nullable(
+             one_of("request-too-large", "context-length-exceeded"))})}
+    ),
+}
+
+OPS = tuple(_STEPS)
+
+
+def step(value: Any, at: str) -> dict[str, Any]:
+    """One step; its `op` selects the fields it may have."""
+    if not isinstance(value, dict) or "op" not in value:
+        raise VectorError(f"{at}: a step is an object with an `op`")
+    op = value["op"]
+    if op not in _STEPS:
+        raise VectorError(f"{at}: unknown op {op!r}")
+    return _STEPS[op](value, at)
+
+
+_session = obj(
+    {"thread_id": string, "key_hex": string},
+    {"display_root": string, "preopen": one_of("read-write", "read-only", "none")},
+)
+_vector = obj({"name": string, "about": string, "session": _session, "steps": list_of(step)})
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    duplicates = sorted({key for key in keys if keys.count(key) > 1})
+    if duplicates:
+        raise VectorError(f"duplicate field(s) {duplicates}")
+    return dict(pairs)
+
+
+def parse(text: str) -> dict[str, Any]:
+    """Parses and checks one vector file's text; raises `VectorError`."""
+    try:
+        value = json.loads(text, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as err:
+        raise VectorError(f"not JSON: {err}") from err
+    return _vector(value, "vector")

@@ -1,0 +1,295 @@
+"""What holds for every input, checked on every step whatever its
+expectations say (README: "universal invariants")."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, Sequence, Union
+
+from tool_output_cap import (
+    Audio,
+    Budget,
+    Capped,
+    CappedParts,
+    ContentPart,
+    Image,
+    Other,
+    OverflowRef,
+    Pruned,
+    Resource,
+    Session,
+    Text,
+)
+
+from .checker import Checker, excerpt
+
+
+def utf8_len(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def count_lines(text: str) -> int:
+    """Naive line count, as the WIT defines it: lines end at LF, a last line
+    without LF still counts."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def tree(root: Path) -> list[Path]:
+    """Every entry below `root` (links not followed), relative to it, sorted."""
+    out = []
+    for path in root.rglob("*"):
+        out.append(path.relative_to(root))
+    return sorted(out)
+
+
+def temp_files(root: Path) -> list[Path]:
+    """Entries below `root` whose name marks an unfinished write."""
+    return [p for p in tree(root) if p.name.startswith(".tmp")]
+
+
+@dataclass
+class CapView:
+    """The accounting shared by `Capped` and `CappedParts`, with the text the
+    model gets (for parts: the text parts joined by LF)."""
+
+    text: str
+    truncated: bool
+    original_bytes: int
+    original_lines: int
+    omitted_bytes: int
+    omitted_lines: int
+    gap_line: Optional[int]
+    spill: Optional[OverflowRef]
+    spill_error: Optional[str]
+
+    @classmethod
+    def of(cls, capped: Union[Capped, CappedParts]) -> "CapView":
+        fields = {f.name: getattr(capped, f.name) for f in dataclasses.fields(cls) if f.name != "text"}
+        text = capped.text if isinstance(capped, Capped) else joined_text(capped.parts)
+        return cls(text=text, **fields)
+
+
+def joined_text(parts: Sequence[ContentPart]) -> str:
+    """The text of text parts and resource texts, in order, joined by LF: the
+    document `cap-parts` budgets."""
+    texts = []
+    for p in parts:
+        if isinstance(p, Text):
+            texts.append(p.text)
+        elif isinstance(p, Resource) and p.text is not None:
+            texts.append(p.text)
+    return "\n".join(texts)
+
+
+def part_spec(p: ContentPart) -> dict[str, Any]:
+    """A part as a vector writes it (absent optional fields left out)."""
+    if isinstance(p, Text):
+        return {"text": p.text}
+    if isinstance(p, Image):
+        return {"image": {"data": p.data, "mime_type": p.mime_type}}
+    if isinstance(p, Audio):
+        return {"audio": {"data": p.data, "mime_type": p.mime_type}}
+    if isinstance(p, Resource):
+        fields = {"uri": p.uri, "mime_type": p.mime_type, "text": p.text, "blob": p.blob}
+        return {"resource": {k: v for k, v in fields.items() if v is not None}}
+    if isinstance(p, Other):
+        return {"other": p.value}
+    raise TypeError(p)
+
+
+def ref_key(r: OverflowRef) -> tuple[str, int, int, str, str]:
+    return (r.path, r.bytes, r.lines, r.digest, r.tag)
+
+
+@dataclass
+class Disk:
+    """The spill directory of a session (if any) and what was in it before a step."""
+
+    root: Optional[Path]
+    before: list[Path]
+
+
+def check_cap(
+    chk: Checker, session: Session, disk: Disk, input_text: str, budget: Budget, got: CapView
+) -> None:
+    """Budget respected with the notice, unchanged when it fits, exact sizes,
+    the spill file equal to the input, and the notice's reference found last."""
+    size = utf8_len(input_text)
+    chk.ensure(
+        got.original_bytes == size,
+        lambda: f"original_bytes {got.original_bytes} but the input has {size} bytes",
+    )
+    lines = count_lines(input_text)
+    chk.ensure(
+        got.original_lines == lines,
+        lambda: f"original_lines {got.original_lines} but the input has {lines} lines",
+    )
+    fits = budget.max_bytes == 0 or (
+        size <= budget.max_bytes and (budget.max_lines is None or lines <= budget.max_lines)
+    )
+    if fits:
+        _check_unchanged(chk, input_text, got)
+    else:
+        _check_cut(chk, input_text, budget, got)
+    _check_disk(chk, session, disk, input_text, got)
+
+
+def _check_unchanged(chk: Checker, input_text: str, got: CapView) -> None:
+    chk.ensure(not got.truncated, lambda: "the input fits but truncated is true")
+    chk.ensure(
+        got.text == input_text,
+        lambda: f"the input fits but the text changed: {excerpt(got.text)}",
+    )
+    chk.ensure(
+        got.omitted_bytes == 0
+        and got.omitted_lines == 0
+        and got.gap_line is None
+        and got.spill is None
+        and got.spill_error is None,
+        lambda: f"the input fits but the accounting says otherwise: {got!r}",
+    )
+
+
+def _check_cut(chk: Checker, input_text: str, budget: Budget, got: CapView) -> None:
+    chk.ensure(got.truncated, lambda: "the input does not fit but truncated is false")
+    size = utf8_len(got.text)
+    chk.ensure(
+        size <= budget.max_bytes,
+        lambda: f"text has {size} bytes, over max_bytes {budget.max_bytes}",
+    )
+    if budget.max_lines is not None:
+        lines = count_lines(got.text)
+        chk.ensure(
+            lines <= budget.max_lines,
+            lambda: f"text has {lines} lines, over max_lines {budget.max_lines}",
+        )
+    chk.ensure(
+        0 < got.omitted_bytes <= utf8_len(input_text),
+        lambda: f"omitted_bytes {got.omitted_bytes} is impossible",
+    )
+    last_line = max(count_lines(input_text), 1)
+    chk.ensure(
+        got.gap_line is not None and 1 <= got.gap_line <= last_line,
+        lambda: f"gap_line {got.gap_line} is not a line of the input",
+    )
+    chk.ensure(
+        (got.spill is None) != (got.spill_error is None),
+        lambda: "a cut result needs exactly one of spill and spill_error: "
+        f"{got.spill!r} / {got.spill_error!r}",
+    )
+    if got.spill is not None:
+        notice_ok = "do not run it again" in got.text
+    else:
+        notice_ok = got.spill_error is not None and "could NOT be saved" in got.text
+    chk.ensure(
+        notice_ok,
+        lambda: f"the notice does not say what became of the full output: {excerpt(got.text)}",
+    )
+
+
+def _check_disk(
+    chk: Checker, session: Session, disk: Disk, input_text: str, got: CapView
+) -> None:
+    spill = got.spill
+    spill_file = session.host_path(spill) if spill is not None else None
+    if spill is not None:
+        chk.ensure(
+            spill.bytes == utf8_len(input_text) and spill.lines == count_lines(input_text),
+            lambda: f"the reference's sizes do not match the input: {spill!r}",
+        )
+        if spill_file is None:
+            chk.fail(f"the spill path is not under the display root: {spill!r}")
+        else:
+            try:
+                data = spill_file.read_bytes()
+            except OSError as err:
+                chk.fail(f"cannot read the spill file {spill_file}: {err}")
+            else:
+                want = input_text.encode("utf-8")
+                chk.ensure(
+                    data == want,
+                    lambda: f"the spill file {spill_file} ({len(data)} bytes) differs "
+                    f"from the input ({len(want)} bytes)",
+                )
+        refs = session.find_refs(got.text)
+        chk.ensure(
+            bool(refs) and ref_key(refs[-1]) == ref_key(spill),
+            lambda: f"find-refs of the text found {refs!r}, not the spill reference last",
+        )
+    root = disk.root
+    if root is None:
+        return
+    leftovers = temp_files(root)
+    chk.ensure(not leftovers, lambda: f"temporary files left behind: {leftovers}")
+    # Only the spill file itself (and its thread folder) may appear.
+    new_files = [p for p in tree(root) if p not in disk.before and not (root / p).is_dir()]
+    allowed = [spill_file.relative_to(root)] if spill_file is not None else []
+    chk.ensure(
+        all(f in allowed for f in new_files),
+        lambda: f"unexpected new files: {new_files} (spill: {allowed})",
+    )
+
+
+def check_parts(chk: Checker, given: Sequence[ContentPart], got: CappedParts) -> None:
+    """Media, `other` parts, resource URIs and blobs come back untouched and
+    in place; a cut result has one text part, where the first textual part was."""
+    output = [part_spec(p) for p in got.parts]
+    if not got.truncated:
+        unchanged = [part_spec(p) for p in given]
+        chk.ensure(output == unchanged, lambda: "the text fits but the parts changed")
+        return
+    expected: list[Optional[dict[str, Any]]] = []
+    placed = False
+    for p in given:
+        textual = isinstance(p, Text) or (isinstance(p, Resource) and p.text is not None)
+        if textual and not placed:
+            expected.append(None)
+            placed = True
+        if isinstance(p, Text):
+            continue
+        if isinstance(p, Resource):
+            expected.append(part_spec(dataclasses.replace(p, text=None)))
+        else:
+            expected.append(part_spec(p))
+    shape = [None if "text" in spec else spec for spec in output]
+    chk.ensure(
+        shape == expected,
+        lambda: f"non-text parts were not carried through in place: {shape} vs {expected}",
+    )
+
+
+def check_prune(chk: Checker, session: Session, messages: list[str], got: Pruned) -> None:
+    """Accounting adds up, only listed messages changed and each shrank, and
+    no genuine reference is lost."""
+    before = sum(utf8_len(m) for m in messages)
+    after = sum(utf8_len(m) for m in got.messages)
+    chk.ensure(
+        got.total_bytes == after,
+        lambda: f"total_bytes {got.total_bytes} but the bodies hold {after}",
+    )
+    chk.ensure(
+        got.bytes_saved == max(before - after, 0),
+        lambda: f"bytes_saved {got.bytes_saved} but {before} - {after} were saved",
+    )
+    chk.ensure(
+        len(got.messages) == len(messages), lambda: "prune changed the number of messages"
+    )
+    for i, (old, new) in enumerate(zip(messages, got.messages)):
+        listed = i in got.replaced
+        chk.ensure(
+            listed == (old != new),
+            lambda: f"message {i}: replaced lists it: {listed}, but changed: {old != new}",
+        )
+        chk.ensure(
+            not listed or utf8_len(new) < utf8_len(old),
+            lambda: f"message {i} was replaced but did not shrink",
+        )
+
+    def paths(texts: list[str]) -> set[str]:
+        return {r.path for t in texts for r in session.find_refs(t)}
+
+    kept = paths(got.messages)
+    lost = sorted(p for p in paths(messages) if p not in kept)
+    chk.ensure(not lost, lambda: f"prune lost genuine references: {lost}")

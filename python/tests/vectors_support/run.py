@@ -1,0 +1,277 @@
+"""Running one vector through the real component: one session spilling into
+a fresh directory, its steps in order."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any, Optional
+
+from tool_output_cap import (
+    Audio,
+    Budget,
+    ContentPart,
+    Image,
+    Other,
+    OverflowRef,
+    Page,
+    PrunePolicy,
+    Resource,
+    Session,
+    Text,
+    classify,
+    open_session,
+)
+
+from . import invariants
+from .checker import Checker
+from .format import VectorError
+from .inputs import Recorded, build, substitute
+from .invariants import CapView, Disk
+
+DEFAULT_DISPLAY_ROOT = "/spill-host"
+"""Display root of a vector session that names none."""
+
+
+def run_vector(label: str, vector: dict[str, Any], spill_dir: Path) -> list[str]:
+    """Runs a parsed vector (from file `label`, for messages) with `spill_dir`
+    (empty) as its spill directory; returns one line per failed check."""
+    failures: list[str] = []
+    spec = vector["session"]
+    preopen = spec.get("preopen", "read-write")
+    try:
+        session = open_session(
+            spec["thread_id"],
+            None if preopen == "none" else spill_dir,
+            display_root=spec.get("display_root", DEFAULT_DISPLAY_ROOT),
+            key=bytes.fromhex(spec["key_hex"]),
+            read_only=preopen == "read-only",
+        )
+    except Exception as why:  # noqa: BLE001 - any reason is a failure to report
+        return [f"{label}: cannot open the session: {why}"]
+    with session:
+        runner = _Runner(session, None if preopen == "none" else spill_dir)
+        for index, step in enumerate(vector["steps"]):
+            chk = Checker(f"{label} step {index} ({step['op']})", failures)
+            try:
+                runner.step(chk, step)
+            except VectorError as why:
+                chk.fail(f"bad vector: {why}")
+            if chk.trapped:
+                chk.fail("the component trapped; the remaining steps were not run")
+                break
+    return failures
+
+
+def _budget(spec: dict[str, Any]) -> Budget:
+    return Budget(
+        max_bytes=spec["max_bytes"],
+        max_lines=spec.get("max_lines"),
+        max_line_bytes=spec.get("max_line_bytes"),
+        keep=spec["keep"],
+        head_percent=spec["head_percent"],
+    )
+
+
+def _part(spec: dict[str, Any]) -> ContentPart:
+    ((kind, value),) = spec.items()
+    if kind == "text":
+        return Text(build(value))
+    if kind == "image":
+        return Image(value["data"], value["mime_type"])
+    if kind == "audio":
+        return Audio(value["data"], value["mime_type"])
+    if kind == "resource":
+        return Resource(value["uri"], value.get("mime_type"), value.get("text"), value.get("blob"))
+    return Other(value)
+
+
+class _Runner:
+    def __init__(self, session: Session, spill_dir: Optional[Path]) -> None:
+        self.session = session
+        self.dir = Path(spill_dir).resolve() if spill_dir is not None else None
+        self.calls: dict[str, Recorded] = {}
+        self.refs: dict[str, OverflowRef] = {}
+
+    def step(self, chk: Checker, step: dict[str, Any]) -> None:
+        handler = getattr(self, "op_" + step["op"].replace("-", "_"))
+        handler(chk, step, step["expect"])
+
+    def disk(self) -> Disk:
+        return Disk(self.dir, invariants.tree(self.dir) if self.dir is not None else [])
+
+    def resolve(self, text: str) -> str:
+        return substitute(text, self.calls)
+
+    def resolve_all(self, texts: Optional[list[str]]) -> list[str]:
+        return [self.resolve(t) for t in texts or []]
+
+    def record(self, call_id: str, view: CapView) -> None:
+        spill = view.spill
+        self.calls[call_id] = Recorded(spill.path if spill else None, view.text)
+        if spill is not None:
+            self.refs[call_id] = spill
+        else:
+            self.refs.pop(call_id, None)
+
+    def op_cap(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        if "parts" in e:
+            raise VectorError("`parts` is an expectation of cap-parts only")
+        text = build(s["input"])
+        budget = _budget(s["budget"])
+        disk = self.disk()
+        capped = chk.outcome(e.get("error"), lambda: self.session.cap(text, budget, s["call_id"]))
+        if capped is None:
+            return
+        view = CapView.of(capped)
+        invariants.check_cap(chk, self.session, disk, text, budget, view)
+        self.check_capped(chk, e, view)
+        self.record(s["call_id"], view)
+
+    def op_cap_parts(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        parts = [_part(p) for p in s["parts"]]
+        joined = invariants.joined_text(parts)
+        budget = _budget(s["budget"])
+        disk = self.disk()
+        capped = chk.outcome(
+            e.get("error"), lambda: self.session.cap_parts(parts, budget, s["call_id"])
+        )
+        if capped is None:
+            return
+        view = CapView.of(capped)
+        invariants.check_cap(chk, self.session, disk, joined, budget, view)
+        invariants.check_parts(chk, parts, capped)
+        self.check_capped(chk, e, view)
+        chk.exact(e, "parts", [invariants.part_spec(p) for p in capped.parts])
+        self.record(s["call_id"], view)
+
+    def check_capped(self, chk: Checker, e: dict[str, Any], got: CapView) -> None:
+        """The expectations of `cap` and `cap-parts` on their shared accounting."""
+        chk.exact(e, "truncated", got.truncated)
+        chk.exact(e, "spilled", got.spill is not None)
+        for field in ("original_bytes", "original_lines", "omitted_bytes", "omitted_lines",
+                      "gap_line"):
+            chk.exact(e, field, getattr(got, field))
+        if "spill_error_contains" in e:
+            needle = e["spill_error_contains"]
+            if got.spill_error is None:
+                chk.fail(f"expected a spill_error containing {needle!r}, got none")
+            elif needle not in got.spill_error:
+                chk.fail(f"spill_error {got.spill_error!r} does not contain {needle!r}")
+        # The README substitutes `$spill:` / `$capped:` in every text_contains.
+        # (The Rust runner does not for cap steps; no vector depends on it.)
+        self.check_text(chk, e, got.text)
+
+    def op_find_refs(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        text = self.resolve(build(s["text"]))
+        want = {"paths": self.resolve_all(e["paths"])} if "paths" in e else {}
+        refs = chk.outcome(None, lambda: self.session.find_refs(text))
+        if refs is None:
+            return
+        chk.exact(e, "count", len(refs))
+        chk.exact(want, "paths", [r.path for r in refs])
+
+    def op_pruned_placeholder(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        reference = self.refs.get(s["call_id"])
+        if reference is None:
+            raise VectorError(f"call {s['call_id']!r} has no spill reference")
+        tamper = dict(s.get("tamper", {}))
+        if "path" in tamper:
+            tamper["path"] = self.resolve(tamper["path"])
+        reference = dataclasses.replace(reference, **tamper)
+        text = chk.outcome(e.get("error"), lambda: self.session.pruned_placeholder(reference))
+        if text is None:
+            return
+        self.check_text(chk, e, text)
+        found = self.session.find_refs(text)
+        chk.ensure(
+            [invariants.ref_key(r) for r in found] == [invariants.ref_key(reference)],
+            lambda: f"find-refs of the placeholder found {found!r}, not {reference!r}",
+        )
+
+    def check_text(self, chk: Checker, e: dict[str, Any], got: str) -> None:
+        contains = self.resolve_all(e.get("text_contains"))
+        not_contains = self.resolve_all(e.get("text_not_contains"))
+        chk.substrings(contains, not_contains, got)
+        chk.exact(e, "text", got)
+
+    def op_read(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        path = self.resolve(s["path"])
+        page = chk.outcome(
+            e.get("error"), lambda: self.session.read(path, s["offset"], s["max_bytes"])
+        )
+        if page is None:
+            return
+        size = invariants.utf8_len(page.text)
+        chk.ensure(
+            size <= s["max_bytes"],
+            lambda: f"the page has {size} bytes, over {s['max_bytes']}",
+        )
+        self.check_page(chk, e, page)
+
+    def op_read_lines(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        path = self.resolve(s["path"])
+        page = chk.outcome(
+            e.get("error"),
+            lambda: self.session.read_lines(path, s["first_line"], s["count"], s["max_bytes"]),
+        )
+        if page is None:
+            return
+        chk.ensure(
+            invariants.utf8_len(page.text) <= s["max_bytes"]
+            and invariants.count_lines(page.text) <= s["count"],
+            lambda: f"the page exceeds {s['count']} lines or {s['max_bytes']} bytes",
+        )
+        self.check_page(chk, e, page)
+
+    def check_page(self, chk: Checker, e: dict[str, Any], page: Page) -> None:
+        for field in ("offset", "first_line", "next_offset", "next_line", "total_bytes"):
+            chk.exact(e, field, getattr(page, field))
+        self.check_text(chk, e, page.text)
+
+    def op_grep(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        path = self.resolve(s["path"])
+        found = chk.outcome(
+            e.get("error"), lambda: self.session.grep(path, s["pattern"], s["max_matches"])
+        )
+        if found is None:
+            return
+        chk.ensure(
+            len(found.matches) <= s["max_matches"],
+            lambda: f"{len(found.matches)} matches, over max_matches",
+        )
+        chk.exact(e, "total_matches", found.total_matches)
+        if "matches" not in e:
+            return
+        want = e["matches"]
+        if len(want) != len(found.matches):
+            chk.fail(
+                f"matches: expected {len(want)} entries, got {len(found.matches)}: "
+                f"{found.matches!r}"
+            )
+            return
+        for i, (w, g) in enumerate(zip(want, found.matches)):
+            for field in ("line", "offset", "excerpt", "excerpt_offset"):
+                chk.exact(w, field, getattr(g, field), f"matches[{i}].{field}")
+
+    def op_prune(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        messages = [self.resolve(build(m)) for m in s["messages"]]
+        policy = PrunePolicy(s["policy"].get("keep_last"), s["policy"].get("max_total_bytes"))
+        pruned = chk.outcome(e.get("error"), lambda: self.session.prune(messages, policy))
+        if pruned is None:
+            return
+        invariants.check_prune(chk, self.session, messages, pruned)
+        for field in ("replaced", "bytes_saved", "total_bytes", "messages"):
+            chk.exact(e, field, getattr(pruned, field))
+
+    def op_purge(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        freed = chk.outcome(e.get("error"), self.session.purge)
+        if freed is not None:
+            chk.exact(e, "freed", freed)
+
+    def op_classify(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        body = build(s["body"])
+        # `classify` answers `None` for "not an overflow", so the outcome is boxed.
+        boxed = chk.outcome(None, lambda: [classify(s["status"], body)])
+        if boxed is not None:
+            chk.exact(e, "kind", boxed[0])

@@ -29,7 +29,7 @@ demo: setup
 test: setup check fuzz-smoke
 	$(CARGO) test --release $(HOST_CRATES)
 	$(CARGO) bench --no-run -p toolcap-bench
-	$(MAKE) js-test py-test
+	$(MAKE) --keep-going js-test py-test
 
 # JavaScript (js/README.md): npm packages go into js/node_modules, pinned by
 # js/package-lock.json; `npm run build` transpiles the guest with jco into
@@ -66,7 +66,7 @@ py-test: py-setup
 
 # Every benchmark against its baseline in one run, as one table
 # (bench/src/bin/report.rs). Quiet the machine first.
-bench: setup
+bench: setup js-setup py-setup
 	$(CARGO) run --release -p toolcap-bench --bin report
 
 # Criterion's statistics for the same paths (about 3 minutes).

@@ -1,6 +1,6 @@
 //! `cargo run --release -p toolcap-bench --bin report [SUITE...]` (or `make bench`):
 //! runs every comparison (or the named suites: core, call, spill, startup,
-//! refs, readback, memory) and prints one Markdown table for the README.
+//! refs, readback, hosts, memory) and prints one Markdown table for the README.
 //! `TOOLCAP_BENCH_QUICK=1` makes a rough smoke run.
 
 use std::process::Command;

@@ -3,6 +3,7 @@
 
 pub mod component;
 pub mod core_cap;
+pub mod hosts;
 pub mod memory;
 pub mod readback;
 pub mod refs;
@@ -20,7 +21,7 @@ pub struct Suite {
 }
 
 /// Every suite, in table order.
-pub const ALL: [Suite; 6] = [
+pub const ALL: [Suite; 7] = [
     Suite {
         name: "core",
         run: core_cap::run,
@@ -44,5 +45,9 @@ pub const ALL: [Suite; 6] = [
     Suite {
         name: "readback",
         run: readback::run,
+    },
+    Suite {
+        name: "hosts",
+        run: hosts::run,
     },
 ];

@@ -85,8 +85,8 @@ clippy: setup
 	$(CARGO) clippy --release $(HOST_CRATES) --all-targets -- -D warnings
 	$(CARGO) clippy $(GUEST_FLAGS) -- -D warnings
 
-wit: guest
-	npx --yes @bytecodealliance/jco@1.35.0 wit $(GUEST_WASM)
+wit: guest $(JS_INSTALLED)
+	js/node_modules/.bin/jco wit $(GUEST_WASM)
 
 # Fuzzing (fuzz/README.md). `fuzz-smoke` runs every fuzz check on stable with
 # random inputs; `fuzz` runs each cargo-fuzz target for FUZZ_SECONDS on nightly.

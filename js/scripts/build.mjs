@@ -2,7 +2,7 @@
 //! `npm run build` (from js/); TOOLCAP_WASM=<path> builds another .wasm.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,7 +21,8 @@ rmSync(outDir, { recursive: true, force: true });
 
 // `--instantiation async`: the wrapper passes each session its own WASI shim
 // (its own preopen), instead of the process-wide shim a static import binds.
-const jcoCli = resolve(jsRoot, 'node_modules/@bytecodealliance/jco/dist/jco.js');
+const jcoPackage = resolve(jsRoot, 'node_modules/@bytecodealliance/jco');
+const jcoCli = resolve(jcoPackage, JSON.parse(readFileSync(resolve(jcoPackage, 'package.json'))).bin.jco);
 const result = spawnSync(
   process.execPath,
   [jcoCli, 'transpile', wasm, '--instantiation', 'async', '--name', 'toolcap', '--quiet', '-o', outDir],

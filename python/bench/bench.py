@@ -5,6 +5,7 @@ on stderr.
     python bench/bench.py [--small FILE] [--large FILE] [--spill-dir DIR] [--quick]
 
 Run from python/ with the venv of `make py-setup` (.venv/bin/python).
+`TOOLCAP_PY_CALLS=public` times the public call path instead of the fast one.
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ def main() -> None:
         start = time.perf_counter_ns()
         session = open_session(THREAD_ID, spill_dir, display_root=DISPLAY_ROOT, key=KEY)
         open_ms = (time.perf_counter_ns() - start) / 1e6
+        calls = "fast" if session._instance is not None and session._instance.fast_calls else "public"
         with session:
             small_ns = bench_small(session, small, args.quick)
             large_ns = bench_large(session, large, args.quick)
@@ -102,7 +104,7 @@ def main() -> None:
     }
     print(json.dumps(result))
     print(
-        f"python: first open_session (compile + instantiate) {open_ms:.1f} ms; "
+        f"python ({calls} calls): first open_session (compile + instantiate) {open_ms:.1f} ms; "
         f"cap of {result['small_bytes']} B that fits: {small_ns / 1e3:.1f} µs; "
         f"cap + spill of {result['large_bytes']} B: {large_ns / 1e6:.2f} ms",
         file=sys.stderr,

@@ -7,6 +7,9 @@ every call, and copies each string and field name twice. That cost ~200 µs per
 wasmtime's conversion code for variants, options, results and lists and only
 cache the answers of those lookups; records and strings get leaner
 conversions of their own.
+
+Part of the fast call path (`_fast`): it subclasses wasmtime-py internals and
+is imported only once `_runtime.fast_calls_unavailable()` has passed.
 """
 
 from __future__ import annotations
@@ -26,13 +29,12 @@ from wasmtime.component import (
     ResultType,
     String,
     U8,
-    U16,
-    U32,
-    U64,
     ValType,
     VariantType,
 )
 from wasmtime.component._types import VariantLikeType
+
+from ._checks import UNSIGNED_BITS, check_uint
 
 Cases = list[tuple[str, Optional[ValType]]]
 
@@ -52,7 +54,7 @@ def freeze(ty: ValType) -> ValType:
         return _Result(_freeze_opt(ty.ok), _freeze_opt(ty.err))
     if isinstance(ty, String):
         return _String()
-    for unsigned, bits in _UNSIGNED:
+    for unsigned, bits in UNSIGNED_BITS:
         if isinstance(ty, unsigned):
             return _Checked(ty, bits)
     # Scalars, strings, enums and resource handles convert without lookups.
@@ -98,17 +100,11 @@ class _Checked(ValType):
         self._inner.add_classes(s)
 
     def convert_to_c(self, store: Storelike, val: Any, ptr: _ValPtr) -> None:
-        if isinstance(val, bool) or not isinstance(val, int):
-            raise TypeError(f"expected an int for a u{self._bits}, got {val!r}")
-        if val < 0 or val >> self._bits:
-            raise OverflowError(f"{val} is out of range for a u{self._bits}")
+        check_uint(val, self._bits)  # the public path's check too
         self._inner.convert_to_c(store, val, ptr)
 
     def convert_from_c(self, c: ffi.wasmtime_component_val_t) -> Any:
         return self._inner.convert_from_c(c)
-
-
-_UNSIGNED = ((U8, 8), (U16, 16), (U32, 32), (U64, 64))
 
 
 class _String(String):

@@ -1,0 +1,120 @@
+"""Integer range checks for arguments, with wasmtime-py's public API only.
+
+wasmtime-py stores an unsigned int argument into a ctypes field, which
+silently wraps: `max_bytes=2**32` would reach the component as 0 ("no cap").
+Both call paths refuse such values the same way, with `check_uint`: the fast
+path while lowering (`_frozen_types._Checked`), the public path before the
+call, by walking the arguments along the export's type (`arg_checks`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from wasmtime.component import (
+    EnumType,
+    FlagsType,
+    ListType,
+    OptionType,
+    RecordType,
+    ResultType,
+    TupleType,
+    U8,
+    U16,
+    U32,
+    U64,
+    ValType,
+    Variant,
+    VariantType,
+)
+
+Check = Callable[[Any], None]
+
+UNSIGNED_BITS = ((U8, 8), (U16, 16), (U32, 32), (U64, 64))
+
+
+def check_uint(val: Any, bits: int) -> None:
+    """Raises `TypeError` unless `val` is an int (not a bool), and
+    `OverflowError` unless it fits a WIT `u<bits>`."""
+    if isinstance(val, bool) or not isinstance(val, int):
+        raise TypeError(f"expected an int for a u{bits}, got {val!r}")
+    if val < 0 or val >> bits:
+        raise OverflowError(f"{val} is out of range for a u{bits}")
+
+
+def arg_checks(params: list[ValType]) -> Optional[Check]:
+    """A function that checks a call's arguments (a tuple) in lowering order,
+    or `None` if the parameters hold no unsigned ints."""
+    checks = [(i, c) for i, c in enumerate(map(_check_of, params)) if c is not None]
+    if not checks:
+        return None
+
+    def check(args: Any) -> None:
+        for i, c in checks:
+            if i < len(args):  # a missing argument is wasmtime's TypeError
+                c(args[i])
+
+    return check
+
+
+def _check_of(ty: ValType) -> Optional[Check]:
+    for unsigned, bits in UNSIGNED_BITS:
+        if isinstance(ty, unsigned):
+            return lambda v: check_uint(v, bits)
+    if isinstance(ty, RecordType):
+        fields = [(name, c) for name, c in ((n, _check_of(t)) for n, t in ty.fields) if c]
+        if not fields:
+            return None
+
+        def record(v: Any) -> None:
+            for name, c in fields:
+                c(getattr(v, name))
+
+        return record
+    if isinstance(ty, ListType):
+        element = ty.element
+        if isinstance(element, U8):
+            return None  # a `bytes` value: wasmtime refuses anything else
+        each = _check_of(element)
+        if each is None:
+            return None
+
+        def elements(v: Any) -> None:
+            if isinstance(v, list):  # otherwise wasmtime raises its TypeError
+                for e in v:
+                    each(e)
+
+        return elements
+    if isinstance(ty, OptionType):
+        some = _check_of(ty.payload)
+        if some is None:
+            return None
+        return lambda v: None if v is None else some(v)
+    if isinstance(ty, VariantType):
+        cases = {name: _check_of(t) for name, t in ty.cases if t is not None}
+        if not any(cases.values()):
+            return None
+
+        def variant(v: Any) -> None:
+            # No variant of this API carries ints; a tagged one (values are
+            # `Variant(tag, payload)`) is checked, an untagged one would need
+            # wasmtime's case matching by Python type: refuse to guess.
+            if not isinstance(v, Variant):
+                raise NotImplementedError(f"no range check for the untagged variant {v!r}")
+            c = cases.get(v.tag)
+            if c is not None:
+                c(v.payload)
+
+        return variant
+    if isinstance(ty, (ResultType, TupleType)):
+        # No parameter of this API has such a type; refuse to guess rather
+        # than let an int through unchecked if the WIT grows one.
+        inner = [ty.ok, ty.err] if isinstance(ty, ResultType) else list(ty.elements)
+        if any(t is not None and _check_of(t) is not None for t in inner):
+            raise NotImplementedError(f"no range check for ints inside {type(ty).__name__}")
+        return None
+    if isinstance(ty, (EnumType, FlagsType)):
+        return None
+    # Strings, bools, chars, floats, signed ints (none in this API) and
+    # resource handles: wasmtime's own checks apply.
+    return None

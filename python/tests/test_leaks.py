@@ -1,0 +1,73 @@
+"""Memory safety of the call paths: many calls, each returning C-owned
+strings, records, lists and variants, must not grow the process.
+
+The fast path frees every value it lowers or lifts by hand (`_fast.py`,
+`_frozen_types.py`); a missed free of a result string (~1 KiB per small
+`cap`) over 20,000 calls would leak ~20 MB, well over the bound. No timing
+is asserted. The public path runs an eighth of the loop, as a comparison
+that must not crash.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tool_output_cap import Image, Session, Text, ToolCapError, budget, open_session
+
+STATM = Path("/proc/self/statm")
+BOUND = 8 * 1024 * 1024
+"""Allowed growth of the resident set over the measured loop."""
+
+LOG = "".join(f"2024-05-01T12:00:00Z INFO worker step {n}: ok, 42 items\n" for n in range(19))
+IMAGE = Image("iVBORw0KGgo=" * 500, "image/png")  # 6 KB of base64
+BIG = budget(128 * 1024)
+INVALID = budget(10)  # below the notice's size: `invalid-budget`
+
+
+def rss() -> int:
+    """The process's resident set size in bytes (Linux)."""
+    return int(STATM.read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def churn(s: Session, refs_text: str, scale: int) -> None:
+    """20,000 small caps, 2,000 cap_parts with an image, 2,000 find_refs and
+    500 invalid-budget errors, divided by `scale`."""
+    for _ in range(20_000 // scale):
+        capped = s.cap(LOG, BIG, "call-small")
+        assert capped.text == LOG and not capped.truncated
+    for _ in range(2_000 // scale):
+        out = s.cap_parts([Text(LOG), IMAGE], BIG, "call-parts")
+        assert out.parts[1] == IMAGE
+    for _ in range(2_000 // scale):
+        assert len(s.find_refs(refs_text)) == 1
+    for _ in range(500 // scale):
+        with pytest.raises(ToolCapError) as err:
+            s.cap(LOG, INVALID, "call-error")
+        assert err.value.case == "invalid-budget" and err.value.message
+
+
+@pytest.mark.skipif(not STATM.exists(), reason="reads the RSS from /proc/self/statm")
+def test_many_calls_do_not_grow_the_process(calls: str, tmp_path: Path) -> None:
+    scale = 1 if calls == "fast" else 8
+    with open_session("thread-leak", tmp_path, key=b"leak-test-key-32-bytes-long!!!!!") as s:
+        spilled = s.cap("a line of output\n" * 5000, budget(2000), "call-spill")
+        assert spilled.spill is not None
+        # Warm up: the guest's memory, Python's arenas and caches settle.
+        churn(s, spilled.text, 10 * scale)
+        gc.collect()
+        before = rss()
+        churn(s, spilled.text, scale)
+        gc.collect()
+        growth = rss() - before
+    print(
+        f"\n{calls} path: RSS grew {growth / 1024:.0f} KiB over 1/{scale} of the loop"
+        f" (bound {BOUND // 1024} KiB on the fast path)",
+        file=sys.stderr,
+    )
+    if calls == "fast":
+        assert growth < BOUND, f"RSS grew by {growth} bytes: a leak in the fast call path?"

@@ -77,34 +77,28 @@ def ref_out(r: Optional[Record]) -> Optional[OverflowRef]:
     return OverflowRef(f["path"], f["bytes"], f["lines"], f["digest"], f["tag"])
 
 
+def _accounting(f: dict[str, Any]) -> dict[str, Any]:
+    """The loss accounting `capped` and `capped-parts` share."""
+    return {
+        "truncated": f["truncated"],
+        "original_bytes": f["original-bytes"],
+        "original_lines": f["original-lines"],
+        "omitted_bytes": f["omitted-bytes"],
+        "omitted_lines": f["omitted-lines"],
+        "gap_line": f["gap-line"],
+        "spill": ref_out(f["spill"]),
+        "spill_error": f["spill-error"],
+    }
+
+
 def capped_out(r: Record) -> Capped:
     f = r.__dict__
-    return Capped(
-        text=f["text"],
-        truncated=f["truncated"],
-        original_bytes=f["original-bytes"],
-        original_lines=f["original-lines"],
-        omitted_bytes=f["omitted-bytes"],
-        omitted_lines=f["omitted-lines"],
-        gap_line=f["gap-line"],
-        spill=ref_out(f["spill"]),
-        spill_error=f["spill-error"],
-    )
+    return Capped(text=f["text"], **_accounting(f))
 
 
 def capped_parts_out(r: Record) -> CappedParts:
     f = r.__dict__
-    return CappedParts(
-        parts=[part_out(p) for p in f["parts"]],
-        truncated=f["truncated"],
-        original_bytes=f["original-bytes"],
-        original_lines=f["original-lines"],
-        omitted_bytes=f["omitted-bytes"],
-        omitted_lines=f["omitted-lines"],
-        gap_line=f["gap-line"],
-        spill=ref_out(f["spill"]),
-        spill_error=f["spill-error"],
-    )
+    return CappedParts(parts=[part_out(p) for p in f["parts"]], **_accounting(f))
 
 
 def part_in(p: ContentPart) -> Variant:

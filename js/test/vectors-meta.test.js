@@ -3,7 +3,7 @@
 // component answer. A runner that cannot fail proves nothing.
 
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
@@ -14,22 +14,8 @@ import { parseVector } from './support/vector-format.js';
 import { checkCap } from './support/vector-invariants.js';
 import { runVector } from './support/vector-run.js';
 
-/** A small valid vector that the tests below break one field at a time. */
-const BASE = String.raw`{
-  "name": "base",
-  "about": "a cut, a read and a classify",
-  "session": { "thread_id": "t1", "key_hex": "000102030405060708090a0b0c0d0e0f" },
-  "steps": [
-    { "op": "cap", "call_id": "c1",
-      "input": { "gen": [ { "lines": "line {n}", "from": 1, "count": 400 } ] },
-      "budget": { "max_bytes": 1200, "max_lines": null, "max_line_bytes": null, "keep": "tail", "head_percent": 0 },
-      "expect": { "truncated": true, "spilled": true, "original_bytes": 3492, "original_lines": 400,
-                  "text_contains": ["line 400\n"] } },
-    { "op": "read-lines", "path": "$spill:c1", "first_line": 2, "count": 2, "max_bytes": 100,
-      "expect": { "text": "line 2\nline 3\n", "next_line": 4 } },
-    { "op": "classify", "status": 413, "body": "", "expect": { "kind": "request-too-large" } }
-  ]
-}`;
+/** A small valid vector that the tests below break one field at a time (shared with the Rust and Python runners). */
+const BASE = readFileSync(new URL('../../tests/vectors-selftest/base.json', import.meta.url), 'utf8');
 
 const replaced = (from, to) => {
   assert.ok(BASE.includes(from), `BASE lacks ${from}`);

@@ -36,22 +36,9 @@ def test_vectors_cover_every_op() -> None:
     assert set(OPS) - used == set(), f"no vector uses {set(OPS) - used}"
 
 
-# A small valid vector that the checks below break one field at a time.
-BASE = r"""{
-  "name": "base",
-  "about": "a cut, a read and a classify",
-  "session": { "thread_id": "t1", "key_hex": "000102030405060708090a0b0c0d0e0f" },
-  "steps": [
-    { "op": "cap", "call_id": "c1",
-      "input": { "gen": [ { "lines": "line {n}", "from": 1, "count": 400 } ] },
-      "budget": { "max_bytes": 1200, "max_lines": null, "max_line_bytes": null, "keep": "tail", "head_percent": 0 },
-      "expect": { "truncated": true, "spilled": true, "original_bytes": 3492, "original_lines": 400,
-                  "text_contains": ["line 400\n"] } },
-    { "op": "read-lines", "path": "$spill:c1", "first_line": 2, "count": 2, "max_bytes": 100,
-      "expect": { "text": "line 2\nline 3\n", "next_line": 4 } },
-    { "op": "classify", "status": 413, "body": "", "expect": { "kind": "request-too-large" } }
-  ]
-}"""
+# A small valid vector that the checks below break one field at a time (shared
+# with the Rust and JS runners).
+BASE = (Path(__file__).parents[2] / "tests" / "vectors-selftest" / "base.json").read_text("utf-8")
 
 
 def run_text(text: str, tmp: Path) -> list[str]:

@@ -9,7 +9,7 @@ error value (no exception). Lowering takes the same shapes.
 
 from __future__ import annotations
 
-from typing import Any, Optional, TypeVar
+from typing import Any, Optional, TypeVar, cast, get_args
 
 from wasmtime.component import Record, Variant
 
@@ -20,10 +20,12 @@ from .types import (
     Capped,
     CappedParts,
     ContentPart,
+    ErrorCase,
     GrepMatch,
     GrepResult,
     Image,
     Other,
+    OverflowKind,
     OverflowRef,
     Page,
     PrunePolicy,
@@ -42,14 +44,28 @@ def record(**fields: Any) -> Record:
     return out
 
 
-def unwrap(value: T | Variant) -> T:
-    """The ok value of a `result<T, cap-error>`, or raises its error.
+def unwrap(value: object, ok: type[T]) -> T:
+    """The ok value of a `result<T, cap-error>` (checked to be an `ok`), or
+    raises its error.
 
-    No ok type of this API is a variant, so a `Variant` is always the error.
+    No ok type of this API is a variant, so a `Variant` is always the error:
+    `cap-error`'s cases all carry a string, its tag is one of `ErrorCase`.
     """
     if isinstance(value, Variant):
-        raise ToolCapError(value.tag, value.payload)  # type: ignore[arg-type]
+        raise ToolCapError(cast(ErrorCase, value.tag), cast(str, value.payload))
+    if not isinstance(value, ok):
+        raise TypeError(f"expected a {ok.__name__} from the component, got {value!r}")
     return value
+
+
+_OVERFLOW_KINDS = frozenset(get_args(OverflowKind))
+
+
+def overflow_kind_out(value: object) -> Optional[OverflowKind]:
+    """`classify`'s `option<overflow-kind>`: the enum's case name or `None`."""
+    if value is not None and value not in _OVERFLOW_KINDS:
+        raise TypeError(f"expected an overflow-kind from the component, got {value!r}")
+    return cast(Optional[OverflowKind], value)
 
 
 def budget_in(b: Budget) -> Record:
@@ -121,9 +137,9 @@ def part_in(p: ContentPart) -> Variant:
 def part_out(v: Variant) -> ContentPart:
     payload = v.payload
     if v.tag == "text":
-        return Text(payload)
+        return Text(cast(str, payload))
     if v.tag == "other":
-        return Other(payload)
+        return Other(cast(str, payload))
     f = payload.__dict__
     if v.tag == "image":
         return Image(f["data"], f["mime-type"])

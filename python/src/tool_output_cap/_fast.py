@@ -45,11 +45,8 @@ def call(func: Func, store: Store, sig: Signature, args: tuple[Any, ...]) -> Any
         for ty, value in zip(sig.params, args, strict=True):
             ty.convert_to_c(store, value, ctypes.pointer(params[lowered]))
             lowered += 1
-        if sig.result is None:
-            result_ptr, result_len, result = None, 0, None
-        else:
-            result = ffi.wasmtime_component_val_t()
-            result_ptr, result_len = ctypes.byref(result), 1
+        result = None if sig.result is None else ffi.wasmtime_component_val_t()
+        result_ptr, result_len = (None, 0) if result is None else (ctypes.byref(result), 1)
         raw = func._func
         context = store._context()
         enter_wasm(
@@ -57,7 +54,7 @@ def call(func: Func, store: Store, sig: Signature, args: tuple[Any, ...]) -> Any
                 ctypes.byref(raw), context, params, lowered, result_ptr, result_len
             )
         )
-        if sig.result is None:
+        if sig.result is None or result is None:
             return None
         return sig.result.convert_from_c(result)
     finally:

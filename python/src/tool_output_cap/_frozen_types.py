@@ -14,12 +14,9 @@ is imported only once `_runtime.fast_calls_unavailable()` has passed.
 
 from __future__ import annotations
 
-from typing import Optional
-
 import ctypes
-from typing import Any
+from typing import TYPE_CHECKING, Any, Optional, TypeAlias
 
-from wasmtime import Storelike
 from wasmtime import _ffi as ffi
 from wasmtime.component import (
     ListType,
@@ -35,6 +32,10 @@ from wasmtime.component import (
 from wasmtime.component._types import VariantLikeType
 
 from ._checks import UNSIGNED_BITS, check_uint
+
+if TYPE_CHECKING:
+    # The store type of `ValType.convert_to_c` (wasmtime does not re-export it).
+    from wasmtime._store import Storelike
 
 Cases = list[tuple[str, Optional[ValType]]]
 
@@ -70,13 +71,14 @@ def _freeze_opt(ty: Optional[ValType]) -> Optional[ValType]:
 
 
 _BYTES = ctypes.POINTER(ffi.wasm_byte_t)
-_ValPtr = "ctypes._Pointer[ffi.wasmtime_component_val_t]"
+_ValPtr: TypeAlias = "ctypes._Pointer[ffi.wasmtime_component_val_t]"
 
 
 def _byte_vec(data: bytes) -> ffi.wasm_byte_vec_t:
     """A C-owned copy of `data` (one copy, where `ffi.str_to_capi` makes two)."""
     vec = ffi.wasm_byte_vec_t()
-    ffi.wasm_byte_vec_new(ctypes.byref(vec), len(data), ctypes.cast(data, _BYTES))
+    # `c_char_p` points at `data`'s own buffer (no copy), alive for the call.
+    ffi.wasm_byte_vec_new(ctypes.byref(vec), len(data), ctypes.cast(ctypes.c_char_p(data), _BYTES))
     return vec
 
 

@@ -6,9 +6,9 @@ import os
 import threading
 from pathlib import Path
 from types import TracebackType
-from typing import Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
-from wasmtime.component import ResourceAny
+from wasmtime.component import Record, ResourceAny
 
 from . import _convert as cv
 from ._runtime import SPILL_GUEST_PATH, Instance, runtime
@@ -61,7 +61,7 @@ def open_session(
         display_root=display_root,
         key=bytes(key or b""),
     )
-    resource = cv.unwrap(instance.call("open", settings))
+    resource = cv.unwrap(instance.call("open", settings), ResourceAny)
     return Session(instance, resource, granted, display_root)
 
 
@@ -87,14 +87,17 @@ class Session:
         self.display_root = display_root
         """The prefix of every path in this session's notices."""
 
-    def _call(self, name: str, *args: object) -> object:
+    def _call(self, name: str, *args: object) -> Any:
+        """The export's raw value (`Record`, `Variant`, ...): `_convert`
+        checks and converts it."""
         if self._instance is None:
             raise ValueError("the session is closed")
         return self._instance.call(name, self._resource, *args)
 
     def cap(self, output: str, budget: Budget, call_id: str) -> Capped:
         """Fit one tool result to `budget`, spilling the full output if cut."""
-        return cv.capped_out(cv.unwrap(self._call("cap", output, cv.budget_in(budget), call_id)))
+        out = self._call("cap", output, cv.budget_in(budget), call_id)
+        return cv.capped_out(cv.unwrap(out, Record))
 
     def cap_parts(
         self, parts: Sequence[ContentPart], budget: Budget, call_id: str
@@ -102,44 +105,44 @@ class Session:
         """Fit a structured result; non-text parts pass through untouched."""
         lowered = [cv.part_in(p) for p in parts]
         out = self._call("cap-parts", lowered, cv.budget_in(budget), call_id)
-        return cv.capped_parts_out(cv.unwrap(out))
+        return cv.capped_parts_out(cv.unwrap(out, Record))
 
     def find_refs(self, text: str) -> list[OverflowRef]:
         """Every genuine reference of this session's key and thread in `text`."""
-        found = self._call("find-refs", text)
-        return [r for r in map(cv.ref_out, found) if r is not None]  # type: ignore[attr-defined]
+        found: list[Record] = self._call("find-refs", text)
+        return [r for r in map(cv.ref_out, found) if r is not None]
 
     def pruned_placeholder(self, ref: OverflowRef) -> str:
         """The pruned placeholder line for a genuine reference."""
-        return cv.unwrap(self._call("pruned-placeholder", cv.ref_in(ref)))  # type: ignore[return-value]
+        return cv.unwrap(self._call("pruned-placeholder", cv.ref_in(ref)), str)
 
     def read(self, path: str, offset: int, max_bytes: int) -> Page:
         """At most `max_bytes` of a spilled file from byte `offset`."""
-        return cv.page_out(cv.unwrap(self._call("read", path, offset, max_bytes)))
+        return cv.page_out(cv.unwrap(self._call("read", path, offset, max_bytes), Record))
 
     def read_lines(self, path: str, first_line: int, count: int, max_bytes: int) -> Page:
         """`count` lines from 1-based `first_line`, at most `max_bytes`."""
         out = self._call("read-lines", path, first_line, count, max_bytes)
-        return cv.page_out(cv.unwrap(out))
+        return cv.page_out(cv.unwrap(out, Record))
 
     def grep(self, path: str, pattern: str, max_matches: int) -> GrepResult:
         """The first `max_matches` occurrences of the literal `pattern`."""
-        return cv.grep_out(cv.unwrap(self._call("grep", path, pattern, max_matches)))
+        return cv.grep_out(cv.unwrap(self._call("grep", path, pattern, max_matches), Record))
 
     def prune(self, messages: Sequence[str], policy: PrunePolicy) -> Pruned:
         """Replace stale tool message bodies (given oldest first)."""
         out = self._call("prune", list(messages), cv.policy_in(policy))
-        return cv.pruned_out(cv.unwrap(out))
+        return cv.pruned_out(cv.unwrap(out, Record))
 
     def purge(self) -> int:
         """Delete this thread's spill folder; the bytes of file content freed."""
-        return cv.unwrap(self._call("purge"))  # type: ignore[return-value]
+        return cv.unwrap(self._call("purge"), int)
 
     def classify(self, status: int, body: str) -> Optional[OverflowKind]:
         """`classify` in this session's instance."""
         if self._instance is None:
             raise ValueError("the session is closed")
-        return self._instance.call("classify", status, body)  # type: ignore[no-any-return]
+        return cv.overflow_kind_out(self._instance.call("classify", status, body))
 
     def host_path(self, ref: OverflowRef) -> Optional[Path]:
         """Where a reference's file lies on the host, or `None` if it is not
@@ -181,4 +184,4 @@ def classify(status: int, body: str) -> Optional[OverflowKind]:
     with _classifier_lock:
         if _classifier is None:
             _classifier = runtime().instantiate(None, read_only=True)
-        return _classifier.call("classify", status, body)  # type: ignore[no-any-return]
+        return cv.overflow_kind_out(_classifier.call("classify", status, body))

@@ -5,7 +5,6 @@ Sizes are plain `int`s: `u64` totals come through exactly, whatever their size.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Literal, Optional, Union
 
@@ -51,18 +50,24 @@ DEFAULT_MAX_LINE_BYTES = 2000
 DEFAULT_HEAD_PERCENT = 40
 
 
-def budget(max_bytes: int, **overrides: object) -> Budget:
+def budget(
+    max_bytes: int,
+    *,
+    max_lines: Optional[int] = DEFAULT_MAX_LINES,
+    max_line_bytes: Optional[int] = DEFAULT_MAX_LINE_BYTES,
+    keep: Keep = "head-and-tail",
+    head_percent: int = DEFAULT_HEAD_PERCENT,
+) -> Budget:
     """A budget of `max_bytes` with the defaults: at most 400 lines, preview
     lines cut at 2000 bytes, head and tail kept (40 % head). Keyword arguments
     override single fields: `budget(16384, max_lines=None)`."""
-    base = Budget(
+    return Budget(
         max_bytes=max_bytes,
-        max_lines=DEFAULT_MAX_LINES,
-        max_line_bytes=DEFAULT_MAX_LINE_BYTES,
-        keep="head-and-tail",
-        head_percent=DEFAULT_HEAD_PERCENT,
+        max_lines=max_lines,
+        max_line_bytes=max_line_bytes,
+        keep=keep,
+        head_percent=head_percent,
     )
-    return dataclasses.replace(base, **overrides)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,43 @@
+"""Type-checked (never run) by tests/test_types.py with `mypy --strict`:
+misuse the package's types must refuse. Every line marked `# expect: <code>`
+must get a mypy error of that code, and no other line may get one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tool_output_cap import (
+    ErrorCase,
+    Image,
+    OverflowKind,
+    PrunePolicy,
+    Session,
+    budget,
+    classify,
+    open_session,
+)
+
+
+def misuse(session: Session, spill_dir: Path) -> None:
+    budget("16k")  # expect: arg-type
+    budget(1024, keep="middle")  # expect: arg-type
+    budget(1024, max_lines="400")  # expect: arg-type
+    budget(1024, mid_percent=50)  # expect: call-arg
+    open_session()  # expect: call-arg
+    open_session(spill_dir=spill_dir)  # expect: call-arg
+    open_session("t", spill_dir, key="not bytes")  # expect: arg-type
+
+    capped = session.cap("output", budget(4096), "call-1")
+    session.cap("output", 4096, "call-1")  # expect: arg-type
+    size: int = capped.spill.bytes  # expect: union-attr
+    capped.text = "edited"  # expect: misc
+    spill = capped.spill
+    if spill is not None:
+        wrong: str = spill.bytes  # expect: assignment
+        session.read(spill.path, "0", 100)  # expect: arg-type
+
+    part = Image(data="")  # expect: call-arg
+    policy = PrunePolicy(keep_last="3")  # expect: arg-type
+    not_a_case: ErrorCase = "timeout"  # expect: assignment
+    kind: OverflowKind = classify(413, "")  # expect: assignment
+    print(size, wrong, part, policy, not_a_case, kind)

@@ -1,0 +1,120 @@
+"""Type-checked (never run) by tests/test_types.py with `mypy --strict`: the
+public API used as a typed host would. Any error here fails the test;
+`assert_type` pins exact types, so a field that became `Any` fails too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional, assert_type
+
+from tool_output_cap import (
+    Audio,
+    Budget,
+    Capped,
+    CappedParts,
+    ContentPart,
+    ErrorCase,
+    GrepMatch,
+    GrepResult,
+    Image,
+    Keep,
+    Other,
+    OverflowKind,
+    OverflowRef,
+    Page,
+    PrunePolicy,
+    Pruned,
+    Resource,
+    Session,
+    Text,
+    ToolCapError,
+    budget,
+    classify,
+    open_session,
+)
+
+
+def agent_turn(spill_dir: Path, output: str) -> str:
+    session = open_session("thread-1", spill_dir, display_root="/spill", key=bytes(32))
+    assert_type(session, Session)
+    keep: Keep = "tail"
+    b = budget(16 * 1024, max_lines=200, max_line_bytes=None, keep=keep, head_percent=30)
+    assert_type(b, Budget)
+    assert_type(b.max_lines, Optional[int])
+    assert_type(b.keep, Keep)
+
+    capped = session.cap(output, b, "call-1")
+    assert_type(capped, Capped)
+    assert_type(capped.text, str)
+    assert_type(capped.truncated, bool)
+    assert_type(capped.original_bytes, int)
+    assert_type(capped.omitted_lines, int)
+    assert_type(capped.gap_line, Optional[int])
+    assert_type(capped.spill, Optional[OverflowRef])
+    assert_type(capped.spill_error, Optional[str])
+
+    spill = capped.spill
+    if spill is not None:
+        assert_type(spill.path, str)
+        assert_type(spill.bytes, int)
+        assert_type(spill.lines, int)
+        assert_type(spill.digest, str)
+        page = session.read_lines(spill.path, 1, 10, 4096)
+        assert_type(page, Page)
+        assert_type(page.next_offset, Optional[int])
+        assert_type(page.next_line, Optional[int])
+        assert_type(page.total_bytes, int)
+        again = session.read(spill.path, 0, 100)
+        assert_type(again.text, str)
+        hits = session.grep(spill.path, "error", 5)
+        assert_type(hits, GrepResult)
+        assert_type(hits.total_matches, int)
+        for hit in hits.matches:
+            assert_type(hit, GrepMatch)
+            assert_type(hit.excerpt_offset, int)
+        assert_type(session.pruned_placeholder(spill), str)
+        assert_type(session.host_path(spill), Optional[Path])
+    assert_type(session.find_refs(capped.text), list[OverflowRef])
+
+    parts: list[ContentPart] = [
+        Text(output),
+        Image(data="iVBORw0KGgo=", mime_type="image/png"),
+        Audio(data="UklGRg==", mime_type="audio/wav"),
+        Resource(uri="file:///x", text="y"),
+        Other('{"type":"custom"}'),
+    ]
+    structured = session.cap_parts(parts, budget(4096), "call-2")
+    assert_type(structured, CappedParts)
+    assert_type(structured.parts, list[ContentPart])
+    for part in structured.parts:
+        if isinstance(part, Resource):
+            assert_type(part.text, Optional[str])
+        elif isinstance(part, (Image, Audio)):
+            assert_type(part.mime_type, str)
+
+    pruned = session.prune([capped.text], PrunePolicy(keep_last=0, max_total_bytes=10_000))
+    assert_type(pruned, Pruned)
+    assert_type(pruned.messages, list[str])
+    assert_type(pruned.replaced, list[int])
+    assert_type(pruned.bytes_saved, int)
+    assert_type(session.purge(), int)
+    assert_type(session.classify(413, ""), Optional[OverflowKind])
+    assert_type(session.spill_dir, Optional[Path])
+    assert_type(session.display_root, str)
+
+    try:
+        session.read("../x", 0, 10)
+    except ToolCapError as err:
+        assert_type(err.case, ErrorCase)
+        assert_type(err.message, str)
+        if err.case == "outside-root":
+            pass
+    session.close()
+
+    with open_session("thread-2") as other:
+        assert_type(other, Session)
+    kind = classify(413, "prompt is too long")
+    assert_type(kind, Optional[OverflowKind])
+    if kind == "context-length-exceeded":
+        pass
+    return capped.text

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use host_demo::ToolCap;
+
 use crate::corpus::{self, KIB, Kind, MIB};
 use crate::measure::{self, Plan};
 use crate::setup::{self, CALL_ID};
@@ -52,15 +54,18 @@ pub fn run(plan: Plan, rows: &mut Vec<Row>) {
     let inputs = tempfile::tempdir().unwrap();
     let small_file = inputs.path().join("small.txt");
     let large_file = inputs.path().join("large.txt");
-    std::fs::write(&small_file, corpus::text(Kind::Ascii, SMALL)).unwrap();
-    std::fs::write(&large_file, corpus::text(Kind::Ascii, LARGE)).unwrap();
+    let small = corpus::text(Kind::Ascii, SMALL);
+    let large = corpus::text(Kind::Ascii, LARGE);
+    std::fs::write(&small_file, &small).unwrap();
+    std::fs::write(&large_file, &large).unwrap();
 
-    let before = rust_medians(plan);
+    let tool_cap = setup::tool_cap(None);
+    let before = rust_medians(&tool_cap, &small, &large, plan);
     let foreign: Vec<(&Host, Result<Medians, String>)> = HOSTS
         .iter()
         .map(|host| (host, run_script(host, &small_file, &large_file, plan)))
         .collect();
-    let after = rust_medians(plan);
+    let after = rust_medians(&tool_cap, &small, &large, plan);
     let rust = Medians {
         small: (before.small + after.small) / 2,
         large: (before.large + after.large) / 2,
@@ -99,23 +104,20 @@ pub fn run(plan: Plan, rows: &mut Vec<Row>) {
     }
 }
 
-/// The Rust host's medians for the two calls the scripts make.
-fn rust_medians(plan: Plan) -> Medians {
-    let tool_cap = setup::tool_cap(None);
+/// The Rust host's medians for the two calls the scripts make, on the same texts.
+fn rust_medians(tool_cap: &ToolCap, small: &str, large: &str, plan: Plan) -> Medians {
     let spill = tempfile::tempdir().unwrap();
-    let mut session = setup::session(&tool_cap, Some(spill.path()));
-    let small = corpus::text(Kind::Ascii, SMALL);
-    let large = corpus::text(Kind::Ascii, LARGE);
+    let mut session = setup::session(tool_cap, Some(spill.path()));
     let roomy = setup::host_budget(&setup::roomy_budget());
     let cut = setup::host_budget(&setup::cut_budget(LARGE));
-    assert!(!session.cap(&small, &roomy, CALL_ID).unwrap().truncated);
-    assert!(session.cap(&large, &cut, CALL_ID).unwrap().spill.is_some());
+    assert!(!session.cap(small, &roomy, CALL_ID).unwrap().truncated);
+    assert!(session.cap(large, &cut, CALL_ID).unwrap().spill.is_some());
     let mut fits = || {
-        std::hint::black_box(session.cap(&small, &roomy, CALL_ID)).ok();
+        std::hint::black_box(session.cap(small, &roomy, CALL_ID)).ok();
     };
     let small_median = measure::medians(&mut [&mut fits], plan)[0];
     let mut spills = || {
-        std::hint::black_box(session.cap(&large, &cut, CALL_ID)).ok();
+        std::hint::black_box(session.cap(large, &cut, CALL_ID)).ok();
     };
     let large_median = measure::medians(&mut [&mut spills], plan)[0];
     Medians {

@@ -59,33 +59,21 @@ impl<'a> LineIndex<'a> {
     }
 }
 
-/// Largest char boundary of `s` at or below `i`.
+/// Largest char boundary of `s` at or below `i` (`s.len()` past the end):
+/// [`str::floor_char_boundary`] as a free function.
 pub fn floor_boundary(s: &str, i: usize) -> usize {
-    if i >= s.len() {
-        return s.len();
-    }
-    let mut i = i;
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
+    s.floor_char_boundary(i)
 }
 
-/// Smallest char boundary of `s` at or above `i`.
+/// Smallest char boundary of `s` at or above `i` (`s.len()` past the end):
+/// [`str::ceil_char_boundary`] as a free function.
 pub fn ceil_boundary(s: &str, i: usize) -> usize {
-    if i >= s.len() {
-        return s.len();
-    }
-    let mut i = i;
-    while !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
+    s.ceil_char_boundary(i)
 }
 
 /// `s` cut to at most `max` bytes on a char boundary.
 pub fn truncate_str(s: &str, max: usize) -> &str {
-    &s[..floor_boundary(s, max)]
+    &s[..s.floor_char_boundary(max)]
 }
 
 /// Number of decimal digits of `n`.

@@ -5,14 +5,19 @@
 #   make soak   - the property tests with many more cases (SOAK_CASES, default 100000)
 #   make fuzz   - each cargo-fuzz target for FUZZ_SECONDS (default 60) on nightly
 #   make wit    - print the component's WIT as built
+#   make package - put the component into host/ and check the crate packages
+#                  and builds for a dependent with no guest build
 
 CARGO ?= cargo
 GUEST_FLAGS := --profile guest --target wasm32-wasip2 -p toolcap-guest --target-dir target/wasm-guest
-GUEST_WASM := target/wasm-guest/wasm32-wasip2/guest/toolcap_guest.wasm
-HOST_CRATES := -p toolcap-core -p host-demo -p toolcap-tests -p toolcap-bench
+GUEST_WASM := target/wasm-guest/wasm32-wasip2/guest/tool_output_cap.wasm
+HOST_CRATES := -p toolcap-core -p tool-output-cap -p host-demo -p toolcap-tests -p toolcap-bench
+# Every host (the Rust crate's build script, jco, the Python package, the
+# benches) takes the component from here: one build, one name, one variable.
+export TOOLCAP_WASM ?= $(abspath $(GUEST_WASM))
 
-.PHONY: demo test bench bench-criterion soak check fmt-check clippy guest setup wit \
-	js-setup js-test py-setup py-test
+.PHONY: demo test bench bench-criterion soak check fmt-check clippy guest setup wit package \
+	js-setup js-test py-setup py-test py-test-lowest
 
 SOAK_CASES ?= 100000
 
@@ -23,13 +28,13 @@ setup:
 guest: setup
 	$(CARGO) build $(GUEST_FLAGS)
 
-demo: setup
+demo: guest
 	$(CARGO) run --release -p host-demo
 
-test: setup check fuzz-smoke
+test: guest check fuzz-smoke
 	$(CARGO) test --release $(HOST_CRATES)
 	$(CARGO) bench --no-run -p toolcap-bench
-	$(MAKE) --keep-going js-test py-test
+	$(MAKE) --keep-going js-test py-test py-test-lowest
 
 # JavaScript (js/README.md): npm packages go into js/node_modules, pinned by
 # js/package-lock.json; `npm run build` transpiles the guest with jco into
@@ -59,18 +64,23 @@ $(PY_INSTALLED): python/requirements-dev.txt
 	touch $@
 
 py-setup: guest $(PY_INSTALLED)
-	cp $(GUEST_WASM) python/src/tool_output_cap/tool_output_cap.wasm
+	cp $(TOOLCAP_WASM) python/src/tool_output_cap/tool_output_cap.wasm
 
 py-test: py-setup
 	cd python && .venv/bin/python -m pytest
 
+# The same suite on the lowest wasmtime the package declares (pyproject.toml),
+# in python/.venv-lowest from python/requirements-lowest.txt.
+py-test-lowest: py-setup
+	sh python/scripts/test-lowest.sh
+
 # Every benchmark against its baseline in one run, as one table
 # (bench/src/bin/report.rs). Quiet the machine first.
-bench: setup js-setup py-setup
+bench: guest js-setup py-setup
 	$(CARGO) run --release -p toolcap-bench --bin report
 
 # Criterion's statistics for the same paths (about 3 minutes).
-bench-criterion: setup
+bench-criterion: guest
 	$(CARGO) bench -p toolcap-bench
 
 soak:
@@ -81,12 +91,20 @@ check: fmt-check clippy
 fmt-check:
 	$(CARGO) fmt --all -- --check
 
-clippy: setup
+clippy: guest
 	$(CARGO) clippy --release $(HOST_CRATES) --all-targets -- -D warnings
 	$(CARGO) clippy $(GUEST_FLAGS) -- -D warnings
 
 wit: guest $(JS_INSTALLED)
-	js/node_modules/.bin/jco wit $(GUEST_WASM)
+	js/node_modules/.bin/jco wit $(TOOLCAP_WASM)
+
+# The crate as a dependent gets it: the component packaged inside, checked by
+# building a scratch project that depends on the packaged crate by path with
+# TOOLCAP_WASM unset and no guest sources in reach.
+package: guest
+	cp $(TOOLCAP_WASM) host/tool_output_cap.wasm
+	env -u TOOLCAP_WASM $(CARGO) package -p tool-output-cap --allow-dirty --no-verify
+	env -u TOOLCAP_WASM sh scripts/check-package.sh
 
 # Fuzzing (fuzz/README.md). `fuzz-smoke` runs every fuzz check on stable with
 # random inputs; `fuzz` runs each cargo-fuzz target for FUZZ_SECONDS on nightly.

@@ -1,20 +1,24 @@
-//! Builds the tool-output-cap guest component and puts it in `OUT_DIR`, so the
-//! library can embed it with `include_bytes!` and `cargo run --release -p host-demo`
-//! needs no path argument.
+//! Finds the tool-output-cap component and puts it in `OUT_DIR` as
+//! `tool_output_cap.wasm`, so the library embeds it with `include_bytes!`.
 //!
-//! Set `TOOLCAP_GUEST_WASM=/path/to/toolcap_guest.wasm` to embed a component
-//! built elsewhere (CI artifact, packaging) instead of building it here.
+//! Where it comes from, first match wins (as wasmtime's
+//! `wasi-preview1-component-adapter-provider` ships its adapter):
+//! 1. `TOOLCAP_WASM=/path/to/tool_output_cap.wasm`, a component built elsewhere;
+//! 2. `tool_output_cap.wasm` packaged beside this file (`make package` puts it
+//!    there; the published crate carries it, so a dependent builds no guest);
+//! 3. in this repository's checkout, the guest crate built here, into
+//!    `OUT_DIR` only.
 
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+const ARTIFACT: &str = "tool_output_cap.wasm";
+const WASM_ENV: &str = "TOOLCAP_WASM";
 const GUEST_TARGET: &str = "wasm32-wasip2";
 const GUEST_PROFILE: &str = "guest";
 const GUEST_PACKAGE: &str = "toolcap-guest";
-const GUEST_ARTIFACT: &str = "toolcap_guest.wasm";
-const PREBUILT_ENV: &str = "TOOLCAP_GUEST_WASM";
 
 /// Variables the outer cargo sets for *this* build that must not reach the
 /// nested guest build: host rustflags (for example `-C target-cpu=native` or
@@ -36,20 +40,42 @@ const LEAKY_ENV: &[&str] = &[
 
 fn main() {
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let embedded = out_dir.join(GUEST_ARTIFACT);
+    let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
+    let embedded = out_dir.join(ARTIFACT);
 
-    println!("cargo::rerun-if-env-changed={PREBUILT_ENV}");
-    if let Some(prebuilt) = env::var_os(PREBUILT_ENV) {
-        let prebuilt = PathBuf::from(prebuilt);
-        println!("cargo::rerun-if-changed={}", prebuilt.display());
-        copy(&prebuilt, &embedded);
+    println!("cargo::rustc-check-cfg=cfg(toolcap_readme)");
+    // In the repository, the README's Rust example runs as a doc test of this crate.
+    if manifest_dir.join("../README.md").is_file() && manifest_dir.join("../guest").is_dir() {
+        println!("cargo::rustc-cfg=toolcap_readme");
+    }
+    println!("cargo::rerun-if-env-changed={WASM_ENV}");
+    if let Some(given) = env::var_os(WASM_ENV).filter(|path| !path.is_empty()) {
+        let given = PathBuf::from(given);
+        println!("cargo::rerun-if-changed={}", given.display());
+        copy(&given, &embedded);
         return;
     }
 
-    let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
-    let workspace = manifest_dir
-        .parent()
-        .expect("host-demo lives in the workspace root");
+    let packaged = manifest_dir.join(ARTIFACT);
+    if packaged.is_file() {
+        println!("cargo::rerun-if-changed={}", packaged.display());
+        copy(&packaged, &embedded);
+        return;
+    }
+    // Not packaged (yet): a `make package` that adds it must rerun this script.
+    println!("cargo::rerun-if-changed={}", manifest_dir.display());
+
+    let workspace = manifest_dir.parent().filter(|root| {
+        root.join("guest")
+            .join("Cargo.toml")
+            .is_file()
+    });
+    let Some(workspace) = workspace else {
+        fail(&format!(
+            "no component to embed: set {WASM_ENV}=/path/to/{ARTIFACT}, or use a packaged \
+             crate (`make package` in the tool-output-cap repository)"
+        ));
+    };
     for input in [
         "guest/src",
         "guest/Cargo.toml",
@@ -68,12 +94,12 @@ fn main() {
     }
 
     require_guest_target();
-    let target_dir = workspace.join("target").join("wasm-guest");
+    let target_dir = out_dir.join("guest-target");
     build_guest(workspace, &target_dir, &out_dir);
     let artifact = target_dir
         .join(GUEST_TARGET)
         .join(GUEST_PROFILE)
-        .join(GUEST_ARTIFACT);
+        .join(ARTIFACT);
     copy(&artifact, &embedded);
 }
 
@@ -102,8 +128,8 @@ fn require_guest_target() {
     }
 }
 
-/// Runs `cargo build` for the guest in its own target dir, so it never waits on
-/// the lock the outer build holds.
+/// Runs `cargo build` for the guest in its own target dir under `OUT_DIR`, so
+/// it never waits on the lock the outer build holds and writes nothing else.
 fn build_guest(workspace: &Path, target_dir: &Path, out_dir: &Path) {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
@@ -124,7 +150,7 @@ fn build_guest(workspace: &Path, target_dir: &Path, out_dir: &Path) {
     let output = command
         .output()
         .unwrap_or_else(|err| fail(&format!("could not run cargo for the guest: {err}")));
-    // Kept for `cargo build -vv`-free debugging of the nested build.
+    // Kept for debugging the nested build without `cargo build -vv`.
     let log = [output.stdout.as_slice(), output.stderr.as_slice()].concat();
     let _ = fs::write(out_dir.join("guest-build.log"), log);
     if !output.status.success() {

@@ -18,7 +18,7 @@ use demo::provider::{CONTEXT_TOKENS, MAX_BODY_BYTES, estimated_tokens};
 use demo::report::{print_summary, size, wrap};
 use demo::tools::{Fixtures, ReadBack};
 use demo::{fixtures::BuildLog, kind_name};
-use host_demo::{Budget, SessionConfig, ToolCap, budget};
+use tool_output_cap::{Budget, SessionConfig, ToolCap};
 
 /// The conversation thread of run 2; its spill folder is named after it.
 const THREAD: &str = "demo-thread";
@@ -82,7 +82,7 @@ fn run() -> anyhow::Result<usize> {
 
     let budget = Budget {
         max_lines: Some(MAX_RESULT_LINES),
-        ..budget(MAX_RESULT_BYTES)
+        ..Budget::new(MAX_RESULT_BYTES)
     };
     println!(
         "\nRun 2: tool results go through tool-output-cap ({}, {} lines, head and tail)",

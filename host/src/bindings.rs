@@ -2,7 +2,8 @@
 
 // Equality lets hosts compare references and results directly.
 wasmtime::component::bindgen!({
-    path: "../wit",
+    // `wit` links to the workspace's `wit/`, and `cargo package` copies it in.
+    path: "wit",
     world: "tool-output-cap",
     additional_derives: [PartialEq, Eq],
 });

@@ -7,7 +7,6 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::Duration;
 
-use anyhow::Context as _;
 use wasmtime::{Engine, Store};
 
 use crate::Error;
@@ -92,7 +91,7 @@ impl Ticker {
         thread::Builder::new()
             .name("toolcap-epoch".into())
             .spawn(move || tick_while_calls_run(&engine, &shared))
-            .context("starting the call deadline thread")?;
+            .map_err(|err| Error::runtime(anyhow::Error::new(err).context("starting the call deadline thread")))?;
         Ok(())
     }
 }

@@ -6,7 +6,7 @@
 //! spill directory.
 //!
 //! ```
-//! use host_demo::{Budget, PrunePolicy, SessionConfig, ToolCap, budget};
+//! use tool_output_cap::{Budget, PrunePolicy, SessionConfig, ToolCap};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let spill = tempfile::tempdir()?;
@@ -16,7 +16,7 @@
 //!
 //! // Every tool result goes through `cap` before it joins the conversation.
 //! let output = "a line of tool output\n".repeat(100_000);
-//! let budget = Budget { max_lines: Some(200), ..budget(16 * 1024) };
+//! let budget = Budget { max_lines: Some(200), ..Budget::new(16 * 1024) };
 //! let capped = session.cap(&output, &budget, "call-1")?;
 //! assert!(capped.truncated && capped.text.len() <= 16 * 1024);
 //!
@@ -58,13 +58,13 @@
 //!   Time spent in host file operations counts, but only code in the component
 //!   is interrupted.
 //!
-//! A call stopped inside the component traps. [`Error::limit_exceeded`] names
+//! A call stopped inside the component traps. [`Error::LimitExceeded`] names
 //! the limit, and the session is poisoned ([`Session::is_poisoned`]): every
-//! later call fails at once and says why. Drop it and open a new one; other
+//! later call fails at once with [`Error::Poisoned`], which says why. Drop it and open a new one; other
 //! sessions of the same runtime are not affected.
 //!
 //! ```
-//! use host_demo::{Limits, RuntimeOptions, SessionConfig, ToolCap, budget};
+//! use tool_output_cap::{Budget, Error, LimitExceeded, Limits, RuntimeOptions, SessionConfig, ToolCap};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let spill = tempfile::tempdir()?;
@@ -72,19 +72,20 @@
 //!     limits: Limits { memory_bytes: Some(32 << 20), ..Limits::default() },
 //!     ..RuntimeOptions::default()
 //! };
-//! let tool_cap = ToolCap::with_options(host_demo::COMPONENT_WASM, &options)?;
+//! let tool_cap = ToolCap::with_options(tool_output_cap::COMPONENT_WASM, &options)?;
 //! let config = SessionConfig::new("thread-42", spill.path());
 //! let mut session = tool_cap.open_session(config.clone())?;
 //!
 //! let huge = "a line of a huge tool output\n".repeat(2_000_000); // 58 MiB
-//! let text = match session.cap(&huge, &budget(16 * 1024), "call-7") {
+//! let text = match session.cap(&huge, &Budget::new(16 * 1024), "call-7") {
 //!     Ok(capped) => capped.text,
-//!     Err(err) if err.limit_exceeded().is_some() => {
+//!     Err(Error::LimitExceeded(limit)) => {
 //!         if session.is_poisoned() {
 //!             session = tool_cap.open_session(config)?;
 //!         }
 //!         // Too large for the component: the host cuts it some other way.
-//!         format!("[{} bytes of output dropped: {err}]", huge.len())
+//!         assert!(matches!(limit, LimitExceeded::InputTooLarge { .. }));
+//!         format!("[{} bytes of output dropped: {limit}]", huge.len())
 //!     }
 //!     Err(err) => return Err(err.into()),
 //! };
@@ -94,8 +95,14 @@
 //! # }
 //! ```
 //!
-//! The binary `host-demo` (`cargo run --release -p host-demo`) runs a scripted
-//! agent against a simulated provider, without and with the component.
+//! ## The component
+//!
+//! [`COMPONENT_WASM`] is embedded at build time: from `TOOLCAP_WASM` if set,
+//! else the `tool_output_cap.wasm` packaged in this crate, else (in the
+//! repository's checkout) the guest crate built into `OUT_DIR`. The
+//! `cache` feature adds [`RuntimeOptions::compiled_code_cache`], wasmtime's
+//! own on-disk cache of compiled code, which saves the compile in every
+//! process after the first.
 
 mod bindings;
 mod budget;
@@ -112,21 +119,24 @@ pub use bindings::types::{
     Budget, CapError, Capped, CappedParts, ContentPart, EmbeddedResource, GrepMatch, GrepResult,
     Keep, Media, OverflowKind, OverflowRef, Page, PrunePolicy, Pruned, SessionSettings,
 };
-pub use budget::{DEFAULT_HEAD_PERCENT, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_LINES, budget};
-pub use error::Error;
+pub use budget::{
+    DEFAULT_HEAD_PERCENT, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_LINES,
+};
+pub use error::{Error, RuntimeError};
 pub use limits::{DEFAULT_CALL_DEADLINE, DEFAULT_MEMORY_LIMIT, LimitExceeded, Limits};
 pub use recycle::{DEFAULT_RECYCLE_ABOVE, Recycling};
 pub use runtime::{RuntimeOptions, ToolCap};
 pub use sandbox::SPILL_GUEST_PATH;
 pub use session::{Session, SessionConfig};
 
-// The README's Rust example runs as a doc test, so it cannot go stale.
+// The README's Rust example runs as a doc test, so it cannot go stale. Only
+// in the repository: the packaged crate has no README of the workspace.
+#[cfg(all(doctest, toolcap_readme))]
 #[doc = include_str!("../../README.md")]
-#[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-/// The tool-output-cap component (`toolcap_guest.wasm`), built by `build.rs`.
-pub const COMPONENT_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/toolcap_guest.wasm"));
+/// The tool-output-cap component (`tool_output_cap.wasm`), found by `build.rs`.
+pub const COMPONENT_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/tool_output_cap.wasm"));
 
 // Hosts share one `ToolCap` across threads and move sessions between them.
 const _: () = {

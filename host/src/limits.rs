@@ -21,8 +21,8 @@ pub const DEFAULT_CALL_DEADLINE: Duration = Duration::from_secs(30);
 
 /// Resource limits of one session's store (and of a `classify` call).
 ///
-/// A call that would exceed them fails with [`Error::Runtime`], and
-/// [`Error::limit_exceeded`] says which limit and by how much. An input that
+/// A call that would exceed them fails with [`Error::LimitExceeded`], which
+/// says which limit and by how much. An input that
 /// cannot fit in the memory limit is refused before the component sees it,
 /// and the session stays usable; a call stopped inside the component leaves
 /// the session poisoned (see [`Session::is_poisoned`](crate::Session::is_poisoned)).
@@ -47,7 +47,7 @@ impl Default for Limits {
     }
 }
 
-/// Which limit stopped a call, found with [`Error::limit_exceeded`].
+/// Which limit stopped a call: [`Error::LimitExceeded`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LimitExceeded {
     /// Refused before the call: the input plus the component's own memory

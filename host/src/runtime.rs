@@ -1,5 +1,6 @@
 //! The shared, compiled-once part: engine, component, linker and pre-instance.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use wasmtime::component::{Component, Linker};
@@ -30,6 +31,12 @@ pub struct RuntimeOptions {
     /// linear memory a large call left. Default: above 16 MiB
     /// ([`DEFAULT_RECYCLE_ABOVE`](crate::DEFAULT_RECYCLE_ABOVE)).
     pub recycling: Recycling,
+    /// A directory for wasmtime's cache of compiled code: the first process
+    /// compiles the component and stores the result there, later processes
+    /// load it instead of compiling again. Needs the crate's `cache` feature;
+    /// without it, a directory here makes [`ToolCap::with_options`] fail.
+    /// `None` (the default) compiles in every process.
+    pub compiled_code_cache: Option<PathBuf>,
 }
 
 /// The tool-output-cap component, compiled once and ready to instantiate.
@@ -62,7 +69,7 @@ impl ToolCap {
 
     /// Compiles a component from its bytes with explicit runtime options.
     pub fn with_options(wasm: &[u8], options: &RuntimeOptions) -> Result<Self, Error> {
-        let engine = Engine::new(&engine_config(options))?;
+        let engine = Engine::new(&engine_config(options)?)?;
         let component =
             Component::new(&engine, wasm).context("compiling the tool-output-cap component")?;
         let mut linker = Linker::new(&engine);
@@ -144,8 +151,11 @@ impl ToolCap {
     }
 }
 
-fn engine_config(options: &RuntimeOptions) -> Config {
+fn engine_config(options: &RuntimeOptions) -> Result<Config, Error> {
     let mut config = Config::new();
+    if let Some(dir) = &options.compiled_code_cache {
+        compiled_code_cache(&mut config, dir)?;
+    }
     // Call deadlines. Measured on a 16 MiB cap (CPU time, best of 24): no
     // instrumentation 63.8 ms, epoch checks 62.6 ms, fuel 63.8 ms; epochs
     // cost nothing here and measure wall-clock time, which a host reasons in.
@@ -159,5 +169,23 @@ fn engine_config(options: &RuntimeOptions) -> Config {
             .total_tables(slots.saturating_mul(8));
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     }
-    config
+    Ok(config)
+}
+
+/// Turns on wasmtime's own cache of compiled code, kept in `dir`.
+#[cfg(feature = "cache")]
+fn compiled_code_cache(config: &mut Config, dir: &std::path::Path) -> Result<(), Error> {
+    let mut cache_config = wasmtime::CacheConfig::new();
+    cache_config.with_directory(dir);
+    let cache = wasmtime::Cache::new(cache_config).map_err(Error::from)?;
+    config.cache(Some(cache));
+    Ok(())
+}
+
+#[cfg(not(feature = "cache"))]
+fn compiled_code_cache(_: &mut Config, dir: &std::path::Path) -> Result<(), Error> {
+    Err(Error::runtime(anyhow::anyhow!(
+        "a compiled-code cache ({}) needs tool-output-cap's `cache` feature",
+        dir.display()
+    )))
 }

@@ -39,7 +39,7 @@ impl Sandbox {
             builder
                 .preopened_dir(dir, SPILL_GUEST_PATH, perms)
                 .map_err(|err| {
-                    Error::from(err.context(format!("granting {} to the component", dir.display())))
+                    Error::runtime(err.context(format!("granting {} to the component", dir.display())))
                 })?;
         }
         Ok(Self {

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, anyhow};
+use anyhow::Context as _;
 use wasmtime::Store;
 use wasmtime::component::ResourceAny;
 use wasmtime_wasi::FsPerms;
@@ -24,8 +24,8 @@ pub struct SessionConfig {
     /// The conversation this session serves; spills go to `<spill_dir>/<thread>/`.
     pub thread_id: String,
     /// Host directory granted to the component as its spill directory.
-    /// `None`, or a path that is not an existing directory, grants nothing:
-    /// cut results then say the output could not be saved.
+    /// `None`, an empty path, or a path that is not an existing directory
+    /// grants nothing: cut results then say the output could not be saved.
     pub spill_dir: Option<PathBuf>,
     /// Grant `spill_dir` read-only (to test the "could not be saved" path).
     pub read_only: bool,
@@ -90,21 +90,28 @@ impl Session {
         } else {
             FsPerms::ReadWrite
         };
+        // An empty path would mean the working directory: it grants nothing,
+        // like `None`, in every host.
+        let requested = config
+            .spill_dir
+            .filter(|dir| !dir.as_os_str().is_empty());
         // A directory that does not exist (yet) is granted as nothing, like
         // the JS and Python wrappers do: the session opens and every cut
         // result says why its full output could not be saved.
-        let granted = match &config.spill_dir {
+        let granted = match &requested {
             Some(dir) if dir.is_dir() => Some(
                 dir.canonicalize()
-                    .with_context(|| format!("spill directory {}", dir.display()))?,
+                    .with_context(|| format!("spill directory {}", dir.display()))
+                    .map_err(Error::runtime)?,
             ),
             _ => None,
         };
-        let display_root = match (config.display_root, &config.spill_dir, &granted) {
+        let display_root = match (config.display_root, &requested, &granted) {
             (Some(root), _, _) => root,
             (None, _, Some(dir)) => dir.to_string_lossy().into_owned(),
             (None, Some(missing), None) => std::path::absolute(missing)
-                .with_context(|| format!("spill directory {}", missing.display()))?
+                .with_context(|| format!("spill directory {}", missing.display()))
+                .map_err(Error::runtime)?
                 .to_string_lossy()
                 .into_owned(),
             (None, None, None) => SPILL_GUEST_PATH.to_owned(),
@@ -182,14 +189,20 @@ impl Session {
         self.spill_dir.as_deref()
     }
 
-    /// Where a reference's file lies on the host, for a host that reads it
-    /// directly (with a display root that differs from the host path).
-    /// `None` if the reference is not under this session's display root.
-    pub fn host_path(&self, reference: &OverflowRef) -> Option<PathBuf> {
-        // The component drops a trailing `/` from the display root.
-        let root = self.display_root.trim_end_matches('/');
-        let relative = reference.path.strip_prefix(root)?.strip_prefix('/')?;
-        Some(self.spill_dir.as_ref()?.join(relative))
+    /// Where a spilled file of this thread lies on the host, for a host that
+    /// reads it directly: `path` is a reference's `path` or a path the model
+    /// wrote. `None` unless it is exactly `<display root>/<thread>/<file>`
+    /// with this session's thread and a spill file name (the component's
+    /// `relative-path` decides), or when no directory was granted. The
+    /// answer is always inside [`Session::spill_dir`].
+    pub fn host_path(&mut self, path: &str) -> Result<Option<PathBuf>, Error> {
+        let relative = self.call(path.len(), |api, store, session| {
+            api.call_relative_path(store, session, path).map(Ok)
+        })?;
+        let (Some(dir), Some(relative)) = (self.spill_dir.as_ref(), relative) else {
+            return Ok(None);
+        };
+        Ok(inside(dir, &relative))
     }
 
     /// Fits one tool result to `budget`, spilling the full output if it is cut.
@@ -324,10 +337,9 @@ impl Session {
         call: impl FnOnce(&ToolOutputCap, &mut Store<Sandbox>) -> wasmtime::Result<R>,
     ) -> Result<R, Error> {
         if let Some(why) = &self.poisoned {
-            return Err(Error::Runtime(anyhow!(
-                "this session can no longer be used, an earlier call failed ({why}); \
-                 open a new session"
-            )));
+            return Err(Error::Poisoned {
+                reason: why.clone(),
+            });
         }
         self.store.data().memory.check_input(input_bytes as u64)?;
         let running = self.tool_cap.arm(&mut self.store, &self.limits)?;
@@ -365,12 +377,23 @@ fn open_instance(
     Ok((store, exports, opened??))
 }
 
+/// `dir` joined with `relative` if that is exactly two plain names
+/// (`<thread>/<file>`): a second check, so that no answer of the component
+/// can lead out of the granted directory.
+fn inside(dir: &Path, relative: &str) -> Option<PathBuf> {
+    use std::path::Component;
+    let parts: Vec<_> = Path::new(relative).components().collect();
+    let plain = parts.len() == 2 && parts.iter().all(|part| matches!(part, Component::Normal(_)));
+    (plain && !relative.contains('\\')).then(|| dir.join(relative))
+}
+
 /// The gist of why a call failed: the limit it hit or the trap it raised,
 /// without the wasm backtrace.
 fn gist(err: &Error) -> String {
     let message = match err {
-        Error::Runtime(err) => err.root_cause().to_string(),
-        Error::Cap(_) => err.to_string(),
+        Error::Runtime(err) => err.root_cause(),
+        Error::LimitExceeded(limit) => limit.to_string(),
+        _ => err.to_string(),
     };
     message.lines().next().unwrap_or_default().to_owned()
 }

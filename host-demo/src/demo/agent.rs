@@ -15,7 +15,7 @@ use super::report::{one_line, quote, show_arguments, size};
 use super::results::{QUOTE_WIDTH, send_capped, send_raw};
 use super::tools::{self, Fixtures, ReadBack};
 use super::{kind_name, pruning};
-use host_demo::{Budget, OverflowKind, Session, ToolCap};
+use tool_output_cap::{Budget, OverflowKind, Session, ToolCap};
 
 const MODEL: &str = "sim-128k";
 /// The scripted task takes 6 requests; more means the script is lost.

@@ -13,7 +13,7 @@ pub mod report;
 pub mod results;
 pub mod tools;
 
-use host_demo::OverflowKind;
+use tool_output_cap::OverflowKind;
 
 /// The WIT name of an overflow kind.
 pub fn kind_name(kind: OverflowKind) -> &'static str {

@@ -6,7 +6,7 @@ use serde_json::json;
 use super::conversation::{Message, ToolCall};
 use super::fixtures::{BUNDLE_NEEDLE, ISSUE_NUMBER};
 use super::tools::{BUILD, GET_ISSUE, GREP, READ_SPILLED};
-use host_demo::Session;
+use tool_output_cap::Session;
 
 /// What the model greps the spilled build log for.
 pub const ERROR_PATTERN: &str = "error[";

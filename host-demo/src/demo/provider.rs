@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::conversation::{Completion, Message, Request};
 use super::model::ScriptedModel;
-use host_demo::Session;
+use tool_output_cap::Session;
 
 /// nginx's default `client_max_body_size`.
 pub const MAX_BODY_BYTES: usize = 1 << 20;

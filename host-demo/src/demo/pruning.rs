@@ -3,7 +3,7 @@
 use super::checks::{self, Checks};
 use super::conversation::{Message, Part};
 use super::report::size;
-use host_demo::{OverflowRef, PrunePolicy, Session};
+use tool_output_cap::{OverflowRef, PrunePolicy, Session};
 
 /// Keep the newest tool output whole; older ones become placeholders.
 const POLICY: PrunePolicy = PrunePolicy {

@@ -3,7 +3,7 @@
 use super::agent::{Outcome, RunReport};
 use super::conversation::ToolCall;
 use super::kind_name;
-use host_demo::{OverflowRef, Session};
+use tool_output_cap::{OverflowRef, Session};
 
 /// A byte count for humans: `812 B`, `15.9 KiB`, `4.0 MiB`.
 pub fn size(bytes: u64) -> String {

@@ -10,7 +10,7 @@ use super::conversation::{Part, ToolCall, joined_text};
 use super::mcp;
 use super::report::{count_lines, last_lines, lines, quote, relative, size};
 use super::tools::{self, ToolOutput};
-use host_demo::{Budget, ContentPart, OverflowRef, Session};
+use tool_output_cap::{Budget, ContentPart, OverflowRef, Session};
 
 /// Width of quoted text in the transcript.
 pub const QUOTE_WIDTH: usize = 92;
@@ -134,13 +134,13 @@ fn check_within_budget(call_id: &str, text: &str, budget: &Budget, checks: &mut 
 
 /// Compares the spill file on disk with the tool's output.
 fn check_spill_exact(
-    session: &Session,
+    session: &mut Session,
     reference: &OverflowRef,
     original: &str,
     checks: &mut Checks,
 ) -> anyhow::Result<()> {
     let path = session
-        .host_path(reference)
+        .host_path(&reference.path)?
         .context("reference outside the spill dir")?;
     let on_disk = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
     checks.record(checks::SPILL_EXACT, on_disk == original.as_bytes(), || {

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::conversation::{Part, ToolCall};
 use super::fixtures::{self, BuildLog};
 use super::mcp;
-use host_demo::{GrepResult, Page, Session};
+use tool_output_cap::{GrepResult, Page, Session};
 
 /// `grep -rn PATTERN PATH`.
 pub const GREP: &str = "grep";

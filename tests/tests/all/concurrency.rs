@@ -3,17 +3,16 @@
 //! contents. Every reference names a file holding exactly its input, and
 //! purging one thread removes that thread's files and nothing else.
 //!
-//! `cargo test --release -p toolcap-tests --test concurrency`
+//! `cargo test --release -p toolcap-tests --test all concurrency::`
 
-mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 use std::thread;
 
-use common::{budget, open, temp_files, tree};
-use host_demo::{OverflowRef, Session};
+use crate::common::{budget, open, temp_files, tree};
+use tool_output_cap::{OverflowRef, Session};
 use toolcap_core::naming::{content_digest, spill_file_name};
 
 const WORKERS: usize = 8;
@@ -74,9 +73,9 @@ fn cap_and_check(session: &mut Session, thread_id: &str, input: &str, call_id: &
     assert_eq!(spill.digest, digest);
     assert_eq!(
         spill.path,
-        format!("{}/{thread_id}/{name}", common::DISPLAY_ROOT)
+        format!("{}/{thread_id}/{name}", crate::common::DISPLAY_ROOT)
     );
-    let on_disk = fs::read(session.host_path(&spill).unwrap())
+    let on_disk = fs::read(session.host_path(&spill.path).expect("host_path").unwrap())
         .unwrap_or_else(|err| panic!("{}: {err}", spill.path));
     assert_eq!(content_digest(&on_disk), digest, "{}", spill.path);
     assert!(on_disk == input.as_bytes(), "{} differs", spill.path);

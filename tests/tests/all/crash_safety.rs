@@ -5,10 +5,8 @@
 //! partial file, the leftover temporary file is never taken for a spill, and
 //! `purge` in a new session removes it.
 //!
-//! `cargo test --release -p toolcap-tests --test crash_safety`
+//! `cargo test --release -p toolcap-tests --test all crash_safety::`
 
-mod child_process;
-mod common;
 
 use std::fs;
 use std::io::{BufRead as _, BufReader};
@@ -18,15 +16,15 @@ use std::sync::mpsc::{self, Receiver};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use child_process::{child, child_dir, parse_report, report};
-use common::{DISPLAY_ROOT, KEY, assert_case, budget, open, temp_files};
-use host_demo::OverflowRef;
+use crate::child_process::{child, child_dir, parse_report, report};
+use crate::common::{DISPLAY_ROOT, KEY, assert_case, budget, open, temp_files};
+use tool_output_cap::OverflowRef;
 use serde_json::{Value, json};
 use toolcap_core::RefScheme;
 use toolcap_core::naming::content_digest;
 use toolcap_core::refs::SAVED_PREFIX;
 
-const CRASH_TEST: &str = "a_host_killed_mid_spill_leaves_no_reference_to_a_partial_file";
+const CRASH_TEST: &str = "crash_safety::a_host_killed_mid_spill_leaves_no_reference_to_a_partial_file";
 const THREAD: &str = "crash";
 const SPILL_BYTES: usize = 64 << 20;
 /// Spills the child makes if nobody kills it.

@@ -4,17 +4,15 @@
 //! honestly that the full output could not be saved and why, nothing partial
 //! is left behind, and the next call works.
 //!
-//! `cargo test --release -p toolcap-tests --test faults`
+//! `cargo test --release -p toolcap-tests --test all faults::`
 
-mod child_process;
-mod common;
 
 use std::fs;
 use std::path::Path;
 
-use child_process::{child_dir, child_with_file_size_limit, report, reports};
-use common::{budget, config, open, open_with, temp_files, tree};
-use host_demo::{Capped, Session, SessionConfig};
+use crate::child_process::{child_dir, child_with_file_size_limit, report, reports};
+use crate::common::{budget, config, open, open_with, temp_files, tree};
+use tool_output_cap::{Capped, Session, SessionConfig};
 use serde_json::json;
 use toolcap_core::naming::{content_digest, spill_file_name};
 
@@ -59,7 +57,7 @@ fn cap_saved(session: &mut Session, input: &str, call: &str) -> Capped {
     let capped = cap(session, input, call);
     let spill = capped.spill.as_ref().expect("saved");
     assert_eq!(capped.spill_error, None);
-    let on_disk = fs::read(session.host_path(spill).expect("under the root")).unwrap();
+    let on_disk = fs::read(session.host_path(&spill.path).expect("host_path").expect("under the root")).unwrap();
     assert!(
         on_disk == input.as_bytes(),
         "the spill differs from the input"
@@ -85,8 +83,8 @@ fn without_a_preopen_the_notice_says_none_was_granted() {
     let capped = cap(&mut session, &output("a", 20_000), "c1");
     assert_not_saved(&capped, "no preopen");
     // Read-back says there is no spill directory; it does not trap.
-    let path = format!("{}/t/c1-{}.txt", common::DISPLAY_ROOT, "0".repeat(16));
-    common::assert_case(session.read(&path, 0, 100), "no-spill-dir");
+    let path = format!("{}/t/c1-{}.txt", crate::common::DISPLAY_ROOT, "0".repeat(16));
+    crate::common::assert_case(session.read(&path, 0, 100), "no-spill-dir");
     assert_not_saved(&cap(&mut session, &output("b", 20_000), "c2"), "no preopen");
     assert_still_answers(&mut session);
 }
@@ -154,8 +152,8 @@ fn a_thread_folder_deleted_mid_session_is_recreated_by_the_next_cap() {
 
     fs::remove_dir_all(dir.path().join("t")).unwrap();
     let gone = old.spill.expect("saved");
-    common::assert_case(session.read(&gone.path, 0, 100), "not-found");
-    common::assert_case(session.grep(&gone.path, "first", 1), "not-found");
+    crate::common::assert_case(session.read(&gone.path, 0, 100), "not-found");
+    crate::common::assert_case(session.grep(&gone.path, "first", 1), "not-found");
 
     let second = output("second", 20_000);
     let new = cap_saved(&mut session, &second, "c2");
@@ -190,7 +188,7 @@ fn a_spill_name_taken_by_a_directory_fails_the_rename_and_leaves_no_temp_file() 
 
 /// Runs in a child under a file-size limit of 128 KiB (dash) or 256 KiB
 /// (bash): a 4 MiB spill cannot be written, a 32 KiB one can.
-const QUOTA_TEST: &str = "a_spill_over_the_file_size_limit_fails_honestly_and_the_next_one_works";
+const QUOTA_TEST: &str = "faults::a_spill_over_the_file_size_limit_fails_honestly_and_the_next_one_works";
 const QUOTA_BLOCKS: u32 = 256;
 const QUOTA_CALLS: [(&str, &str, usize); 2] =
     [("big", "huge", 4 << 20), ("small", "tiny", 32 << 10)];
@@ -230,7 +228,7 @@ fn a_spill_over_the_file_size_limit_fails_honestly_and_the_next_one_works() {
     let name = spill_file_name("small", &content_digest(input.as_bytes()));
     assert_eq!(
         small["spill"],
-        json!(format!("{}/q/{name}", common::DISPLAY_ROOT))
+        json!(format!("{}/q/{name}", crate::common::DISPLAY_ROOT))
     );
     let on_disk = fs::read(dir.path().join("q").join(&name)).unwrap();
     assert!(

@@ -1,11 +1,17 @@
-//! `cargo test --release -p host-demo --test deadline_thread`: the deadline
-//! ticker thread starts with the first call and ends with its runtime. Alone
-//! in its binary, so no other test's runtime owns a ticker meanwhile.
+//! `cargo test --release -p toolcap-tests --test all host_deadline_thread::`: the deadline
+//! ticker thread starts with the first call and ends with its runtime. The
+//! checks run in a child process of their own, so no other test's runtime
+//! owns a ticker meanwhile.
 
 use std::thread;
 use std::time::{Duration, Instant};
 
-use host_demo::{SessionConfig, ToolCap, budget};
+use tool_output_cap::{Budget, SessionConfig, ToolCap};
+
+use crate::child_process::{child, child_dir};
+
+const TICKER_TEST: &str =
+    "host_deadline_thread::one_ticker_per_runtime_from_the_first_call_until_the_last_session_goes";
 
 const THREAD_NAME: &str = "toolcap-epoch";
 
@@ -35,6 +41,23 @@ fn eventually(mut done: impl FnMut() -> bool) -> bool {
 
 #[test]
 fn one_ticker_per_runtime_from_the_first_call_until_the_last_session_goes() {
+    if child_dir().is_some() {
+        return ticker_checks();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = child(TICKER_TEST, dir.path())
+        .output()
+        .expect("the test binary runs as a child");
+    assert!(
+        out.status.success(),
+        "the ticker checks failed in the child:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The checks, alone in a child process.
+fn ticker_checks() {
     let dir = tempfile::tempdir().unwrap();
     let tool_cap = ToolCap::new().unwrap();
     assert_eq!(ticker_threads(), 0, "compiling starts no thread");
@@ -47,7 +70,7 @@ fn one_ticker_per_runtime_from_the_first_call_until_the_last_session_goes() {
         })
         .collect();
     for session in &mut sessions {
-        session.cap("fits", &budget(1024), "c").unwrap();
+        session.cap("fits", &Budget::new(1024), "c").unwrap();
     }
     // The thread names itself once it first runs: wait for that.
     assert!(
@@ -60,7 +83,7 @@ fn one_ticker_per_runtime_from_the_first_call_until_the_last_session_goes() {
     let mut last = sessions.pop().unwrap();
     drop(sessions);
     drop(tool_cap);
-    assert!(last.cap("still fits", &budget(1024), "c2").is_ok());
+    assert!(last.cap("still fits", &Budget::new(1024), "c2").is_ok());
     assert_eq!(ticker_threads(), 1);
 
     drop(last);

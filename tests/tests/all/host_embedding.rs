@@ -1,11 +1,10 @@
-//! `cargo test --release -p host-demo`: the embedding API against the real component.
+//! `cargo test --release -p toolcap-tests --test all host_embedding::`: the
+//! embedding API against the real component.
 
 use std::sync::OnceLock;
 use std::thread;
 
-use host_demo::{
-    Budget, CapError, Error, OverflowKind, RuntimeOptions, SessionConfig, ToolCap, budget,
-};
+use tool_output_cap::{Budget, CapError, Error, OverflowKind, RuntimeOptions, SessionConfig, ToolCap};
 
 /// Compiling the component is the slow part: do it once for every test.
 fn tool_cap() -> &'static ToolCap {
@@ -22,7 +21,7 @@ fn big_output() -> String {
 fn small_budget() -> Budget {
     Budget {
         max_lines: Some(50),
-        ..budget(4096)
+        ..Budget::new(4096)
     }
 }
 
@@ -39,7 +38,7 @@ fn threads_share_one_tool_cap() {
                 let capped = session.cap(output, &small_budget(), "call-1").unwrap();
                 assert!(capped.truncated && capped.text.len() <= 4096);
                 let reference = capped.spill.expect("spilled");
-                let on_disk = std::fs::read(session.host_path(&reference).unwrap()).unwrap();
+                let on_disk = std::fs::read(session.host_path(&reference.path).expect("host_path").unwrap()).unwrap();
                 assert_eq!(on_disk, output.as_bytes());
                 let found = session.grep(&reference.path, "line 4321 ", 1).unwrap();
                 assert_eq!(found.matches[0].line, 4321);
@@ -77,6 +76,47 @@ fn without_a_preopen_the_cut_still_succeeds_and_says_so() {
 }
 
 #[test]
+fn an_empty_spill_dir_grants_nothing_not_the_working_directory() {
+    let before = std::fs::read_dir(".").unwrap().count();
+    let mut session = tool_cap()
+        .open_session(SessionConfig::new("t-empty", ""))
+        .unwrap();
+    assert_eq!(session.spill_dir(), None);
+    assert_eq!(session.display_root(), "/spill");
+    let capped = session.cap(&big_output(), &small_budget(), "c1").unwrap();
+    assert!(capped.truncated && capped.spill.is_none());
+    assert!(capped.text.contains("could NOT be saved"), "{}", capped.text);
+    assert!(std::path::Path::new("t-empty").symlink_metadata().is_err());
+    assert_eq!(std::fs::read_dir(".").unwrap().count(), before);
+}
+
+#[test]
+fn host_path_maps_only_this_threads_spill_files() {
+    let spill = tempfile::tempdir().unwrap();
+    let config = SessionConfig {
+        display_root: Some("/r".into()),
+        ..SessionConfig::new("t1", spill.path())
+    };
+    let mut session = tool_cap().open_session(config).unwrap();
+    let capped = session.cap(&big_output(), &small_budget(), "c1").unwrap();
+    let reference = capped.spill.expect("saved");
+    let mapped = session.host_path(&reference.path).unwrap().expect("mapped");
+    assert!(mapped.starts_with(session.spill_dir().unwrap()));
+    assert_eq!(std::fs::read_to_string(&mapped).unwrap(), big_output());
+    let file = reference.path.rsplit('/').next().unwrap();
+    for hostile in [
+        "/r//etc/passwd".to_owned(),
+        "/r/../secret.txt".to_owned(),
+        "/r/t1/../../secret.txt".to_owned(),
+        format!("/r//t1/{file}"),
+        format!("/r/t1/../t1/{file}"),
+        format!("t1/{file}"),
+    ] {
+        assert_eq!(session.host_path(&hostile).unwrap(), None, "{hostile}");
+    }
+}
+
+#[test]
 fn a_read_only_grant_still_caps_and_says_so() {
     let spill = tempfile::tempdir().unwrap();
     let config = SessionConfig {
@@ -98,7 +138,7 @@ fn component_errors_are_told_apart_from_runtime_errors() {
     let mut session = tool_cap()
         .open_session(SessionConfig::new("t", spill.path()))
         .unwrap();
-    let tiny = budget(10);
+    let tiny = Budget::new(10);
     match session.cap(&big_output(), &tiny, "call-1") {
         Err(Error::Cap(CapError::InvalidBudget(_))) => {}
         other => panic!("expected invalid-budget, got {other:?}"),
@@ -182,7 +222,7 @@ fn a_pooled_runtime_works_within_its_slots() {
         pooled_instances: Some(4),
         ..RuntimeOptions::default()
     };
-    let pooled = ToolCap::with_options(host_demo::COMPONENT_WASM, &options).unwrap();
+    let pooled = ToolCap::with_options(tool_output_cap::COMPONENT_WASM, &options).unwrap();
     let spill = tempfile::tempdir().unwrap();
     let sessions: Vec<_> = (0..4)
         .map(|i| {

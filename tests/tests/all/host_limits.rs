@@ -1,14 +1,11 @@
-//! `cargo test --release -p host-demo --test limits`: memory limits and call
+//! `cargo test --release -p toolcap-tests --test all host_limits::`: memory limits and call
 //! deadlines through the real component. A limit hit before the call leaves
 //! the session usable; one hit inside the component poisons only that session.
 
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use host_demo::{
-    Budget, ContentPart, DEFAULT_CALL_DEADLINE, DEFAULT_MEMORY_LIMIT, Error, LimitExceeded, Limits,
-    Recycling, RuntimeOptions, Session, SessionConfig, ToolCap, budget,
-};
+use tool_output_cap::{Budget, ContentPart, DEFAULT_CALL_DEADLINE, DEFAULT_MEMORY_LIMIT, Error, LimitExceeded, Limits, Recycling, RuntimeOptions, Session, SessionConfig, ToolCap};
 
 const MIB: usize = 1 << 20;
 
@@ -23,7 +20,7 @@ fn small_memory_tool_cap() -> &'static ToolCap {
             },
             ..RuntimeOptions::default()
         };
-        ToolCap::with_options(host_demo::COMPONENT_WASM, &options).expect("compiles")
+        ToolCap::with_options(tool_output_cap::COMPONENT_WASM, &options).expect("compiles")
     })
 }
 
@@ -41,7 +38,7 @@ fn keeping_tool_cap() -> &'static ToolCap {
             recycling: Recycling::Never,
             ..RuntimeOptions::default()
         };
-        ToolCap::with_options(host_demo::COMPONENT_WASM, &options).expect("compiles")
+        ToolCap::with_options(tool_output_cap::COMPONENT_WASM, &options).expect("compiles")
     })
 }
 
@@ -56,7 +53,7 @@ fn output_of(bytes: usize) -> String {
 fn small_budget() -> Budget {
     Budget {
         max_lines: Some(50),
-        ..budget(4096)
+        ..Budget::new(4096)
     }
 }
 
@@ -110,7 +107,7 @@ fn an_input_larger_than_the_memory_limit_is_refused_before_the_call() {
     let mut session = open(small_memory_tool_cap(), dir.path(), "t");
     let input = output_of(64 * MIB);
     let err = session.cap(&input, &small_budget(), "huge").unwrap_err();
-    assert!(matches!(err, Error::Runtime(_)), "{err:?}");
+    assert!(matches!(err, Error::LimitExceeded(_)), "{err:?}");
     let own = session.memory_size() as u64;
     assert_eq!(
         err.limit_exceeded(),
@@ -182,7 +179,7 @@ fn growing_past_the_memory_limit_poisons_only_that_session() {
     // The instance is unusable now; every call says so and why.
     assert!(session.is_poisoned());
     let again = session.cap("short", &small_budget(), "next").unwrap_err();
-    assert!(matches!(again, Error::Runtime(_)));
+    assert!(matches!(again, Error::Poisoned { .. }));
     let message = again.to_string();
     assert!(
         message.contains("can no longer be used") && message.contains("32.0 MiB memory limit"),
@@ -242,7 +239,7 @@ fn without_limits_a_session_grows_as_it_needs() {
         recycling: Recycling::Never,
         ..RuntimeOptions::default()
     };
-    let tool_cap = ToolCap::with_options(host_demo::COMPONENT_WASM, &options).unwrap();
+    let tool_cap = ToolCap::with_options(tool_output_cap::COMPONENT_WASM, &options).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut session = open(&tool_cap, dir.path(), "t");
     let parts = [

@@ -1,13 +1,10 @@
-//! `cargo test --release -p host-demo --test recycle`: a session gives back the
+//! `cargo test --release -p toolcap-tests --test all host_recycle::`: a session gives back the
 //! linear memory a large call left by replacing its instance, transparently:
 //! references issued before stay valid, and calls go on as before.
 
 use std::sync::OnceLock;
 
-use host_demo::{
-    Budget, DEFAULT_RECYCLE_ABOVE, Recycling, RuntimeOptions, Session, SessionConfig, ToolCap,
-    budget,
-};
+use tool_output_cap::{Budget, DEFAULT_RECYCLE_ABOVE, Recycling, RuntimeOptions, Session, SessionConfig, ToolCap};
 
 const MIB: usize = 1 << 20;
 
@@ -17,7 +14,7 @@ fn runtime(recycling: Recycling, pooled_instances: Option<u32>) -> ToolCap {
         pooled_instances,
         ..RuntimeOptions::default()
     };
-    ToolCap::with_options(host_demo::COMPONENT_WASM, &options).expect("compiles")
+    ToolCap::with_options(tool_output_cap::COMPONENT_WASM, &options).expect("compiles")
 }
 
 fn default_tool_cap() -> &'static ToolCap {
@@ -46,7 +43,7 @@ fn output_of(bytes: usize) -> String {
 fn small_budget() -> Budget {
     Budget {
         max_lines: Some(40),
-        ..budget(4096)
+        ..Budget::new(4096)
     }
 }
 
@@ -99,7 +96,7 @@ fn a_large_call_recycles_and_its_reference_stays_valid() {
     assert_eq!(found.matches[0].line, 400_000);
     let page = session.read_lines(&reference.path, 7, 1, 1000).unwrap();
     assert_eq!(page.text, "2025-01-01T00:00:00Z build step 7 finished\n");
-    let on_disk = std::fs::read(session.host_path(&reference).unwrap()).unwrap();
+    let on_disk = std::fs::read(session.host_path(&reference.path).expect("host_path").unwrap()).unwrap();
     assert_eq!(on_disk, input.as_bytes());
 
     // Small calls after it neither grow the session much nor recycle it again.
@@ -130,7 +127,7 @@ fn every_function_that_takes_a_large_input_recycles() {
     session.find_refs(&big).unwrap();
     assert_eq!(session.recycled(), 1);
     let messages = [big.clone(), "recent".to_owned()];
-    let policy = host_demo::PrunePolicy {
+    let policy = tool_output_cap::PrunePolicy {
         keep_last: Some(1),
         max_total_bytes: None,
     };

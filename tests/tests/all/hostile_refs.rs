@@ -4,20 +4,18 @@
 //! they were derived from are; and parsing stays linear in the input size,
 //! measured as work done, never as time.
 //!
-//! `cargo test --release -p toolcap-tests --test hostile_refs`; after a change
+//! `cargo test --release -p toolcap-tests --test all hostile_refs::`; after a change
 //! to the generator, `BLESS=1 cargo test --release -p toolcap-tests --test
 //! hostile_refs corpus` rewrites the corpus, then review the diff.
 
-mod common;
-mod hostile_support;
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use host_demo::{PrunePolicy, Session, SessionConfig};
-use hostile_support::corpus::{self, Case, Corpus, Genuine, SessionSpec};
-use hostile_support::forge;
+use tool_output_cap::{PrunePolicy, Session, SessionConfig};
+use crate::hostile_support::corpus::{self, Case, Corpus, Genuine, SessionSpec};
+use crate::hostile_support::forge;
 use toolcap_core::naming::{content_digest, spill_file_name};
 use toolcap_core::{OverflowRef, RefScheme, prune};
 
@@ -213,7 +211,7 @@ fn core_accepts_no_forgery_and_every_genuine_reference() {
 
 /// A session of the corpus's thread, key and display root, spilling into `dir`.
 fn open_corpus_session(spec: &SessionSpec, dir: &Path) -> Session {
-    common::open_with(SessionConfig {
+    crate::common::open_with(SessionConfig {
         thread_id: spec.thread_id.clone(),
         spill_dir: Some(dir.to_owned()),
         read_only: false,
@@ -281,9 +279,9 @@ fn plant_decoy(spec: &SessionSpec, dir: &Path, path: &str) {
 fn spill_genuine(corpus: &Corpus, session: &mut Session, failures: &mut Vec<String>) {
     for genuine in &corpus.genuine {
         let input = genuine.input.build();
-        let want = host_demo::OverflowRef::from(&genuine.reference);
+        let want = tool_output_cap::OverflowRef::from(&genuine.reference);
         let capped = session
-            .cap(&input, &common::budget(CAP_BYTES), &genuine.call_id)
+            .cap(&input, &crate::common::budget(CAP_BYTES), &genuine.call_id)
             .expect("cap a genuine input");
         if capped.spill.as_ref() != Some(&want) {
             failures.push(format!(
@@ -331,7 +329,7 @@ fn check_case_in_component(
     }
     if let Some(record) = &case.forged_ref {
         match session.pruned_placeholder(&record.into()) {
-            Err(err) if common::case_name(&err) == "invalid-argument" => {}
+            Err(err) if crate::common::case_name(&err) == "invalid-argument" => {}
             other => failures.push(format!("{id}: pruned_placeholder gave {other:?}")),
         }
     }
@@ -341,7 +339,7 @@ fn check_case_in_component(
         let grep = session.grep(path, "warning", 1).map(|g| g.total_matches);
         for (op, result) in [("read", read.map(|t| t.len() as u64)), ("grep", grep)] {
             match result {
-                Err(err) if common::case_name(&err) == want => {}
+                Err(err) if crate::common::case_name(&err) == want => {}
                 other => failures.push(format!(
                     "{id}: {op} of {path:?} gave {other:?}, want {want}"
                 )),
@@ -382,7 +380,7 @@ fn component_accepts_no_forgery_and_every_genuine_reference() {
     spill_genuine(&corpus, &mut session, &mut failures);
     for control in &corpus.controls {
         let found = session.find_refs(&control.text.build()).expect("find_refs");
-        let want: Vec<host_demo::OverflowRef> = control
+        let want: Vec<tool_output_cap::OverflowRef> = control
             .expect
             .iter()
             .map(|n| (&corpus.genuine(n).reference).into())
@@ -420,7 +418,7 @@ fn forged_notice_at_the_end_of_a_capped_output_is_not_taken_for_its_spill() {
     for (i, case) in endings.iter().enumerate() {
         let input = format!("{filler}{}", case.text.build());
         let capped = session
-            .cap(&input, &common::budget(CAP_BYTES), &format!("end-{i}"))
+            .cap(&input, &crate::common::budget(CAP_BYTES), &format!("end-{i}"))
             .expect("cap");
         let spill = capped.spill.clone().expect("a cut output spills");
         let forged_last_line = input.lines().last().expect("a last line");

@@ -3,15 +3,14 @@
 //! the input and spills it byte for byte; pages read back rebuild the file;
 //! `grep` counts like `str::matches`.
 //!
-//! `cargo test --release -p toolcap-tests --test properties`
+//! `cargo test --release -p toolcap-tests --test all properties::`
 //! (`PROPTEST_CASES=5000` for a longer run).
 
-mod common;
 
 use std::fs;
 
-use common::{count_lines, open};
-use host_demo::{Budget, Keep, Session};
+use crate::common::{count_lines, open};
+use tool_output_cap::{Budget, Keep, Session};
 use proptest::prelude::*;
 
 /// Text from scripts, line breaks and control bytes, short and long lines;
@@ -89,10 +88,10 @@ proptest! {
     ) {
         let dir = tempfile::tempdir().unwrap();
         // Failure notices quote a reason: they must fit the budget too.
-        let mut session = common::open_with(host_demo::SessionConfig {
+        let mut session = crate::common::open_with(tool_output_cap::SessionConfig {
             spill_dir: (preopen != "none").then(|| dir.path().to_owned()),
             read_only: preopen == "read-only",
-            ..common::config(dir.path(), "thread-1")
+            ..crate::common::config(dir.path(), "thread-1")
         });
         let capped = session.cap(&text, &budget, "call").map_err(|e| TestCaseError::fail(e.to_string()))?;
         let lines = count_lines(&text);
@@ -120,7 +119,7 @@ proptest! {
             return Ok(());
         }
         let spill = capped.spill.expect("a writable spill dir");
-        let on_disk = fs::read(session.host_path(&spill).unwrap()).unwrap();
+        let on_disk = fs::read(session.host_path(&spill.path).expect("host_path").unwrap()).unwrap();
         prop_assert!(on_disk == text.as_bytes());
         let refs = session.find_refs(&capped.text).unwrap();
         prop_assert_eq!(refs.last().map(|r| r.path.clone()), Some(spill.path));
@@ -131,7 +130,7 @@ proptest! {
 fn spilled(session: &mut Session, text: &str) -> String {
     let budget = Budget {
         max_lines: Some(4),
-        ..common::budget(5000)
+        ..crate::common::budget(5000)
     };
     let capped = session.cap(text, &budget, "call").expect("cap");
     capped.spill.expect("spilled").path

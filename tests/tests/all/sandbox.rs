@@ -2,16 +2,15 @@
 //! files cannot lead reads outside, threads cannot see each other, keys decide
 //! which references verify, and bad settings are refused.
 //!
-//! `cargo test --release -p toolcap-tests --test sandbox`
+//! `cargo test --release -p toolcap-tests --test all sandbox::`
 
-mod common;
 
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
-use common::{KEY, assert_case, budget, case_name, config, open, open_with, tool_cap, tree};
-use host_demo::{Capped, OverflowRef, Session, SessionConfig};
+use crate::common::{KEY, assert_case, budget, case_name, config, open, open_with, tool_cap, tree};
+use tool_output_cap::{Capped, OverflowRef, Session, SessionConfig};
 
 const SECRET: &str = "TOP SECRET: outside the spill dir";
 
@@ -62,7 +61,7 @@ fn a_symlink_replacing_a_spill_file_is_not_followed() {
     let (_outside, secret) = outside_with_secret();
     let mut session = open(dir.path(), "thread-1");
     let (_, spill) = cap_spilled(&mut session, "c1");
-    let file = session.host_path(&spill).unwrap();
+    let file = session.host_path(&spill.path).expect("host_path").unwrap();
     fs::remove_file(&file).unwrap();
     symlink(&secret, &file).unwrap();
 
@@ -94,7 +93,7 @@ fn a_spill_file_replaced_by_a_folder_gives_an_error_not_a_trap() {
     let dir = tempfile::tempdir().unwrap();
     let mut session = open(dir.path(), "thread-1");
     let (_, spill) = cap_spilled(&mut session, "c1");
-    let file = session.host_path(&spill).unwrap();
+    let file = session.host_path(&spill.path).expect("host_path").unwrap();
     fs::remove_file(&file).unwrap();
     fs::create_dir(&file).unwrap();
 
@@ -167,7 +166,7 @@ fn purging_one_thread_leaves_the_others() {
     assert_eq!(freed, beta_spill.bytes + beta_spill2.bytes);
     assert!(!dir.path().join("beta").exists());
     assert_eq!(beta.purge().unwrap(), 0);
-    let alpha_file = alpha.host_path(&alpha_spill).unwrap();
+    let alpha_file = alpha.host_path(&alpha_spill.path).expect("host_path").unwrap();
     assert_eq!(fs::read_to_string(alpha_file).unwrap(), big_output("c1"));
     assert!(alpha.grep(&alpha_spill.path, "tool output", 1).is_ok());
 }

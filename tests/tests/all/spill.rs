@@ -2,17 +2,16 @@
 //! what they hold, what is left behind, and cuts of multibyte text at every
 //! budget.
 //!
-//! `cargo test --release -p toolcap-tests --test spill`
+//! `cargo test --release -p toolcap-tests --test all spill::`
 
-mod common;
 
 use std::fs;
 use std::path::Path;
 
-use common::{
+use crate::common::{
     DISPLAY_ROOT, assert_case, budget, count_lines, multibyte_corpus, open, temp_files, tree,
 };
-use host_demo::{Budget, Capped, Keep, Session};
+use tool_output_cap::{Budget, Capped, Keep, Session};
 use toolcap_core::naming::content_digest;
 
 /// 5000 bytes of mixed scripts, CRLF, a lone CR and NUL bytes.
@@ -128,7 +127,7 @@ fn same_call_id_with_other_content_makes_a_second_file() {
     assert_eq!(again.path, a.path);
     assert_eq!(tree(dir.path()).len(), 3, "{:?}", tree(dir.path()));
     for (reference, content) in [(&a, &first), (&b, &second)] {
-        let on_disk = fs::read_to_string(session.host_path(reference).unwrap()).unwrap();
+        let on_disk = fs::read_to_string(session.host_path(&reference.path).expect("host_path").unwrap()).unwrap();
         assert_eq!(&on_disk, content);
         let page = session.read(&reference.path, 0, 64).unwrap();
         assert!(content.starts_with(&page.text));
@@ -159,7 +158,7 @@ fn hostile_thread_and_call_ids_stay_inside_the_spill_dir() {
                 .spill
                 .unwrap_or_else(|| panic!("{thread:?} {call:?}"));
             assert!(!spill.path.contains("/../"), "{}", spill.path);
-            let file = session.host_path(&spill).unwrap();
+            let file = session.host_path(&spill.path).expect("host_path").unwrap();
             let real = file.canonicalize().unwrap();
             assert!(
                 real.starts_with(spill_dir.canonicalize().unwrap()),
@@ -194,7 +193,7 @@ fn a_deleted_thread_folder_is_recreated_by_the_next_cap() {
     let second = cap_ok(&mut session, &input, &budget(1000), "c2");
     let spill = second.spill.expect("spilled again");
     assert_eq!(
-        fs::read_to_string(session.host_path(&spill).unwrap()).unwrap(),
+        fs::read_to_string(session.host_path(&spill.path).expect("host_path").unwrap()).unwrap(),
         input
     );
 }
@@ -220,7 +219,7 @@ fn four_mib_single_line_is_cut_spilled_and_searchable() {
         (input.len(), 1)
     );
     let spill = capped.spill.unwrap();
-    assert!(fs::read(session.host_path(&spill).unwrap()).unwrap() == input.as_bytes());
+    assert!(fs::read(session.host_path(&spill.path).expect("host_path").unwrap()).unwrap() == input.as_bytes());
 
     let found = session.grep(&spill.path, needle, 3).unwrap();
     assert_eq!(found.total_matches, 1);
@@ -328,9 +327,9 @@ fn check_cut(input: &str, budget: &Budget, capped: &Capped, at: &str) {
 fn multibyte_text_cut_at_every_budget_keeps_a_prefix_and_a_suffix() {
     // Every budget, so the cut moves through every byte of every character.
     // Without a preopen: a spill costs about 1 ms of disk on this machine.
-    let mut session = common::open_with(host_demo::SessionConfig {
+    let mut session = crate::common::open_with(tool_output_cap::SessionConfig {
         spill_dir: None,
-        ..common::config(Path::new("/unused"), "thread-1")
+        ..crate::common::config(Path::new("/unused"), "thread-1")
     });
     let room = least_budget(&mut session);
     let mut calls = 0;
@@ -375,7 +374,7 @@ fn multibyte_cuts_spill_the_exact_input() {
                     &format!("{script} {keep:?} {max_bytes}"),
                 );
                 let spill = capped.spill.expect("spilled");
-                let on_disk = fs::read(session.host_path(&spill).unwrap()).unwrap();
+                let on_disk = fs::read(session.host_path(&spill.path).expect("host_path").unwrap()).unwrap();
                 assert!(on_disk == input.as_bytes(), "{script}: spill differs");
                 let refs = session.find_refs(&capped.text).unwrap();
                 assert_eq!(refs.last().map(|r| &r.path), Some(&spill.path));
@@ -388,9 +387,9 @@ fn multibyte_cuts_spill_the_exact_input() {
 #[test]
 fn a_display_root_with_a_trailing_slash_still_maps_to_the_host_file() {
     let dir = tempfile::tempdir().unwrap();
-    let mut session = common::open_with(host_demo::SessionConfig {
+    let mut session = crate::common::open_with(tool_output_cap::SessionConfig {
         display_root: Some(format!("{DISPLAY_ROOT}/")),
-        ..common::config(dir.path(), "thread-1")
+        ..crate::common::config(dir.path(), "thread-1")
     });
     let input = awkward_output();
     let spill = cap_ok(&mut session, &input, &budget(1000), "c1")
@@ -404,7 +403,7 @@ fn a_display_root_with_a_trailing_slash_still_maps_to_the_host_file() {
         spill.path
     );
     let file = session
-        .host_path(&spill)
+        .host_path(&spill.path).expect("host_path")
         .expect("host_path maps the component's path (it trims the trailing /)");
     assert!(fs::read(file).unwrap() == input.as_bytes());
 }

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use host_demo::{Budget, CapError, Error, Keep, Session, SessionConfig, ToolCap};
+use tool_output_cap::{Budget, CapError, Error, Keep, Session, SessionConfig, ToolCap};
 
 /// Display root of the sessions opened here: deliberately not the host path,
 /// so tests see that notices show what the host chose.
@@ -63,7 +63,8 @@ pub fn count_lines(text: &str) -> u64 {
     text.split_inclusive('\n').count() as u64
 }
 
-/// The WIT case name of an error, or `runtime` for a trap or host failure.
+/// The WIT case name of an error, or the host's own case: `limit-exceeded`,
+/// `poisoned`, `runtime` (a trap or host failure).
 pub fn case_name(err: &Error) -> &'static str {
     match err {
         Error::Cap(cap) => match cap {
@@ -76,7 +77,9 @@ pub fn case_name(err: &Error) -> &'static str {
             CapError::Io(_) => "io",
             CapError::Other(_) => "other",
         },
-        Error::Runtime(_) => "runtime",
+        Error::LimitExceeded(_) => "limit-exceeded",
+        Error::Poisoned { .. } => "poisoned",
+        _ => "runtime",
     }
 }
 

@@ -151,9 +151,9 @@ impl From<&RefRecord> for OverflowRef {
     }
 }
 
-impl From<&RefRecord> for host_demo::OverflowRef {
+impl From<&RefRecord> for tool_output_cap::OverflowRef {
     fn from(r: &RefRecord) -> Self {
-        host_demo::OverflowRef {
+        tool_output_cap::OverflowRef {
             path: r.path.clone(),
             bytes: r.bytes,
             lines: r.lines,

@@ -1,74 +1,117 @@
 //! Runs every shared vector in `tests/vectors/*.json` through the real
-//! component, plus checks that the runner itself rejects bad vectors and
-//! catches wrong expectations.
+//! component, one test per file, plus checks that the runner itself rejects
+//! bad vectors and catches wrong expectations.
 //!
-//! `cargo test --release -p toolcap-tests --test vectors`; after an intended
-//! change of wording, `BLESS=1 cargo test --release -p toolcap-tests --test vectors`
-//! rewrites the exact expectations, then review the diff. `VECTOR=<part of a
-//! file name>` limits the run (and BLESS) to the matching files.
+//! `cargo test --release -p toolcap-tests --test vectors`; add part of a
+//! file name to run only the matching files (`-- vector::keep-`). After an
+//! intended change of wording, `BLESS=1` with the same command rewrites the
+//! exact expectations of the files it runs; then review the diff.
 
+#[path = "../common/mod.rs"]
 mod common;
+#[path = "../vectors_support/mod.rs"]
 mod vectors_support;
 
 use std::collections::BTreeSet;
 use std::fs;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::PathBuf;
 
+use libtest_mimic::{Arguments, Failed, Trial};
 use vectors_support::format::{self, Step, Vector};
 use vectors_support::run::run_vector;
 use vectors_support::{file_label, vector_files};
+
+/// Fewer files than this means the folder was not found or was emptied.
+const MIN_VECTOR_FILES: usize = 25;
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials: Vec<Trial> = vector_files()
+        .into_iter()
+        .map(|path| {
+            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+            let name = format!("vector::{stem}");
+            Trial::test(name, move || vector_passes(&path))
+        })
+        .collect();
+    let runner_checks: [(&str, fn()); 7] = [
+        ("enough_vector_files", enough_vector_files),
+        ("vectors_cover_every_op", vectors_cover_every_op),
+        ("base_vector_passes", base_vector_passes),
+        (
+            "wrong_expectations_fail_with_file_and_step",
+            wrong_expectations_fail_with_file_and_step,
+        ),
+        (
+            "strict_parsing_rejects_unknown_fields_ops_and_shapes",
+            strict_parsing_rejects_unknown_fields_ops_and_shapes,
+        ),
+        (
+            "bless_rewrites_exact_expectations_and_nothing_else",
+            bless_rewrites_exact_expectations_and_nothing_else,
+        ),
+        (
+            "invariants_catch_broken_results",
+            invariants_catch_broken_results,
+        ),
+    ];
+    trials.extend(runner_checks.into_iter().map(|(name, check)| {
+        Trial::test(format!("runner::{name}"), move || no_panic(check))
+    }));
+    libtest_mimic::run(&args, trials).exit();
+}
+
+/// A check written with `assert!`, as a trial: its panic message is the failure.
+fn no_panic(check: fn()) -> Result<(), Failed> {
+    panic::catch_unwind(AssertUnwindSafe(check)).map_err(|payload| {
+        let message = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+            .unwrap_or_else(|| "panicked".to_owned());
+        Failed::from(message)
+    })
+}
 
 fn bless_requested() -> bool {
     std::env::var_os("BLESS").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
-#[test]
-fn every_vector_passes() {
-    let bless = bless_requested();
-    // `VECTOR=part-of-a-name` runs (and blesses) only the matching files.
-    let only = std::env::var("VECTOR").unwrap_or_default();
-    let files: Vec<_> = vector_files()
-        .into_iter()
-        .filter(|p| file_label(p).contains(&only))
-        .collect();
+/// One vector file: it parses, its name is its file name, every step passes
+/// (or, with `BLESS=1`, its exact expectations are rewritten).
+fn vector_passes(path: &PathBuf) -> Result<(), Failed> {
+    let label = file_label(path);
+    let text = fs::read_to_string(path).map_err(|err| format!("{label}: {err}"))?;
+    let mut vector =
+        format::parse(&text).map_err(|err| format!("{label}: does not parse: {err}"))?;
+    let mut failures = Vec::new();
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    if vector.name != stem {
+        failures.push(format!(
+            "{label}: name {:?} is not the file name",
+            vector.name
+        ));
+    }
+    let report = run_vector(&label, &mut vector, bless_requested());
+    failures.extend(report.failures);
+    if report.blessed {
+        fs::write(path, format::render(&vector)).expect("writing a blessed vector");
+        eprintln!("BLESS rewrote {label}");
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} check(s) failed:\n{}", failures.len(), failures.join("\n")).into())
+    }
+}
+
+fn enough_vector_files() {
+    let files = vector_files();
     assert!(
-        files.len() >= 25 || !only.is_empty(),
+        files.len() >= MIN_VECTOR_FILES,
         "only {} vector files",
         files.len()
-    );
-    let mut failures = Vec::new();
-    let mut rewritten = Vec::new();
-    for path in &files {
-        let label = file_label(path);
-        let text = fs::read_to_string(path).expect("a readable vector file");
-        let mut vector = match format::parse(&text) {
-            Ok(vector) => vector,
-            Err(err) => {
-                failures.push(format!("{label}: does not parse: {err}"));
-                continue;
-            }
-        };
-        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-        if vector.name != stem {
-            failures.push(format!(
-                "{label}: name {:?} is not the file name",
-                vector.name
-            ));
-        }
-        let report = run_vector(&label, &mut vector, bless);
-        failures.extend(report.failures);
-        if report.blessed {
-            fs::write(path, format::render(&vector)).expect("writing a blessed vector");
-            rewritten.push(label);
-        }
-    }
-    if !rewritten.is_empty() {
-        eprintln!("BLESS rewrote: {}", rewritten.join(", "));
-    }
-    assert!(
-        failures.is_empty(),
-        "{} vector check(s) failed:\n{}",
-        failures.len(),
-        failures.join("\n")
     );
 }
 
@@ -79,7 +122,6 @@ fn all_vectors() -> Vec<Vector> {
         .collect()
 }
 
-#[test]
 fn vectors_cover_every_op() {
     let used: BTreeSet<&str> = all_vectors()
         .iter()
@@ -96,6 +138,7 @@ fn vectors_cover_every_op() {
         "prune",
         "purge",
         "classify",
+        "host-path",
     ];
     let missing: Vec<&str> = all.into_iter().filter(|op| !used.contains(op)).collect();
     assert!(missing.is_empty(), "no vector uses {missing:?}");
@@ -103,7 +146,7 @@ fn vectors_cover_every_op() {
 
 /// A small valid vector that the checks below break one field at a time; the
 /// JS and Python runners' self-tests break the same file.
-const BASE: &str = include_str!("../vectors-selftest/base.json");
+const BASE: &str = include_str!("../../vectors-selftest/base.json");
 
 fn run_text(json: &str, bless: bool) -> (Vector, Vec<String>, bool) {
     let mut vector = format::parse(json).expect("the test vector parses");
@@ -111,13 +154,11 @@ fn run_text(json: &str, bless: bool) -> (Vector, Vec<String>, bool) {
     (vector, report.failures, report.blessed)
 }
 
-#[test]
 fn base_vector_passes() {
     let (_, failures, _) = run_text(BASE, false);
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
-#[test]
 fn wrong_expectations_fail_with_file_and_step() {
     let wrong = [
         (
@@ -172,7 +213,6 @@ fn wrong_expectations_fail_with_file_and_step() {
     );
 }
 
-#[test]
 fn strict_parsing_rejects_unknown_fields_ops_and_shapes() {
     let broken = [
         BASE.replace(r#""about""#, r#""comment": 1, "about""#),
@@ -211,7 +251,6 @@ fn strict_parsing_rejects_unknown_fields_ops_and_shapes() {
     );
 }
 
-#[test]
 fn bless_rewrites_exact_expectations_and_nothing_else() {
     let stale = BASE
         .replace(r#""original_bytes": 3492"#, r#""original_bytes": 1"#)
@@ -236,7 +275,6 @@ fn bless_rewrites_exact_expectations_and_nothing_else() {
 
 /// The universal checks must catch a component that breaks them: each
 /// corruption of a genuine result below is reported.
-#[test]
 fn invariants_catch_broken_results() {
     use vectors_support::check::Checker;
     use vectors_support::invariants::{CapView, Disk, check_cap};
@@ -251,7 +289,7 @@ fn invariants_catch_broken_results() {
     };
     let good = CapView::from(session.cap(&input, &budget, "c1").unwrap());
     let failures_of =
-        |session: &mut host_demo::Session, disk: &Disk, view: &CapView, input: &str| {
+        |session: &mut tool_output_cap::Session, disk: &Disk, view: &CapView, input: &str| {
             let mut failures = Vec::new();
             let mut chk = Checker::new("corrupted".into(), &mut failures, false);
             check_cap(&mut chk, session, disk, input, &budget, view);
@@ -297,7 +335,10 @@ fn invariants_catch_broken_results() {
     fits.text = "shorT".into();
     assert!(!failures_of(&mut session, &disk, &fits, "short").is_empty());
     // The spill file must hold the input, and no temporary file may linger.
-    let file = session.host_path(good.spill.as_ref().unwrap()).unwrap();
+    let file = session
+        .host_path(&good.spill.as_ref().unwrap().path)
+        .unwrap()
+        .unwrap();
     fs::write(&file, "tampered").unwrap();
     assert!(!failures_of(&mut session, &disk, &good, &input).is_empty());
     fs::write(&file, &input).unwrap();

@@ -2,7 +2,7 @@
 
 use std::fmt::Debug;
 
-use host_demo::Error;
+use tool_output_cap::Error;
 
 use crate::common::case_name;
 

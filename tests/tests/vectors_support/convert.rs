@@ -1,8 +1,6 @@
 //! Between the vector format's types and the component's.
 
-use host_demo::{
-    Budget, ContentPart, EmbeddedResource, Keep, Media, OverflowKind, PrunePolicy, SessionConfig,
-};
+use tool_output_cap::{Budget, ContentPart, EmbeddedResource, Keep, Media, OverflowKind, PrunePolicy, SessionConfig};
 
 use super::format::{
     BudgetSpec, KeepSpec, KindSpec, MediaSpec, PartSpec, PolicySpec, Preopen, ResourceSpec,
@@ -44,15 +42,18 @@ pub fn kind(kind: OverflowKind) -> KindSpec {
 /// The session a vector asks for, spilling into `dir` unless it has no preopen.
 pub fn session_config(spec: &SessionSpec, dir: &std::path::Path) -> Result<SessionConfig, String> {
     let preopen = spec.preopen.unwrap_or(Preopen::ReadWrite);
+    let display_root = match (spec.display_root_default, &spec.display_root) {
+        (Some(true), None) => None,
+        (Some(true), Some(_)) => {
+            return Err("display_root and display_root_default exclude each other".into());
+        }
+        (_, root) => Some(root.clone().unwrap_or_else(|| DEFAULT_DISPLAY_ROOT.to_owned())),
+    };
     Ok(SessionConfig {
         thread_id: spec.thread_id.clone(),
         spill_dir: (preopen != Preopen::None).then(|| dir.to_owned()),
         read_only: preopen == Preopen::ReadOnly,
-        display_root: Some(
-            spec.display_root
-                .clone()
-                .unwrap_or_else(|| DEFAULT_DISPLAY_ROOT.to_owned()),
-        ),
+        display_root,
         key: decode_hex(&spec.key_hex)?,
     })
 }

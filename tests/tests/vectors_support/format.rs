@@ -23,6 +23,10 @@ pub struct SessionSpec {
     pub key_hex: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display_root: Option<String>,
+    /// `true`: pass no display root, so the host picks its default (the
+    /// canonical spill directory). Excludes `display_root`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_root_default: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preopen: Option<Preopen>,
 }
@@ -176,6 +180,7 @@ pub enum Step {
     Prune(PruneStep),
     Purge(PurgeStep),
     Classify(ClassifyStep),
+    HostPath(HostPathStep),
 }
 
 impl Step {
@@ -192,6 +197,7 @@ impl Step {
             Step::Prune(_) => "prune",
             Step::Purge(_) => "purge",
             Step::Classify(_) => "classify",
+            Step::HostPath(_) => "host-path",
         }
     }
 }
@@ -443,6 +449,21 @@ pub enum KindSpec {
 pub struct ClassifyExpect {
     #[serde(default, with = "nullable", skip_serializing_if = "Option::is_none")]
     pub kind: Option<Option<KindSpec>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostPathStep {
+    pub path: String,
+    pub expect: HostPathExpect,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostPathExpect {
+    /// `<thread>/<file>` inside the granted directory, or null for no mapping.
+    #[serde(with = "nullable")]
+    pub relative: Option<Option<String>>,
 }
 
 /// Parses one vector file's text.

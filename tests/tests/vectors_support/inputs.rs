@@ -74,12 +74,25 @@ pub struct Recorded {
 /// Replaces every `$spill:<call_id>` and `$capped:<call_id>` in `s`. A call id
 /// runs over ASCII letters, digits, `_` and `-`. An unknown call id, or a
 /// `$spill:` of a step that did not spill, is an error in the vector.
-pub fn substitute(s: &str, calls: &HashMap<String, Recorded>) -> Result<String, String> {
+/// `$host-dir`: the granted spill directory's canonical path, found by the
+/// runner itself (not asked of the host under test).
+const HOST_DIR: &str = "host-dir";
+
+pub fn substitute(
+    s: &str,
+    calls: &HashMap<String, Recorded>,
+    host_dir: Option<&str>,
+) -> Result<String, String> {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(at) = rest.find('$') {
         out.push_str(&rest[..at]);
         let after = &rest[at + 1..];
+        if let Some(tail) = after.strip_prefix(HOST_DIR) {
+            out.push_str(host_dir.ok_or("$host-dir in a session that granted no directory")?);
+            rest = tail;
+            continue;
+        }
         let (kind, tail) = if let Some(tail) = after.strip_prefix("spill:") {
             ("spill", tail)
         } else if let Some(tail) = after.strip_prefix("capped:") {
@@ -114,6 +127,7 @@ pub fn substitute(s: &str, calls: &HashMap<String, Recorded>) -> Result<String, 
 
 #[cfg(test)]
 mod tests {
+    #[allow(unused_imports)]
     use super::*;
 
     #[test]
@@ -163,10 +177,10 @@ mod tests {
             ),
         ]);
         assert_eq!(
-            substitute("a $spill:c1/b $capped:c2.$5", &calls).unwrap(),
+            substitute("a $spill:c1/b $capped:c2.$5", &calls, None).unwrap(),
             "a /r/t/c1-x.txt/b U.$5"
         );
-        assert!(substitute("$spill:c2", &calls).is_err());
-        assert!(substitute("$capped:c3", &calls).is_err());
+        assert!(substitute("$spill:c2", &calls, None).is_err());
+        assert!(substitute("$capped:c3", &calls, None).is_err());
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use host_demo::{Budget, Capped, CappedParts, ContentPart, OverflowRef, Pruned, Session};
+use tool_output_cap::{Budget, Capped, CappedParts, ContentPart, OverflowRef, Pruned, Session};
 
 use super::check::{Checker, excerpt};
 use super::convert::part_spec;
@@ -186,7 +186,7 @@ fn check_disk(
     input: &str,
     got: &CapView,
 ) {
-    let spill_file = got.spill.as_ref().and_then(|r| session.host_path(r));
+    let spill_file = got.spill.as_ref().and_then(|r| session.host_path(&r.path).expect("host_path"));
     if let Some(spill) = &got.spill {
         chk.ensure(
             spill.bytes == input.len() as u64 && spill.lines == count_lines(input),
@@ -252,6 +252,9 @@ pub fn check_parts(chk: &mut Checker<'_>, input: &[ContentPart], got: &CappedPar
     }
     let mut expected = Vec::new();
     let mut placed = false;
+    // As the WIT says: the preview stands where the first textual part was;
+    // textual parts go, except that a resource with a blob keeps its place
+    // (and blob) without its text; everything else stays untouched.
     for part in input {
         let spec = part_spec(part);
         let textual = matches!(part, ContentPart::Text(_))
@@ -262,9 +265,11 @@ pub fn check_parts(chk: &mut Checker<'_>, input: &[ContentPart], got: &CappedPar
         }
         match spec {
             PartSpec::Text(_) => {}
-            PartSpec::Resource(mut r) => {
-                r.text = None;
-                expected.push(Some(PartSpec::Resource(r)));
+            PartSpec::Resource(mut r) if r.text.is_some() => {
+                if r.blob.is_some() {
+                    r.text = None;
+                    expected.push(Some(PartSpec::Resource(r)));
+                }
             }
             other => expected.push(Some(other)),
         }

@@ -3,13 +3,13 @@
 
 use std::collections::HashMap;
 
-use host_demo::{ContentPart, OverflowRef, Session};
+use tool_output_cap::{ContentPart, OverflowRef, Session};
 
 use super::check::Checker;
 use super::convert;
 use super::format::{
     CapExpect, CapPartsStep, CapStep, ClassifyStep, FindRefsStep, GrepStep, PageExpect,
-    PlaceholderStep, Preopen, PruneStep, PurgeStep, ReadLinesStep, ReadStep, Step, TextExpect,
+    HostPathStep, PlaceholderStep, Preopen, PruneStep, PurgeStep, ReadLinesStep, ReadStep, Step, TextExpect,
     Vector,
 };
 use super::inputs::{Recorded, build, substitute};
@@ -86,6 +86,7 @@ impl Runner {
             Step::Prune(s) => self.prune(chk, s),
             Step::Purge(s) => self.purge(chk, s),
             Step::Classify(s) => self.classify(chk, s),
+            Step::HostPath(s) => self.host_path(chk, s),
         }
     }
 
@@ -152,7 +153,12 @@ impl Runner {
     }
 
     fn resolve(&self, text: &str) -> Result<String, String> {
-        substitute(text, &self.calls)
+        let host_dir = self
+            .dir
+            .as_deref()
+            .map(|dir| dir.canonicalize().expect("the temp dir exists"));
+        let host_dir = host_dir.as_deref().map(|dir| dir.to_string_lossy());
+        substitute(text, &self.calls, host_dir.as_deref())
     }
 
     fn resolve_all(&self, texts: &Option<Vec<String>>) -> Result<Vec<String>, String> {
@@ -266,7 +272,7 @@ impl Runner {
         &self,
         chk: &mut Checker<'_>,
         e: &mut PageExpect,
-        page: &host_demo::Page,
+        page: &tool_output_cap::Page,
     ) -> Result<(), String> {
         chk.exact("offset", &mut e.offset, &page.offset);
         chk.exact("first_line", &mut e.first_line, &page.first_line);
@@ -351,6 +357,24 @@ impl Runner {
         if let Some(kind) = chk.outcome(None, tool_cap().classify(s.status, &body)) {
             chk.fixed("kind", s.expect.kind.as_ref(), &kind.map(convert::kind));
         }
+        Ok(())
+    }
+
+    fn host_path(&mut self, chk: &mut Checker<'_>, s: &mut HostPathStep) -> Result<(), String> {
+        let path = self.resolve(&s.path)?;
+        let Some(mapped) = chk.outcome(None, self.session.host_path(&path)) else {
+            return Ok(());
+        };
+        let granted = self.session.spill_dir().map(std::path::Path::to_owned);
+        let expected = match (&s.expect.relative, granted) {
+            (Some(Some(relative)), Some(dir)) => Some(dir.join(relative)),
+            (Some(Some(_)), None) => return Err("a mapping is expected but no dir was granted".into()),
+            (Some(None), _) => None,
+            (None, _) => return Err("`relative` is required".into()),
+        };
+        chk.ensure(mapped == expected, || {
+            format!("host_path({path:?}) is {mapped:?}, expected {expected:?}")
+        });
         Ok(())
     }
 

@@ -4,13 +4,15 @@ on stderr.
 
     python bench/bench.py [--small FILE] [--large FILE] [--spill-dir DIR] [--quick]
 
-Run from python/ with the venv of `make py-setup` (.venv/bin/python).
-`TOOLCAP_PY_CALLS=public` times the public call path instead of the fast one.
+Run from python/ with the venv of `make py-setup` (.venv/bin/python), or
+with .venv-lowest/bin/python (`sh scripts/test-lowest.sh` makes it) to time
+the lowest supported wasmtime-py.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import statistics
 import sys
@@ -29,6 +31,7 @@ KEY = bytes([7]) * 32
 CALL_ID = "bench-call"
 SMALL_BUDGET = Budget(131072, None, 2000, "head-and-tail", 40)
 LARGE_BUDGET = Budget(16384, 400, 2000, "head-and-tail", 40)
+WASMTIME = importlib.metadata.version("wasmtime")
 
 
 def log_lines(target_bytes: int) -> str:
@@ -90,7 +93,6 @@ def main() -> None:
         start = time.perf_counter_ns()
         session = open_session(THREAD_ID, spill_dir, display_root=DISPLAY_ROOT, key=KEY)
         open_ms = (time.perf_counter_ns() - start) / 1e6
-        calls = "fast" if session._instance is not None and session._instance.fast_calls else "public"
         with session:
             small_ns = bench_small(session, small, args.quick)
             large_ns = bench_large(session, large, args.quick)
@@ -104,7 +106,7 @@ def main() -> None:
     }
     print(json.dumps(result))
     print(
-        f"python ({calls} calls): first open_session (compile + instantiate) {open_ms:.1f} ms; "
+        f"python (wasmtime {WASMTIME}): first open_session (compile + instantiate) {open_ms:.1f} ms; "
         f"cap of {result['small_bytes']} B that fits: {small_ns / 1e3:.1f} µs; "
         f"cap + spill of {result['large_bytes']} B: {large_ns / 1e6:.2f} ms",
         file=sys.stderr,

@@ -3,6 +3,7 @@ between threads, big integers, errors and the sandbox grants."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -131,6 +132,23 @@ def test_read_only_gives_the_could_not_be_saved_notice(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_empty_spill_dir_grants_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `Path("")` is `.`: an empty string must not grant the working directory.
+    monkeypatch.chdir(tmp_path)
+    with open_session("t1", "", key=KEY) as s:
+        assert s.spill_dir is None and s.display_root == "/spill"
+        capped = s.cap(LOG, SMALL, "call-1")
+        assert capped.truncated and capped.spill is None
+        assert capped.spill_error is not None and "could NOT be saved" in capped.text
+        assert s.host_path("/spill/t1/call-1-0123456789abcdef.txt") is None
+        with pytest.raises(ToolCapError) as err:
+            s.purge()
+        assert err.value.case == "no-spill-dir"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_no_spill_directory_at_all(tmp_path: Path) -> None:
     with open_session("thread-a") as s:
         assert s.display_root == "/spill"
@@ -209,3 +227,74 @@ def test_purge_frees_the_thread_folder(tmp_path: Path, session: Session) -> None
     assert session.purge() == len(LOG.encode())
     assert session.purge() == 0
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
+def test_host_path_maps_only_this_threads_display_paths(tmp_path: Path) -> None:
+    with open_session("t1", tmp_path, display_root="/r", key=KEY) as s:
+        spill = s.cap(LOG, SMALL, "c1").spill
+        assert spill is not None
+        file = spill.path.removeprefix("/r/t1/")
+        real = Path(os.path.realpath(tmp_path)) / "t1" / file
+        assert s.host_path(spill) == s.host_path(spill.path) == real
+        assert real.read_text() == LOG
+        for hostile in (
+            "/r//etc/passwd",
+            "/r/../secret.txt",
+            f"/r/t1/../t1/{file}",
+            f"/r/t2/{file}",
+            f"t1/{file}",
+            f"{real}",
+            "",
+        ):
+            assert s.host_path(hostile) is None, hostile
+        # A reference whose path was edited is a path like any other.
+        assert s.host_path(dataclasses.replace(spill, path="/r/../etc/passwd")) is None
+        with pytest.raises(TypeError):
+            s.host_path(real)  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            s.host_path(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="closed"):
+        s.host_path(spill)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "..",
+        "../x",
+        "t1/..",
+        "./x",
+        "t1/.",
+        "/etc/passwd",
+        "t1/../../x",
+        "t1/a/b",
+        "t1/",
+        "/x",
+        "t1//x",
+        "t1/..\\x",
+        "..\\t1/x",
+        "t1/x\0",
+        "C:/x",
+        "t1/C:x",
+        "",
+        "x",
+    ],
+)
+def test_host_path_refuses_an_answer_that_is_not_two_plain_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: str
+) -> None:
+    """The second check, with a stand-in for the component's `relative-path`."""
+    with open_session("t1", tmp_path, display_root="/r", key=KEY) as s:
+        monkeypatch.setattr(s, "_call", lambda name, *args: answer)
+        assert s.host_path("/r/t1/x") is None
+        monkeypatch.setattr(s, "_call", lambda name, *args: "t1/c1-0123456789abcdef.txt")
+        assert s.spill_dir is not None
+        assert s.host_path("/r/t1/x") == s.spill_dir / "t1" / "c1-0123456789abcdef.txt"
+
+
+def test_host_path_is_none_without_a_grant_whatever_the_component_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with open_session("t1", display_root="/r", key=KEY) as s:
+        monkeypatch.setattr(s, "_call", lambda name, *args: "t1/c1-0123456789abcdef.txt")
+        assert s.host_path("/r/t1/c1-0123456789abcdef.txt") is None

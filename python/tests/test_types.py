@@ -26,13 +26,6 @@ ERROR = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+): error: .*?(?:  \[(?P<code
 EXPECT = re.compile(r"#\s*expect:\s*(?P<code>[a-z-]+)\s*$")
 
 
-@pytest.fixture(autouse=True)
-def calls() -> str:
-    """Replaces conftest's per-call-path fixture: mypy does not call the
-    component, so these tests run once, not once per call path."""
-    return "none"
-
-
 @pytest.fixture(scope="module")
 def mypy_errors() -> dict[str, list[tuple[int, str]]]:
     """mypy's errors, by file relative to python/: (line, code) pairs."""

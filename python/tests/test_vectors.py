@@ -115,6 +115,54 @@ def test_parts_expectation_on_cap_is_a_bad_vector(tmp_path: Path) -> None:
     assert any("step 0" in f and "bad vector" in f for f in failures), failures
 
 
+# BASE with a `host-path` step (step 2) before the classify step.
+HOST_STEP = '{ "op": "host-path", "path": "$host-dir/../x", "expect": { "relative": null } }'
+WITH_HOST = BASE.replace('{ "op": "classify"', HOST_STEP + ',\n    { "op": "classify"')
+
+
+def test_host_path_steps_run_and_catch_wrong_mappings(tmp_path: Path) -> None:
+    assert WITH_HOST != BASE
+    assert run_text(WITH_HOST, tmp_path) == []
+    for i, (old, new) in enumerate([
+        ('"$host-dir/../x"', '"$spill:c1"'),
+        ('"relative": null', '"relative": "t1/c1-0123456789abcdef.txt"'),
+    ]):
+        (tmp_path / str(i)).mkdir()
+        failures = run_text(WITH_HOST.replace(old, new), tmp_path / str(i))
+        assert any(f.startswith("inline.json step 2 (host-path): host_path(") for f in failures), (
+            failures
+        )
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ('"path": "$host-dir/../x",', '"path": "$host-dir/../x", "paths": [],'),
+        ('"path": "$host-dir/../x",', ""),
+        ('{ "relative": null }', "{}"),
+        ('{ "relative": null }', '{ "relative": 7 }'),
+        ('{ "relative": null }', '{ "relative": null, "error": "io" }'),
+        ('"key_hex"', '"display_root_default": "yes", "key_hex"'),
+    ],
+)
+def test_strict_parsing_of_host_path_steps(old: str, new: str) -> None:
+    assert old in WITH_HOST
+    with pytest.raises(VectorError):
+        parse(WITH_HOST.replace(old, new))
+
+
+def test_host_dir_or_a_mapping_without_a_grant_is_a_bad_vector(tmp_path: Path) -> None:
+    no_grant = WITH_HOST.replace('"key_hex"', '"preopen": "none", "key_hex"')
+    no_grant = no_grant.replace('"spilled": true, ', "")
+    failures = run_text(no_grant, tmp_path)
+    assert any("step 2" in f and "bad vector: $host-dir" in f for f in failures), failures
+    mapped = no_grant.replace('"$host-dir/../x"', '"/spill/t1/x"').replace(
+        '"relative": null', '"relative": "t1/x"'
+    )
+    failures = run_text(mapped, tmp_path)
+    assert any("step 2" in f and "bad vector" in f for f in failures), failures
+
+
 CORRUPTIONS = {
     "over max_bytes": lambda v: dataclasses.replace(v, text=v.text + "x" * 900),
     "original_bytes": lambda v: dataclasses.replace(v, original_bytes=v.original_bytes - 1),

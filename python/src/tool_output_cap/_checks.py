@@ -2,9 +2,8 @@
 
 wasmtime-py stores an unsigned int argument into a ctypes field, which
 silently wraps: `max_bytes=2**32` would reach the component as 0 ("no cap").
-Both call paths refuse such values the same way, with `check_uint`: the fast
-path while lowering (`_frozen_types._Checked`), the public path before the
-call, by walking the arguments along the export's type (`arg_checks`).
+`_runtime.Instance.call` refuses such values before the call, by walking the
+arguments along the export's type (`arg_checks`, built once per export).
 """
 
 from __future__ import annotations

@@ -68,6 +68,13 @@ def overflow_kind_out(value: object) -> Optional[OverflowKind]:
     return cast(Optional[OverflowKind], value)
 
 
+def optional_str_out(value: object) -> Optional[str]:
+    """An `option<string>`: the string or `None`."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"expected an optional string from the component, got {value!r}")
+    return value
+
+
 def budget_in(b: Budget) -> Record:
     return record(
         max_bytes=b.max_bytes,

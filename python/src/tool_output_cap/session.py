@@ -39,16 +39,20 @@ def open_session(
     """Open a session of `thread_id` that spills into `<spill_dir>/<thread>/`.
 
     The component gets `spill_dir` as its only grant, read-write (or read-only
-    with `read_only=True`). Without `spill_dir`, or if it does not exist, it
-    gets nothing and cut results say the full output could NOT be saved.
-    `display_root` starts every path in notices (default: the real absolute
-    path of `spill_dir`, or `/spill` without one). `key` signs references: at
-    least 16 bytes; empty or `None` draws a random key for this session.
+    with `read_only=True`). Without `spill_dir` (`None` or `""`), or if it
+    does not exist, it gets nothing and cut results say the full output could
+    NOT be saved. `display_root` starts every path in notices (default: the
+    real absolute path of `spill_dir`, or `/spill` without one). `key` signs
+    references: at least 16 bytes; empty or `None` draws a random key for this
+    session.
 
     Raises `ToolCapError` (`invalid-settings`) for an empty thread id or
     display root, or a key shorter than 16 bytes.
     """
-    host_dir = os.path.realpath(spill_dir) if spill_dir is not None else None
+    # An empty path is no directory: `Path("")` and `realpath("")` would
+    # make it the working directory, granted read-write.
+    given = os.fspath(spill_dir) if spill_dir is not None else ""
+    host_dir = os.path.realpath(given) if given else None
     # wasmtime-py refuses to preopen a missing directory ("failed to add
     # preopen dir"); the documented behaviour is a session that cannot save.
     granted = host_dir if host_dir is not None and os.path.isdir(host_dir) else None
@@ -144,14 +148,29 @@ class Session:
             raise ValueError("the session is closed")
         return cv.overflow_kind_out(self._instance.call("classify", status, body))
 
-    def host_path(self, ref: OverflowRef) -> Optional[Path]:
-        """Where a reference's file lies on the host, or `None` if it is not
-        under this session's display root or nothing was granted."""
-        # The component drops a trailing `/` from the display root.
-        root = self.display_root.rstrip("/") + "/"
-        if self.spill_dir is None or not ref.path.startswith(root):
+    def host_path(self, ref_or_path: Union[OverflowRef, str]) -> Optional[Path]:
+        """The host path `<spill_dir>/<thread>/<file>` of a spilled file,
+        for a reference or a path the model wrote that is exactly
+        `<display_root>/<thread>/<file>` (this session's thread, a spill file
+        name). `None` for any other path (another thread, `..`, `//`, a
+        relative path, a temporary file) and when no directory was granted:
+        the answer never lies outside `spill_dir`. Raises `TypeError` for
+        anything but an `OverflowRef` or a `str`, `ValueError` once closed."""
+        if isinstance(ref_or_path, OverflowRef):
+            path = ref_or_path.path
+        elif isinstance(ref_or_path, str):
+            path = ref_or_path
+        else:
+            raise TypeError(f"expected an OverflowRef or a str, got {ref_or_path!r}")
+        relative = cv.optional_str_out(self._call("relative-path", path))
+        if self.spill_dir is None or relative is None:
             return None
-        return self.spill_dir / ref.path[len(root) :]
+        # The component said `<thread>/<file>`; joined onto the granted
+        # directory only if it is two plain names, whatever it said.
+        parts = relative.split("/")
+        if len(parts) != 2 or not all(map(_plain_name, parts)):
+            return None
+        return self.spill_dir.joinpath(*parts)
 
     def close(self) -> None:
         """Drop the component's session and its instance. Idempotent."""
@@ -170,6 +189,16 @@ class Session:
         traceback: Optional[TracebackType],
     ) -> None:
         self.close()
+
+
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def _plain_name(name: str) -> bool:
+    """A folder or file name of the spill scheme: ASCII letters, digits, `.`,
+    `_` and `-`, not `.` or `..`. No separator, drive, NUL or `..` can get
+    through, on any platform."""
+    return name not in ("", ".", "..") and set(name) <= _NAME_CHARS
 
 
 _classifier: Optional[Instance] = None

@@ -35,6 +35,9 @@ def misuse(session: Session, spill_dir: Path) -> None:
     if spill is not None:
         wrong: str = spill.bytes  # expect: assignment
         session.read(spill.path, "0", 100)  # expect: arg-type
+        session.host_path(ref=spill)  # expect: call-arg
+    session.host_path(spill_dir / "t" / "c-0123456789abcdef.txt")  # expect: arg-type
+    session.host_path(capped.spill)  # expect: arg-type
 
     part = Image(data="")  # expect: call-arg
     policy = PrunePolicy(keep_last="3")  # expect: arg-type

@@ -74,6 +74,7 @@ def agent_turn(spill_dir: Path, output: str) -> str:
             assert_type(hit.excerpt_offset, int)
         assert_type(session.pruned_placeholder(spill), str)
         assert_type(session.host_path(spill), Optional[Path])
+        assert_type(session.host_path(spill.path), Optional[Path])
     assert_type(session.find_refs(capped.text), list[OverflowRef])
 
     parts: list[ContentPart] = [

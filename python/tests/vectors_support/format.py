@@ -5,7 +5,8 @@ nothing.
 Parsed vectors stay plain dicts. As with the Rust runner's serde types, an
 optional field set to `null` counts as absent, except the nullable
 expectations (`gap_line`, `next_offset`, `next_line`, `kind`), where `null`
-means "must be none".
+means "must be none". `host-path`'s `relative` is required, and `null` there
+means "maps to nothing".
 """
 
 from __future__ import annotations
@@ -51,6 +52,15 @@ def uint(bits: int) -> Spec:
 
 
 u8, u16, u32, u64 = uint(8), uint(16), uint(32), uint(64)
+
+
+def nullable(spec: Spec) -> Spec:
+    """A required value that may be `null` (kept as `None`)."""
+
+    def check(value: Any, at: str) -> Any:
+        return None if value is None else spec(value, at)
+
+    return check
 
 
 def one_of(*choices: str) -> Spec:
@@ -211,6 +221,9 @@ _STEPS: dict[str, Spec] = {
          "expect": obj({}, {"error": string, "replaced": list_of(u32), "bytes_saved": u64,
                             "total_bytes": u64, "messages": _texts})}
     ),
+    "host-path": obj(
+        {"op": string, "path": string, "expect": obj({"relative": nullable(string)})}
+    ),
     "purge": obj({"op": string, "expect": obj({}, {"error": string, "freed": u64})}),
     "classify": obj(
         {"op": string, "status": u16, "body": text_input,
@@ -234,7 +247,11 @@ def step(value: Any, at: str) -> dict[str, Any]:
 
 _session = obj(
     {"thread_id": string, "key_hex": string},
-    {"display_root": string, "preopen": one_of("read-write", "read-only", "none")},
+    {
+        "display_root": string,
+        "display_root_default": boolean,
+        "preopen": one_of("read-write", "read-only", "none"),
+    },
 )
 _vector = obj({"name": string, "about": string, "session": _session, "steps": list_of(step)})
 

@@ -1,10 +1,11 @@
-"""Building step arguments: generators, and `$spill:` / `$capped:`
-references to earlier `cap` steps."""
+"""Building step arguments: generators, `$spill:` / `$capped:` references
+to earlier `cap` steps, and `$host-dir`."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Optional
 
 from .format import VectorError
@@ -48,15 +49,21 @@ class Recorded:
     text: str
 
 
-_REFERENCE = re.compile(r"\$(spill|capped):([A-Za-z0-9_-]*)")
+_REFERENCE = re.compile(r"\$(spill|capped):([A-Za-z0-9_-]*)|\$host-dir")
 
 
-def substitute(text: str, calls: dict[str, Recorded]) -> str:
-    """Replaces every `$spill:<call_id>` and `$capped:<call_id>`. An unknown
-    call id, or a `$spill:` of a step that did not spill, is a vector error."""
+def substitute(text: str, calls: dict[str, Recorded], host_dir: Optional[Path] = None) -> str:
+    """Replaces every `$spill:<call_id>`, `$capped:<call_id>` and `$host-dir`
+    (the canonical path of the granted directory). An unknown call id, a
+    `$spill:` of a step that did not spill, or a `$host-dir` with nothing
+    granted is a vector error."""
 
     def replace(match: re.Match[str]) -> str:
         kind, call_id = match.group(1), match.group(2)
+        if kind is None:
+            if host_dir is None:
+                raise VectorError("$host-dir: the session has no directory")
+            return str(host_dir)
         recorded = calls.get(call_id)
         if recorded is None:
             raise VectorError(f"${kind}:{call_id} names no earlier cap step")

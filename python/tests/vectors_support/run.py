@@ -39,11 +39,15 @@ def run_vector(label: str, vector: dict[str, Any], spill_dir: Path) -> list[str]
     failures: list[str] = []
     spec = vector["session"]
     preopen = spec.get("preopen", "read-write")
+    if spec.get("display_root_default") and "display_root" in spec:
+        return [f"{label}: bad vector: display_root and display_root_default together"]
+    # `display_root_default`: no display root, the package's default applies.
+    display_root = None if spec.get("display_root_default") else DEFAULT_DISPLAY_ROOT
     try:
         session = open_session(
             spec["thread_id"],
             None if preopen == "none" else spill_dir,
-            display_root=spec.get("display_root", DEFAULT_DISPLAY_ROOT),
+            display_root=spec.get("display_root", display_root),
             key=bytes.fromhex(spec["key_hex"]),
             read_only=preopen == "read-only",
         )
@@ -101,7 +105,7 @@ class _Runner:
         return Disk(self.dir, invariants.tree(self.dir) if self.dir is not None else [])
 
     def resolve(self, text: str) -> str:
-        return substitute(text, self.calls)
+        return substitute(text, self.calls, self.dir)
 
     def resolve_all(self, texts: Optional[list[str]]) -> list[str]:
         return [self.resolve(t) for t in texts or []]
@@ -263,6 +267,21 @@ class _Runner:
         invariants.check_prune(chk, self.session, messages, pruned)
         for field in ("replaced", "bytes_saved", "total_bytes", "messages"):
             chk.exact(e, field, getattr(pruned, field))
+
+    def op_host_path(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        path = self.resolve(s["path"])
+        relative = e["relative"]
+        if relative is not None and self.dir is None:
+            raise VectorError("a mapping is expected but no directory was granted")
+        # The real path of the directory the runner granted, joined with
+        # `relative`: not the session's own idea of its directory.
+        expected = None if relative is None or self.dir is None else self.dir / relative
+        boxed = chk.outcome(None, lambda: [self.session.host_path(path)])
+        if boxed is not None:
+            chk.ensure(
+                boxed[0] == expected,
+                lambda: f"host_path({path!r}) is {boxed[0]!r}, expected {expected!r}",
+            )
 
     def op_purge(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
         freed = chk.outcome(e.get("error"), self.session.purge)

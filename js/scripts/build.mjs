@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const jsRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const defaultWasm = '../target/wasm-guest/wasm32-wasip2/guest/toolcap_guest.wasm';
+const defaultWasm = '../target/wasm-guest/wasm32-wasip2/guest/tool_output_cap.wasm';
 const wasm = resolve(jsRoot, process.env.TOOLCAP_WASM || defaultWasm);
 const outDir = resolve(jsRoot, 'generated');
 

@@ -91,7 +91,13 @@ export interface OtherPart {
 export type ContentPart = TextPart | MediaPart | ResourcePart | OtherPart;
 
 export interface CappedParts extends CapAccounting {
-  /** If cut, the first textual part holds preview + notice and later textual parts are dropped. */
+  /**
+   * If it fit, the parts as given. If cut: a text part with preview + notice
+   * stands where the first textual part was; textual parts are removed,
+   * except a resource with a blob, which stays in place without its text
+   * (after the preview if it was the first textual part); every other part
+   * stays in place untouched.
+   */
   parts: ContentPart[];
 }
 
@@ -168,12 +174,16 @@ export interface SessionOptions {
   /** The conversation; spills go to `<spillDir>/<thread>/`. Must not be empty. */
   threadId: string;
   /**
-   * Host directory granted to the component (its only preopen). Absent, null
-   * or not an existing directory: nothing is granted and cut results say the
-   * output could not be saved.
+   * Host directory granted to the component (its only preopen). Absent, null,
+   * empty or not an existing directory: nothing is granted and cut results say
+   * the output could not be saved.
    */
   spillDir?: string | null;
-  /** What paths in notices start with. Default: the real path of spillDir. */
+  /**
+   * What paths in notices start with; must not be empty. Default: the real
+   * path of spillDir (its absolute path if it does not exist), or `/spill`
+   * when spillDir is absent, null or empty.
+   */
   displayRoot?: string | null;
   /** HMAC key, at least 16 bytes; default: random per session. */
   key?: Uint8Array | null;
@@ -198,7 +208,13 @@ export class Session {
   /** Deletes this thread's spill folder; returns the bytes freed. */
   purge(): bigint;
   classify(status: number, body: string): OverflowKind | null;
-  /** Host path of a reference's file (not verified), or null. */
+  /**
+   * Host path of a reference's file (its tag is not verified), always inside
+   * `spillDir`. Null unless the path is exactly
+   * `<displayRoot>/<thread>/<file>` of this session's thread with a spill
+   * file name (no `..`, `//`, other thread or temporary file), and null when
+   * no directory was granted.
+   */
   hostPath(refOrPath: OverflowRef | string): string | null;
   /** Releases the session; later calls throw. */
   close(): void;

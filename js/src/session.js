@@ -27,10 +27,12 @@ async function existingDirectory(dir) {
 export async function openSession(options = {}) {
   const { threadId, spillDir = null, displayRoot, key } = options;
   const settingsKey = convert.toKey(key);
-  const hostDir = spillDir === null ? null : await existingDirectory(convert.string(spillDir, 'spillDir'));
+  // An empty path grants nothing, exactly like null (never the working directory).
+  const requested = spillDir === null ? null : convert.string(spillDir, 'spillDir') || null;
+  const hostDir = requested === null ? null : await existingDirectory(requested);
   const root =
     displayRoot === undefined || displayRoot === null
-      ? (hostDir ?? (spillDir === null ? SPILL_GUEST_PATH : resolve(spillDir)))
+      ? (hostDir ?? (requested === null ? SPILL_GUEST_PATH : resolve(requested)))
       : convert.string(displayRoot, 'displayRoot');
   const instance = await instantiateComponent(sandboxedShim(hostDir));
   const resource = translateErrors(() =>
@@ -149,18 +151,20 @@ export class Session {
   }
 
   /**
-   * The host path of a reference (or of its display path), or null when it
-   * is not under this session's display root or no directory was granted.
-   * It does not check the reference: use findRefs() for that.
+   * The host file of a reference (or of its display path), or null. Only a
+   * path that is exactly `<displayRoot>/<thread>/<file>` of this session's
+   * thread with a spill-file name maps (the component decides); anything
+   * else (`..`, `//`, another thread, a temporary file) gives null, as does a
+   * session without a granted directory. The result always lies inside the
+   * granted directory. It does not check the reference's tag: use findRefs()
+   * for that.
    */
   hostPath(refOrPath) {
     const path = typeof refOrPath === 'string' ? refOrPath : refOrPath?.path;
-    // The component drops a trailing `/` from the display root.
-    const root = this.displayRoot.replace(/\/+$/, '');
-    if (this.spillDir === null || typeof path !== 'string' || !path.startsWith(`${root}/`)) {
-      return null;
-    }
-    return join(this.spillDir, path.slice(root.length + 1));
+    if (typeof path !== 'string') return null;
+    const relative = this.#call('relativePath', path) ?? null;
+    if (this.spillDir === null || !isPlainRelative(relative)) return null;
+    return join(this.spillDir, relative);
   }
 
   /** Releases the component's session; later calls throw. */
@@ -173,6 +177,20 @@ export class Session {
 
 if (Symbol.dispose) {
   Session.prototype[Symbol.dispose] = Session.prototype.close;
+}
+
+/**
+ * Whether the component's answer is `<thread>/<file>`: two plain names, so
+ * joining it onto the granted directory cannot leave it, whatever the
+ * component said.
+ */
+function isPlainRelative(relative) {
+  if (typeof relative !== 'string') return false;
+  const segments = relative.split('/');
+  return (
+    segments.length === 2 &&
+    segments.every((s) => s !== '' && s !== '.' && s !== '..' && !s.includes('\\') && !s.includes('\0'))
+  );
 }
 
 export function classifyWith(instance, status, body) {

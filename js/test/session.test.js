@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
-import { CAP_ERROR_CASES, ToolCapError, budget, classify, openSession } from '../src/index.js';
+import { CAP_ERROR_CASES, Session, ToolCapError, budget, classify, openSession } from '../src/index.js';
 import { sandboxedShim } from '../src/component.js';
 import { freshDir, makeUnwritable, removeDir } from './support/disk.js';
 
@@ -207,4 +207,73 @@ test('a kept key (Buffer or Uint8Array) verifies references of an earlier sessio
   const other = await openSession({ threadId: 't', spillDir: dir });
   assert.deepEqual(other.findRefs(text), []);
   other.close();
+});
+
+test('an empty spillDir grants nothing, like null, never the working directory', async () => {
+  const cwd = process.cwd();
+  const work = tempDir();
+  process.chdir(work);
+  try {
+    const session = await openSession({ threadId: 'empty', spillDir: '', key: KEY });
+    assert.equal(session.spillDir, null);
+    assert.equal(session.displayRoot, '/spill');
+    const capped = session.cap(BIG, budget(4096), 'c1');
+    assert.equal(capped.spill, null);
+    assert.match(capped.spillError, /no spill directory/);
+    assert.equal(session.hostPath('/spill/empty/c1-0123456789abcdef.txt'), null);
+    session.close();
+    assert.deepEqual(readdirSync(work), [], 'nothing was written into the working directory');
+  } finally {
+    process.chdir(cwd);
+  }
+});
+
+test('an empty displayRoot is an invalid-settings error', async () => {
+  await assert.rejects(openSession({ threadId: 't', spillDir: tempDir(), displayRoot: '' }), {
+    name: 'ToolCapError',
+    case: 'invalid-settings',
+    message: /display-root/,
+  });
+});
+
+test('hostPath maps only <displayRoot>/<thread>/<spill file> into the granted directory', async () => {
+  const dir = tempDir();
+  const session = await openSession({ threadId: 't1', spillDir: dir, displayRoot: '/r', key: KEY });
+  const { spill } = session.cap(BIG, budget(4096), 'c1');
+  const file = spill.path.slice('/r/t1/'.length);
+  assert.equal(session.hostPath(spill), join(dir, 't1', file));
+  assert.equal(session.hostPath(spill.path), join(dir, 't1', file));
+  assert.deepEqual(readFileSync(session.hostPath(spill), 'utf8'), BIG);
+  const hostile = [
+    '/r/../secret.txt',
+    '/r/t1/../../secret.txt',
+    `/r//t1/${file}`,
+    `/r/t1//${file}`,
+    `/r/t1/../t1/${file}`,
+    `/r/t2/${file}`,
+    `t1/${file}`,
+    `/rr/t1/${file}`,
+    `/r/t1/.tmp-${file}`,
+    `/r/t1/${file}/`,
+    '/r',
+    '',
+  ];
+  for (const path of hostile) assert.equal(session.hostPath(path), null, path);
+  assert.equal(session.hostPath(null), null);
+  assert.equal(session.hostPath({ path: 42 }), null);
+  session.close();
+  assert.throws(() => session.hostPath(spill), /closed/);
+});
+
+test('hostPath refuses an answer of the component that is not two plain names', () => {
+  // A stand-in for the component, to test the wrapper's own second check.
+  const answering = (relative) => new Session({}, { relativePath: () => relative }, '/granted', '/r');
+  assert.equal(answering('t1/c1-0123456789abcdef.txt').hostPath('/r/x'), '/granted/t1/c1-0123456789abcdef.txt');
+  const bad = [undefined, null, '', '..', '../x', 't1/..', './x', '/etc/passwd', 't1/../../x', 't1/a/b', 't1/'];
+  bad.push('t1/..\\x', '..\\t1/x', 't1/x\0');
+  for (const relative of bad) {
+    assert.equal(answering(relative).hostPath('/r/x'), null, JSON.stringify(relative));
+  }
+  // Nothing granted: null whatever the component answers.
+  assert.equal(new Session({}, { relativePath: () => 't1/x' }, null, '/r').hostPath('/r/t1/x'), null);
 });

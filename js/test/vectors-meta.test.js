@@ -24,6 +24,9 @@ const replaced = (from, to) => {
 
 const runText = (json) => runVector('inline.json', parseVector(json));
 
+/** BASE with a host-path step (step 2) before the classify step. */
+const withHostPath = (step) => replaced('{ "op": "classify"', `${step},\n    { "op": "classify"`);
+
 test('the base vector passes', async () => {
   assert.deepEqual(await runText(BASE), []);
 });
@@ -51,6 +54,24 @@ test('wrong expectations fail, naming the file and step', async () => {
   }
 });
 
+test('host-path steps: the mapping is checked, and a wrong or impossible expectation fails', async () => {
+  const hostile = '{ "op": "host-path", "path": "/spill-host/t1/../../secret.txt", "expect": { "relative": null } }';
+  assert.deepEqual(await runText(withHostPath(hostile)), []);
+  const wrong = [
+    '{ "op": "host-path", "path": "$spill:c1", "expect": { "relative": null } }',
+    '{ "op": "host-path", "path": "$spill:c1", "expect": { "relative": "t1/c1-0000000000000000.txt" } }',
+    '{ "op": "host-path", "path": "/spill-host/t1/../t1/x", "expect": { "relative": "t1/x" } }',
+  ];
+  for (const step of wrong) {
+    const failures = await runText(withHostPath(step));
+    const noticed = failures.some((f) => f.startsWith('inline.json step 2 '));
+    assert.ok(noticed, `${step} went unnoticed: ${JSON.stringify(failures)}`);
+  }
+  const impossible = '{ "op": "host-path", "path": "$spill:c1", "expect": { "relative": "t1/../../x" } }';
+  const failures = await runText(withHostPath(impossible));
+  assert.ok(failures.some((f) => f.includes('bad vector')), JSON.stringify(failures));
+});
+
 test('strict parsing rejects unknown fields, ops and shapes', () => {
   const broken = [
     replaced('"about"', '"comment": 1, "about"'),
@@ -68,17 +89,40 @@ test('strict parsing rejects unknown fields, ops and shapes', () => {
     replaced('"max_bytes": 1200', '"max_bytes": -1'),
     replaced('"first_line": 2', '"first_line": 2.5'),
     replaced('"expect": { "kind"', '"kind"').replace('"request-too-large" }', '"request-too-large"'),
+    withHostPath('{ "op": "host-path", "path": "/x", "expect": { "relative": 7 } }'),
+    withHostPath('{ "op": "host-path", "path": "/x", "expect": { "relative_path": null } }'),
+    withHostPath('{ "op": "host-path", "path": "/x", "call_id": "c1", "expect": {} }'),
+    withHostPath('{ "op": "host-path", "expect": { "relative": null } }'),
+    withHostPath('{ "op": "host-path", "path": "/x" }'),
+    withHostPath('{ "op": "host-path", "path": "/x", "expect": {} }'),
+    replaced('"key_hex"', '"display_root_default": "yes", "key_hex"'),
   ];
   for (const json of broken) {
     assert.notEqual(json, BASE);
     assert.throws(() => parseVector(json), undefined, `accepted:\n${json}`);
   }
   assert.doesNotThrow(() => parseVector(BASE));
+  const hostPath = '{ "op": "host-path", "path": "/x", "expect": { "relative": null } }';
+  assert.doesNotThrow(() => parseVector(withHostPath(hostPath)));
 });
 
 test('a generator that mixes both segment kinds is a bad vector', async () => {
   const failures = await runText(replaced('"from": 1,', '"from": 1, "text": "x",'));
   assert.ok(failures.some((f) => f.includes('bad vector')), JSON.stringify(failures));
+});
+
+test('$host-dir and display_root_default: the granted directory, found by the runner', async () => {
+  // With the wrapper's default display root, notices show the granted directory.
+  const hostDefault = replaced('"key_hex"', '"display_root_default": true, "key_hex"');
+  const shown = '"text_contains": ["full content at $host-dir/t1/c1-", ';
+  assert.deepEqual(await runText(hostDefault.replace('"text_contains": [', shown)), []);
+  assert.notDeepEqual(await runText(BASE.replace('"text_contains": [', shown)), []);
+  const both = replaced('"key_hex"', '"display_root_default": true, "display_root": "/r", "key_hex"');
+  assert.ok((await runText(both)).some((f) => f.includes('exclude each other')));
+  const noDir = replaced('"key_hex"', '"preopen": "none", "key_hex"').replace('"spilled": true', '"spilled": false');
+  const failures = await runText(noDir.replace('"text_contains": [', '"text_contains": ["$host-dir", '));
+  const refused = failures.some((f) => f.includes('$host-dir in a session that granted no directory'));
+  assert.ok(refused, JSON.stringify(failures));
 });
 
 test('a $spill: of an unknown call is an error in the vector, not a pass', async () => {

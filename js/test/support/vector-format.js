@@ -35,6 +35,8 @@ const list = (item) => (v, path) =>
 const opt = (type) => ({ type, optional: true });
 /** A field whose null is a value ("must be none"); absent: not given. */
 const nullable = (type) => ({ type, optional: true, nullable: true });
+/** A field that must be given, null being a value. */
+const requiredNullable = (type) => ({ type, nullable: true });
 
 function record(fields) {
   return (v, path) => {
@@ -146,6 +148,7 @@ export const STEP_FIELDS = {
       messages: strings,
     }),
   },
+  'host-path': { path: str, expect: record({ relative: requiredNullable(str) }) },
   purge: { expect: record({ error: opt(str), freed: opt(u64) }) },
   classify: {
     status: u16,
@@ -170,6 +173,7 @@ const vector = record({
     thread_id: str,
     key_hex: str,
     display_root: opt(str),
+    display_root_default: opt(bool),
     preopen: opt(oneOf('read-write', 'read-only', 'none')),
   }),
   steps: list(step),

@@ -31,10 +31,16 @@ function emit(segment, index) {
 
 /**
  * Replaces every `$spill:<id>` and `$capped:<id>` in `s` (an id is a run of
- * [A-Za-z0-9_-]) from `calls`: id -> {spillPath: string|null, text}.
+ * [A-Za-z0-9_-]) from `calls`: id -> {spillPath: string|null, text}; and
+ * every `$host-dir` by `hostDir`, the canonical path of the granted directory
+ * (found by the runner, not asked of the wrapper), or null if none.
  */
-export function substitute(s, calls) {
-  return s.replace(/\$(spill|capped):([A-Za-z0-9_-]*)/g, (_, kind, id) => {
+export function substitute(s, calls, hostDir = null) {
+  return s.replace(/\$(?:host-dir|(spill|capped):([A-Za-z0-9_-]*))/g, (token, kind, id) => {
+    if (kind === undefined) {
+      if (hostDir === null) throw new BadVector(`${token} in a session that granted no directory`);
+      return hostDir;
+    }
     const recorded = calls.get(id);
     if (!recorded) throw new BadVector(`$${kind}:${id} names no earlier cap step`);
     if (kind === 'capped') return recorded.text;

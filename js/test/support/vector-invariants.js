@@ -113,8 +113,9 @@ function checkDisk(chk, session, disk, input, got) {
 }
 
 /**
- * Media, other parts, resource URIs and blobs come back untouched and in
- * place; a cut result has one text part, where the first textual part was.
+ * Fits: the parts unchanged. Cut: one text part where the first textual part
+ * was; media, other parts and resources without text untouched and in place;
+ * a resource with a blob in place without its text; other textual parts gone.
  */
 export function checkParts(chk, input, got) {
   const output = got.parts.map(toSpec);
@@ -123,21 +124,24 @@ export function checkParts(chk, input, got) {
     chk.ensure(isDeepStrictEqual(output, unchanged), () => 'the text fits but the parts changed');
     return;
   }
+  // The preview goes where the first textual part was; textual parts go,
+  // except that a resource with a blob stays in place without its text.
   const expected = [];
   let placed = false;
   for (const part of input) {
     const spec = toSpec(part);
     const textual = 'text' in spec || ('resource' in spec && spec.resource.text !== undefined);
-    if (textual && !placed) {
+    if (!textual) {
+      expected.push(spec);
+      continue;
+    }
+    if (!placed) {
       expected.push(null);
       placed = true;
     }
-    if ('text' in spec) continue;
-    if ('resource' in spec) {
+    if ('resource' in spec && spec.resource.blob !== undefined) {
       const { text: _dropped, ...rest } = spec.resource;
       expected.push({ resource: rest });
-    } else {
-      expected.push(spec);
     }
   }
   const shape = output.map((p) => ('text' in p ? null : p));

@@ -1,6 +1,9 @@
 // Running one vector through the real component: a fresh temp dir, one
 // session, its steps in order. Mirrors tests/tests/vectors_support/run.rs.
 
+import { realpathSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
 import { openSession, classify } from '../../src/index.js';
 import { Checker, big } from './vector-check.js';
 import { DEFAULT_DISPLAY_ROOT, decodeHex, joinedText, toBudget, toPart, toPolicy, toSpec } from './vector-convert.js';
@@ -20,11 +23,17 @@ export async function runVector(file, vector) {
   let session = null;
   try {
     if (preopen === 'read-only') unlock = makeUnwritable(dir);
+    const { display_root: root, display_root_default: hostDefault } = vector.session;
+    if (hostDefault === true && root !== undefined) {
+      failures.push(`${file}: bad vector: display_root and display_root_default exclude each other`);
+      return failures;
+    }
     try {
       session = await openSession({
         threadId: vector.session.thread_id,
         spillDir: preopen === 'none' ? null : dir,
-        displayRoot: vector.session.display_root ?? DEFAULT_DISPLAY_ROOT,
+        // display_root_default: none given, the wrapper's default applies.
+        displayRoot: hostDefault === true ? undefined : (root ?? DEFAULT_DISPLAY_ROOT),
         key: decodeHex(vector.session.key_hex),
       });
     } catch (err) {
@@ -58,6 +67,8 @@ class Runner {
     this.session = session;
     /** The host directory granted as the preopen, or null. */
     this.dir = dir;
+    /** `$host-dir`: its canonical path, found here, not asked of the wrapper. */
+    this.hostDir = dir === null ? null : realpathSync(dir);
     /** Earlier cap steps by call id, for `$spill:` and `$capped:`. */
     this.calls = new Map();
     /** Their spill references, for `pruned-placeholder`. */
@@ -82,6 +93,8 @@ class Runner {
         return this.grep(chk, step, e);
       case 'prune':
         return this.prune(chk, step, e);
+      case 'host-path':
+        return this.hostPath(chk, step, e);
       case 'purge':
         return this.purge(chk, e);
       case 'classify':
@@ -96,7 +109,7 @@ class Runner {
   }
 
   resolve(text) {
-    return substitute(text, this.calls);
+    return substitute(text, this.calls, this.hostDir);
   }
 
   resolveAll(texts) {
@@ -246,6 +259,33 @@ class Runner {
     chk.exact('messages', e.messages, pruned.messages);
   }
 
+  /**
+   * The host's mapping of a display path: the granted directory joined with
+   * `relative`, or null. Whatever the vector says, an answer must lie inside
+   * the granted directory.
+   */
+  hostPath(chk, s, e) {
+    const path = this.resolve(s.path);
+    const want = e.relative === null ? null : this.hostFile(e.relative);
+    const result = chk.outcome(undefined, () => this.session.hostPath(path));
+    if (!result) return;
+    const got = result.value;
+    chk.exact('host path', want, got);
+    if (got === null) return;
+    const rel = this.hostDir === null ? null : relative(this.hostDir, got);
+    chk.ensure(
+      rel !== null && isTwoPlainSegments(rel) && join(this.hostDir, rel) === got,
+      () => `the host path ${JSON.stringify(got)} is not <thread>/<file> inside the granted ${this.hostDir}`,
+    );
+  }
+
+  /** The host file an expected `relative` stands for. */
+  hostFile(rel) {
+    if (!isTwoPlainSegments(rel)) throw new BadVector(`relative must be <thread>/<file>, got ${JSON.stringify(rel)}`);
+    if (this.hostDir === null) throw new BadVector('relative must be null when no directory is granted');
+    return join(this.hostDir, rel);
+  }
+
   purge(chk, e) {
     const result = chk.outcome(e.error, () => this.session.purge());
     if (result) chk.exact('freed', big(e.freed), result.value);
@@ -267,6 +307,12 @@ class Runner {
     const own = chk.outcome(undefined, () => this.session.classify(s.status, body));
     if (own) chk.ensure(own.value === kind, () => `session.classify gave ${own.value}, classify gave ${kind}`);
   }
+}
+
+/** `a/b` with two non-empty names, neither `.` nor `..`, no backslash or NUL. */
+function isTwoPlainSegments(rel) {
+  const segments = rel.split('/');
+  return segments.length === 2 && segments.every((x) => x !== '' && x !== '.' && x !== '..' && !/[\\\0]/.test(x));
 }
 
 /** The expectations of cap and cap-parts on their shared accounting. */

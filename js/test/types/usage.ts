@@ -27,7 +27,8 @@ export async function agentTurn(spillDir: string, output: string): Promise<strin
     const again = session.read(spill.path, 0, 100);
     void [size, next, total, again.text];
     const placeholder: string = session.prunedPlaceholder(spill);
-    void placeholder;
+    const file: string | null = session.hostPath(spill) ?? session.hostPath(spill.path);
+    void [placeholder, file];
   }
   const parts: ContentPart[] = [
     { type: 'text', text: output },
@@ -62,6 +63,8 @@ export async function agentTurn(spillDir: string, output: string): Promise<strin
   const part: ContentPart = { type: 'image', data: '' };
   // @ts-expect-error cap-error cases are a closed set
   const notACase: CapErrorCase = 'timeout';
-  void [wrong, part, notACase];
+  // @ts-expect-error hostPath may answer null
+  const always: string = session.hostPath('/spill/thread-1/x.txt');
+  void [wrong, part, notACase, always];
   return capped.text;
 }

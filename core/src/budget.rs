@@ -107,10 +107,13 @@ mod tests {
 
     #[test]
     fn zero_bytes_disables_everything_else() {
+        // As wit/types.wit says: no other field is checked, max-lines included.
         let b = Budget {
             max_bytes: 0,
+            max_lines: Some(0),
+            max_line_bytes: Some(0),
+            keep: Keep::Head,
             head_percent: 250,
-            ..Budget::default()
         };
         assert!(b.is_disabled());
         assert_eq!(b.validate(ROOM), Ok(()));

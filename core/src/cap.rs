@@ -263,6 +263,16 @@ fn preview_within(
     (out, loss)
 }
 
+/// The choice `budget` really makes: `head-and-tail` with `head-percent` 100
+/// leaves nothing to a tail and is `head`; with 0 it is `tail`.
+fn effective_keep(budget: &Budget) -> Keep {
+    match (budget.keep, budget.head_percent) {
+        (Keep::HeadAndTail, 100) => Keep::Head,
+        (Keep::HeadAndTail, 0) => Keep::Tail,
+        (keep, _) => keep,
+    }
+}
+
 /// Split the allowance between head and tail as `keep` asks; the tail gets
 /// whatever the head leaves.
 fn choose(
@@ -271,7 +281,8 @@ fn choose(
     allow: Allowance,
     max_line: Option<usize>,
 ) -> (Side, usize, Side) {
-    let share = match budget.keep {
+    let keep = effective_keep(budget);
+    let share = match keep {
         Keep::Head => 100,
         Keep::Tail => 0,
         Keep::HeadAndTail => usize::from(budget.head_percent),
@@ -285,7 +296,7 @@ fn choose(
         },
     };
     let (head, head_end) = cut::head(text, text.len(), head_allow, max_line);
-    if budget.keep == Keep::Head {
+    if keep == Keep::Head {
         return (head, head_end, Side::default());
     }
     let tail_allow = Allowance {
@@ -323,5 +334,60 @@ fn account(text: &str, index: &LineIndex<'_>, head: &Side, tail: &Side) -> Loss 
         omitted_bytes: text.len() as u64 - shown,
         omitted_lines: tail_first.saturating_sub(head_last + 1),
         gap_line: index.line_of(gap),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn least_budget_is_the_documented_formula() {
+        // wit/types.wit, `budget.max-bytes`: 875 bytes plus the display root
+        // and the thread folder, which is at most 65 bytes.
+        let long = "é".repeat(100);
+        let cases = [
+            ("/", "t"),
+            ("/spill-host", "thread-1"),
+            ("/home/me/.cache/agent/spill/", "thread-1"),
+            ("/x", "agent/thread-1"),
+            ("/x", &"z".repeat(48)),
+            ("/x", &"z".repeat(49)),
+            ("/x", "abc-0123456789abcdef"),
+            ("/x", "0123456789abcdef"),
+            ("/x", "abc0123456789abcdef"),
+            ("/Жизнь", &long),
+        ];
+        // The folder's length in the WIT's words.
+        let documented_folder = |id: &str| {
+            let plain = id.len() <= 48
+                && id
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+            let b = id.as_bytes();
+            let hex_end = b.len() >= 16 && b[b.len() - 16..].iter().all(u8::is_ascii_hexdigit);
+            let hashed_look = hex_end && (b.len() == 16 || b[b.len() - 17] == b'-');
+            if plain && !hashed_look {
+                id.len()
+            } else {
+                id.len().min(48) + 17
+            }
+        };
+        for (root, thread) in cases {
+            let scheme = RefScheme::new(root, thread, vec![0; 16]).unwrap();
+            let folder = scheme.thread_dir().len();
+            assert_eq!(folder, documented_folder(thread), "{thread}");
+            assert!(folder <= 65, "{thread}: {folder}");
+            let want = 875 + scheme.display_root().len() + folder;
+            let room = Capper::new(scheme).room();
+            assert_eq!(
+                room,
+                NoticeRoom {
+                    bytes: want,
+                    lines: 4
+                },
+                "{root} {thread}"
+            );
+        }
     }
 }

@@ -59,9 +59,11 @@ fn text_of(part: &Part) -> Option<&str> {
 }
 
 /// Cap the text of `parts` as one document (texts joined by LF). If it fits,
-/// the parts come back unchanged. Otherwise the first textual part becomes the
-/// preview, later text parts are dropped, resource texts are removed (their
-/// URI and blob stay), and every other part stays in place.
+/// the parts come back unchanged. Otherwise a text part holding the preview
+/// and notice goes where the first textual part was; textual parts are
+/// removed, except that a resource with a blob stays in place with only its
+/// text removed (blobs pass through untouched, so one that was the first
+/// textual part follows the preview); every other part stays in place.
 pub fn cap_parts(
     capper: &Capper,
     parts: Vec<Part>,
@@ -81,18 +83,140 @@ pub fn cap_parts(
     let mut out = Vec::with_capacity(parts.len());
     let mut preview_placed = false;
     for part in parts {
-        let textual = text_of(&part).is_some();
-        if textual && !preview_placed {
+        if text_of(&part).is_none() {
+            out.push(part);
+            continue;
+        }
+        if !preview_placed {
             out.push(Part::Text(report.text.clone()));
             preview_placed = true;
         }
-        match part {
-            Part::Text(_) => {}
-            Part::Resource(r) if r.text.is_some() => {
-                out.push(Part::Resource(Resource { text: None, ..r }))
-            }
-            other => out.push(other),
+        if let Part::Resource(r @ Resource { blob: Some(_), .. }) = part {
+            out.push(Part::Resource(Resource { text: None, ..r }));
         }
     }
     Ok(CappedParts { parts: out, report })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::Keep;
+    use crate::refs::RefScheme;
+
+    struct Nowhere;
+
+    impl SpillStore for Nowhere {
+        fn save(&mut self, _: &str, _: &str, _: &[u8]) -> Result<(), CapError> {
+            Ok(())
+        }
+    }
+
+    fn capper() -> Capper {
+        Capper::new(RefScheme::new("/spill", "t", vec![5; 16]).unwrap())
+    }
+
+    fn budget(capper: &Capper) -> Budget {
+        Budget {
+            max_bytes: capper.room().bytes as u32 + 200,
+            max_lines: None,
+            max_line_bytes: None,
+            keep: Keep::HeadAndTail,
+            head_percent: 50,
+        }
+    }
+
+    fn big(tag: &str) -> String {
+        format!("{tag} line\n").repeat(200)
+    }
+
+    fn resource(uri: &str, text: Option<String>, blob: Option<&str>) -> Part {
+        Part::Resource(Resource {
+            uri: uri.into(),
+            mime_type: Some("text/plain".into()),
+            text,
+            blob: blob.map(Into::into),
+        })
+    }
+
+    fn image() -> Part {
+        Part::Image(Media {
+            data: "iVBORw0KGgo=".into(),
+            mime_type: "image/png".into(),
+        })
+    }
+
+    fn cut(parts: Vec<Part>) -> CappedParts {
+        let capper = capper();
+        let out = cap_parts(&capper, parts, &budget(&capper), "c", &mut Nowhere).unwrap();
+        assert!(out.report.truncated);
+        out
+    }
+
+    #[test]
+    fn later_textual_parts_are_dropped_and_blobs_keep_their_place() {
+        let parts = vec![
+            image(),
+            Part::Text(big("first")),
+            resource("file:///only-text", Some(big("second")), None),
+            Part::Other("{}".into()),
+            resource("file:///both", Some(big("third")), Some("AAEC")),
+            Part::Text(big("fourth")),
+            resource("file:///only-uri", None, None),
+        ];
+        let out = cut(parts);
+        assert_eq!(
+            out.parts,
+            vec![
+                image(),
+                Part::Text(out.report.text.clone()),
+                Part::Other("{}".into()),
+                resource("file:///both", None, Some("AAEC")),
+                resource("file:///only-uri", None, None),
+            ]
+        );
+    }
+
+    #[test]
+    fn preview_takes_the_place_of_a_first_text_only_resource() {
+        let out = cut(vec![
+            resource("file:///a", Some(big("a")), None),
+            image(),
+            Part::Text(big("b")),
+        ]);
+        assert_eq!(
+            out.parts,
+            vec![Part::Text(out.report.text.clone()), image()]
+        );
+    }
+
+    #[test]
+    fn preview_goes_right_before_a_first_resource_with_a_blob() {
+        let out = cut(vec![
+            image(),
+            resource("file:///a", Some(big("a")), Some("AAEC")),
+            Part::Text(big("b")),
+        ]);
+        assert_eq!(
+            out.parts,
+            vec![
+                image(),
+                Part::Text(out.report.text.clone()),
+                resource("file:///a", None, Some("AAEC")),
+            ]
+        );
+    }
+
+    #[test]
+    fn parts_that_fit_come_back_unchanged() {
+        let capper = capper();
+        let parts = vec![
+            resource("file:///a", Some("short".into()), None),
+            image(),
+            Part::Text("also short".into()),
+        ];
+        let out = cap_parts(&capper, parts.clone(), &budget(&capper), "c", &mut Nowhere).unwrap();
+        assert!(!out.report.truncated);
+        assert_eq!(out.parts, parts);
+    }
 }

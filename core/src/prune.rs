@@ -38,7 +38,12 @@ fn is_marker(body: &str) -> bool {
 }
 
 /// What a body becomes when pruned: its genuine references as placeholders
-/// (one per line, duplicates once), or a marker.
+/// (one per line, duplicates once), or a marker. A reference that does not
+/// verify is not carried over, and its body is not kept whole either: the
+/// shape of a reference is public (every notice shows it), so keeping such
+/// bodies would let any tool output pin itself in the conversation and
+/// defeat `max_total_bytes`. References inside JSON strings verify like any
+/// other (see [`RefScheme::find_refs`]).
 fn replacement(scheme: &RefScheme, body: &str) -> String {
     let mut refs: Vec<OverflowRef> = Vec::new();
     for r in scheme.find_refs(body) {
@@ -204,6 +209,31 @@ mod tests {
         assert_eq!(p.replaced, vec![0, 1]);
         assert!(p.total_bytes <= 2500);
         assert_eq!(p.messages[2], msgs[2]);
+    }
+
+    #[test]
+    fn json_encoded_body_keeps_its_reference() {
+        let s = scheme();
+        let (body, r) = body_with_ref(&s, "abc");
+        let forged = body.replace(&r.tag, "0123456789abcdef");
+        for slash in ["\\/", "\\u002f"] {
+            // A tool message stored as JSON, as some encoders write `/`.
+            let stored = |body: &str| {
+                let escaped = body.replace('\n', "\\n").replace('/', slash);
+                format!("{{\"role\":\"tool\",\"content\":\"{escaped}\"}}")
+            };
+            let p = prune(
+                &s,
+                &[stored(&body), stored(&forged)],
+                PrunePolicy {
+                    keep_last: Some(0),
+                    max_total_bytes: None,
+                },
+            );
+            assert_eq!(p.messages[0], s.placeholder(&r).unwrap());
+            // A reference that does not verify is not kept, escaped or not.
+            assert_eq!(p.messages[1], marker(stored(&forged).len()));
+        }
     }
 
     #[test]

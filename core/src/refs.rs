@@ -6,8 +6,15 @@
 //! `[full output saved; <token>`, a placeholder is `[tool output pruned; <token>`.
 //! The tag is HMAC-SHA-256 under the session key over the relative path, size,
 //! line count and digest, cut to 8 bytes. Only canonical renders are accepted.
+//!
+//! A tool message stored JSON-encoded holds its references inside a JSON
+//! string, where `/` may be written `\/` or `\u002f`. So `find_refs` also
+//! reads every span between two unescaped `"` that holds a backslash with its
+//! JSON escapes decoded. A backslash outside such a span is not a
+//! JSON escape and stays what it is: a byte that no canonical render holds.
 
 use hmac::{Hmac, Mac};
+use memchr::memchr;
 use memchr::memmem::Finder;
 use sha2::Sha256;
 
@@ -190,6 +197,21 @@ impl RefScheme {
         Ok(file)
     }
 
+    /// The path relative to the spill directory, `<thread>/<file>`, of a
+    /// file of this thread named exactly by its display path
+    /// `<display root>/<thread>/<file>` (a spill file name). `None` for
+    /// anything else: another thread, a relative or guest path, `..`, `//`,
+    /// a temporary file. Hosts join the result onto the directory they
+    /// granted, so it never leaves it.
+    pub fn relative_path(&self, path: &str) -> Option<String> {
+        let rest = path
+            .strip_prefix(self.display_root.as_str())?
+            .strip_prefix('/')?;
+        let (thread, file) = rest.split_once('/')?;
+        let genuine_name = thread == self.thread && naming::digest_of_file_name(file).is_some();
+        genuine_name.then(|| format!("{thread}/{file}"))
+    }
+
     /// The reference token of `r` (see the module docs).
     pub fn token(r: &OverflowRef) -> String {
         format!(
@@ -221,35 +243,68 @@ impl RefScheme {
             + TAG_HEX
     }
 
-    /// Every genuine reference in `text`, in order. Linear in `text`: one
-    /// substring search, then a bounded parse at each hit.
+    /// Every genuine reference in `text`, in order of appearance: written
+    /// plainly, or inside a JSON string with JSON escapes (see the module
+    /// docs). A reference found both ways at one place counts once. Linear in
+    /// `text`: substring searches, one decoding pass over the JSON strings
+    /// that hold a backslash, and a bounded parse at each hit.
     pub fn find_refs(&self, text: &str) -> Vec<OverflowRef> {
         self.find_refs_with_work(text).0
     }
 
     /// [`find_refs`](Self::find_refs), and the bytes its bounded parse
-    /// examined beyond the substring search (each byte looked at after a hit,
-    /// and the bytes compared with the canonical render). At most about two
-    /// [`max_token_len`](Self::max_token_len) per hit, so tests can check that
-    /// scanning stays linear without timing it.
+    /// examined beyond the substring searches and the decoding of JSON
+    /// strings (each byte looked at after a hit, and the bytes compared with
+    /// the canonical render). At most about two
+    /// [`max_token_len`](Self::max_token_len) per hit, in the text or in a
+    /// decoded JSON string, so tests can check that scanning stays linear
+    /// without timing it.
     #[doc(hidden)]
     pub fn find_refs_with_work(&self, text: &str) -> (Vec<OverflowRef>, usize) {
         let mut work = 0;
-        let refs = self
-            .anchor
-            .find_iter(text.as_bytes())
-            .filter_map(|at| {
-                let mut cur = Cursor {
-                    s: text.as_bytes(),
-                    i: at + self.anchor.needle().len(),
-                    seen: 0,
-                };
-                let found = self.parse_at(&mut cur, at);
-                work += cur.seen;
-                found
-            })
-            .collect();
-        (refs, work)
+        let mut found: Vec<(usize, OverflowRef)> = Vec::new();
+        let bytes = text.as_bytes();
+        self.scan(bytes, &mut work, |at, r| found.push((at, r)));
+        if memchr(b'\\', bytes).is_none() {
+            return (found.into_iter().map(|(_, r)| r).collect(), work);
+        }
+        let plain = found.len();
+        let mut view = json::View::default();
+        json::for_each_string(bytes, |start, end| {
+            let inner = &bytes[start..end];
+            if memchr(b'\\', inner).is_none() {
+                return;
+            }
+            view.decode(inner);
+            let mut walker = json::Walker::new(inner);
+            self.scan(view.bytes(), &mut work, |at, r| {
+                found.push((start + walker.source_offset(at), r));
+            });
+        });
+        if found.len() > plain {
+            // Stable: at one place, the plain find comes first and its
+            // decoded twin is dropped.
+            found.sort_by_key(|&(at, _)| at);
+            found.dedup();
+        }
+        (found.into_iter().map(|(_, r)| r).collect(), work)
+    }
+
+    /// Parse at every anchor of `s`, adding the parse's work to `work` and
+    /// handing each genuine reference and its offset to `found`.
+    fn scan(&self, s: &[u8], work: &mut usize, mut found: impl FnMut(usize, OverflowRef)) {
+        for at in self.anchor.find_iter(s) {
+            let mut cur = Cursor {
+                s,
+                i: at + self.anchor.needle().len(),
+                seen: 0,
+            };
+            let r = self.parse_at(&mut cur, at);
+            *work += cur.seen;
+            if let Some(r) = r {
+                found(at, r);
+            }
+        }
     }
 
     /// The reference whose anchor starts at `at`, read from `cur` (just past it).
@@ -275,6 +330,160 @@ impl RefScheme {
         // Only canonical renders count: no leading zeros, no alternate forms.
         let canonical = Self::token(&r);
         (cur.read_since(at) == canonical.as_bytes() && self.verify(&r)).then_some(r)
+    }
+}
+
+/// JSON strings inside any text, and their decoded contents.
+mod json {
+    use memchr::{memchr, memchr2};
+
+    /// Call `f` with the byte range between every two consecutive `"` that
+    /// no backslash escapes, left to right. Both the strings of a JSON
+    /// document and the gaps between them are such ranges, so a stray `"`
+    /// in prose before a JSON document changes nothing.
+    pub fn for_each_string(s: &[u8], mut f: impl FnMut(usize, usize)) {
+        let mut open = None;
+        let mut i = 0;
+        while let Some(k) = memchr2(b'"', b'\\', &s[i..]) {
+            let at = i + k;
+            if s[at] == b'\\' {
+                // The escaped byte, whatever it is, ends nothing.
+                i = (at + 2).min(s.len());
+                continue;
+            }
+            if let Some(start) = open {
+                f(start, at);
+            }
+            open = Some(at + 1);
+            i = at + 1;
+        }
+    }
+
+    /// One JSON string's contents with its escapes decoded (`\"`, `\\`,
+    /// `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\uXXXX` and surrogate pairs).
+    /// A backslash that starts no valid escape (a lone surrogate, `\x`)
+    /// stays as it is. Reused from one string to the next, so a text costs
+    /// at most its size in memory.
+    #[derive(Default)]
+    pub struct View {
+        bytes: Vec<u8>,
+    }
+
+    impl View {
+        /// Decode `src`, replacing what the view held.
+        pub fn decode(&mut self, src: &[u8]) {
+            self.bytes.clear();
+            let mut i = 0;
+            while i < src.len() {
+                let end = memchr(b'\\', &src[i..]).map_or(src.len(), |k| i + k);
+                self.bytes.extend_from_slice(&src[i..end]);
+                i = end;
+                if i == src.len() {
+                    break;
+                }
+                match escape(&src[i..]) {
+                    Some((c, len)) => {
+                        let mut buf = [0; 4];
+                        self.bytes
+                            .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                        i += len;
+                    }
+                    None => {
+                        self.bytes.push(b'\\');
+                        i += 1;
+                    }
+                }
+            }
+        }
+
+        /// The decoded bytes: valid UTF-8 when the source was.
+        pub fn bytes(&self) -> &[u8] {
+            &self.bytes
+        }
+    }
+
+    /// The way back from offsets in a [`View`] to offsets in its source,
+    /// for offsets asked in increasing order: it walks the source forward
+    /// once, however many offsets are asked, and holds no table.
+    pub struct Walker<'a> {
+        src: &'a [u8],
+        /// Source offset of the byte at view offset `view`.
+        at: usize,
+        view: usize,
+    }
+
+    impl<'a> Walker<'a> {
+        /// A walker at the start of `src`.
+        pub fn new(src: &'a [u8]) -> Self {
+            Walker {
+                src,
+                at: 0,
+                view: 0,
+            }
+        }
+
+        /// The source offset of view offset `to` (not less than any offset
+        /// asked before): the same byte if it was copied, the start of its
+        /// escape if it was decoded.
+        pub fn source_offset(&mut self, to: usize) -> usize {
+            while self.view < to && self.at < self.src.len() {
+                let rest = &self.src[self.at..];
+                if rest[0] != b'\\' {
+                    let run = memchr(b'\\', rest).unwrap_or(rest.len());
+                    let step = run.min(to - self.view);
+                    self.at += step;
+                    self.view += step;
+                    continue;
+                }
+                let (decoded, len) = escape(rest).map_or((1, 1), |(c, len)| (c.len_utf8(), len));
+                if self.view + decoded > to {
+                    // `to` lies inside this escape's character.
+                    break;
+                }
+                self.at += len;
+                self.view += decoded;
+            }
+            self.at
+        }
+    }
+
+    /// The character and length of the escape at the start of `s` (which
+    /// starts with a backslash), if it is a valid JSON escape.
+    fn escape(s: &[u8]) -> Option<(char, usize)> {
+        let simple = match *s.get(1)? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let high = hex4(s.get(2..6)?)?;
+                if !(0xD800..0xDC00).contains(&high) {
+                    return Some((char::from_u32(high)?, 6));
+                }
+                // A high surrogate counts only with its low half.
+                if s.get(6..8)? != b"\\u" {
+                    return None;
+                }
+                let low = hex4(s.get(8..12)?)?;
+                if !(0xDC00..0xE000).contains(&low) {
+                    return None;
+                }
+                let c = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                return Some((char::from_u32(c)?, 12));
+            }
+            _ => return None,
+        };
+        Some((simple, 2))
+    }
+
+    /// Four hex digits, either case, as JSON allows.
+    fn hex4(s: &[u8]) -> Option<u32> {
+        s.iter()
+            .try_fold(0, |n, &b| Some(n * 16 + char::from(b).to_digit(16)?))
     }
 }
 
@@ -416,6 +625,241 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn relative_path_only_for_exact_display_paths_of_own_files() {
+        let s = RefScheme::new("/r", "t1", vec![7; 32]).unwrap();
+        let d = naming::content_digest(b"full output");
+        let r = s.make_ref(&naming::spill_file_name("c1", &d), 11, 1, &d);
+        let file = r.path.rsplit('/').next().unwrap();
+        assert_eq!(s.relative_path(&r.path), Some(format!("t1/{file}")));
+        for bad in [
+            "/r//etc/passwd".to_owned(),
+            "/r/../secret.txt".to_owned(),
+            "/r/t1/../../secret.txt".to_owned(),
+            format!("/r//t1/{file}"),
+            format!("/r/t1//{file}"),
+            format!("/r/t1/../t1/{file}"),
+            format!("/r/t2/{file}"),
+            format!("t1/{file}"),
+            format!("/rr/t1/{file}"),
+            format!("/r/t1/.tmp-{file}"),
+            format!("/r/t1/{file}/"),
+            format!("/r/t1/sub/{file}"),
+            "/r/t1/".to_owned(),
+            "/r".to_owned(),
+        ] {
+            assert_eq!(s.relative_path(&bad), None, "{bad}");
+        }
+    }
+
+    /// `text` as a JSON string, quotes included, the way serde_json writes
+    /// it, except that `/` is written `slash` and, when `ascii`, every
+    /// character beyond ASCII is `\uXXXX` (surrogate pairs above U+FFFF).
+    fn json_string(text: &str, slash: &str, ascii: bool) -> String {
+        let mut out = String::from("\"");
+        for c in text.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '/' => out.push_str(slash),
+                '\n' => out.push_str("\\n"),
+                c if c < ' ' || (ascii && !c.is_ascii()) => {
+                    for unit in c.encode_utf16(&mut [0; 2]) {
+                        out.push_str(&format!("\\u{unit:04x}"));
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    #[test]
+    fn finds_references_inside_json_strings() {
+        for root in [
+            "/home/me/spill",
+            "/srv/\"q\"/sp ill",
+            "C:\\Users\\me",
+            "/tmp/Жизнь/😀",
+        ] {
+            let s = RefScheme::new(root, "t1", vec![7; 32]).unwrap();
+            let r = sample(&s);
+            let notice = format!("log line\n{SAVED_PREFIX}{}", RefScheme::token(&r));
+            let placeholder = s.placeholder(&r).unwrap();
+            for body in [&notice, &placeholder] {
+                for (slash, ascii) in [
+                    ("/", false),
+                    ("\\/", false),
+                    ("\\u002f", true),
+                    ("\\u002F", true),
+                ] {
+                    let encoded = json_string(body, slash, ascii);
+                    let message = format!("{{\"role\":\"tool\",\"content\":{encoded}}}");
+                    assert_eq!(s.find_refs(&message), vec![r.clone()], "{message}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn json_strings_keep_order_and_count_each_reference_once() {
+        let s = scheme();
+        let d = |c: &[u8]| naming::content_digest(c);
+        let refs: Vec<OverflowRef> = (0..3)
+            .map(|i| {
+                let digest = d(format!("out {i}").as_bytes());
+                s.make_ref(
+                    &naming::spill_file_name(&format!("c{i}"), &digest),
+                    9,
+                    1,
+                    &digest,
+                )
+            })
+            .collect();
+        let token = |i: usize| RefScheme::token(&refs[i]);
+        // A plain one, an escaped one, and a plain one inside a JSON string
+        // that holds escapes elsewhere (found by both scans, reported once).
+        let text = format!(
+            "{} and [{}, \"a\\tb {} \"]",
+            token(0),
+            json_string(&token(1), "\\/", false),
+            token(2)
+        );
+        assert_eq!(s.find_refs(&text), refs);
+    }
+
+    #[test]
+    fn escapes_outside_json_strings_and_forged_tags_inside_them_are_rejected() {
+        let s = scheme();
+        let r = sample(&s);
+        let good = RefScheme::token(&r);
+        let escaped = good.replace('/', "\\/");
+        // No quotes around it: prose, not JSON; and one quote is no string.
+        assert!(s.find_refs(&escaped).is_empty());
+        assert!(s.find_refs(&format!("\"{escaped}")).is_empty());
+        assert!(s.find_refs(&format!("{escaped}\"")).is_empty());
+        for forged in [
+            good.replace(&r.tag, "0000000000000000"),
+            good.replace("bytes=11", "bytes=12"),
+            good.replace("bytes=11", "bytes=011"),
+            good.replace("/thread-1/", "/thread-1/../thread-1/"),
+        ] {
+            for slash in ["\\/", "\\u002f"] {
+                let text = json_string(&forged, slash, false);
+                assert!(s.find_refs(&text).is_empty(), "accepted {text}");
+            }
+        }
+        // Escapes that do not decode to the canonical render.
+        for bad in [
+            good.replace("/home", "\\x2fhome"),
+            good.replace("/home", "\\ud800home"),
+            good.replace("/home", "\\u002"),
+            good.replace("bytes=11", "bytes=1\\u0031\\u0030"),
+        ] {
+            let text = format!("\"{bad}\"");
+            assert!(s.find_refs(&text).is_empty(), "accepted {text}");
+        }
+        // An escaped quote does not end the string.
+        let text = format!("\"x\\\" {} \"", escaped);
+        assert_eq!(s.find_refs(&text), vec![r]);
+    }
+
+    #[test]
+    fn json_view_maps_offsets_back_to_the_source() {
+        let src = br#"a\/b\u00e9c\ud83d\ude00d\x"#;
+        let mut view = json::View::default();
+        view.decode(src);
+        assert_eq!(view.bytes(), "a/béc😀d\\x".as_bytes());
+        let mut walker = json::Walker::new(src);
+        let mut at = |needle: &str| {
+            let i = view
+                .bytes()
+                .windows(needle.len())
+                .position(|w| w == needle.as_bytes());
+            walker.source_offset(i.unwrap())
+        };
+        assert_eq!(
+            [
+                at("a"),
+                at("/"),
+                at("b"),
+                at("é"),
+                at("c"),
+                at("😀"),
+                at("d"),
+                at("\\x"),
+                at("x")
+            ],
+            [0, 1, 3, 4, 10, 11, 23, 24, 25]
+        );
+        // Inside a decoded character: the start of its escape.
+        assert_eq!(json::Walker::new(src).source_offset(4), 4);
+        assert_eq!(json::Walker::new(src).source_offset(8), 11);
+        assert_eq!(json::Walker::new(src).source_offset(13), src.len());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(2000))]
+
+        /// Against an encoder that notes where each character's encoding
+        /// starts: the view is the text, and the walker finds those starts.
+        #[test]
+        fn json_view_decodes_and_maps_back_any_encoding(
+            text in "[\\PC\\x00-\\x1f]{0,60}",
+            styles in proptest::collection::vec(0u8..3, 60),
+        ) {
+            let unicode = |c: char| {
+                let units = c.encode_utf16(&mut [0; 2]).to_vec();
+                units.iter().map(|u| format!("\\u{u:04X}")).collect::<String>()
+            };
+            let mut src = String::new();
+            let mut starts = Vec::new();
+            for (i, c) in text.chars().enumerate() {
+                starts.push((src.len(), c.len_utf8()));
+                let escaped = match (c, styles[i % styles.len()]) {
+                    ('"', _) => "\\\"".to_owned(),
+                    ('\\', _) => "\\\\".to_owned(),
+                    ('\n', 0) => "\\n".to_owned(),
+                    ('\t', 0) => "\\t".to_owned(),
+                    ('/', 1) => "\\/".to_owned(),
+                    (c, 2) => unicode(c),
+                    (c, _) if c < ' ' => unicode(c),
+                    (c, _) => c.to_string(),
+                };
+                src.push_str(&escaped);
+            }
+            let mut view = json::View::default();
+            view.decode(src.as_bytes());
+            proptest::prop_assert_eq!(view.bytes(), text.as_bytes());
+            let mut walker = json::Walker::new(src.as_bytes());
+            let mut at = 0;
+            for (start, len) in starts {
+                proptest::prop_assert_eq!(walker.source_offset(at), start);
+                at += len;
+            }
+            proptest::prop_assert_eq!(walker.source_offset(at), src.len());
+        }
+    }
+
+    #[test]
+    fn work_stays_bounded_per_hit_inside_json_strings() {
+        let s = scheme();
+        let r = sample(&s);
+        let good = RefScheme::token(&r);
+        // Near-complete tokens, escaped, all in one JSON string.
+        let near = good.replace(&r.tag, "000000000000000").replace('/', "\\/");
+        let per_hit = 2 * s.max_token_len();
+        let work = |n: usize| {
+            let text = format!("\"{}\"", near.repeat(n));
+            let (refs, work) = s.find_refs_with_work(&text);
+            assert!(refs.is_empty());
+            assert!(work > 0 && work <= n * per_hit, "{work} for {n} hits");
+            work
+        };
+        assert_eq!(work(1000), 10 * work(100));
     }
 
     #[test]

@@ -144,6 +144,27 @@ proptest! {
         }
     }
 
+    /// `head-and-tail` at the ends of its range is exactly `head` (100) or
+    /// `tail` (0): the same text, accounting and spill, byte for byte.
+    #[test]
+    fn head_percent_100_is_head_and_0_is_tail(
+        text in any_text(120),
+        budget in any_budget(room().0, room().1),
+        fail in any::<bool>(),
+    ) {
+        let capper = capper();
+        let store = || MemStore { fail: fail.then(|| "disk full".to_owned()), ..MemStore::default() };
+        for (percent, keep) in [(100, Keep::Head), (0, Keep::Tail)] {
+            let split = Budget { keep: Keep::HeadAndTail, head_percent: percent, ..budget };
+            let plain = Budget { keep, ..split };
+            let (mut a, mut b) = (store(), store());
+            let by_percent = capper.cap(&text, &split, "c", &mut a).unwrap();
+            let by_keep = capper.cap(&text, &plain, "c", &mut b).unwrap();
+            prop_assert_eq!(by_percent, by_keep, "head-percent {}", percent);
+            prop_assert_eq!(a.files, b.files);
+        }
+    }
+
     #[test]
     fn failed_spill_still_fits_and_says_why(text in any_text(120), budget in any_budget(room().0, room().1)) {
         let capper = capper();
@@ -280,4 +301,39 @@ fn budget_errors_are_clear() {
             .unwrap_err();
         assert!(matches!(err, CapError::InvalidBudget(_)), "{err}");
     }
+}
+
+#[test]
+fn head_percent_100_keeps_no_tail_fragment() {
+    // 1000 lines of 37 bytes: the head fills its share up to a line boundary,
+    // and before the fix the few bytes left over went to a tail fragment.
+    let text: String = (0..1000)
+        .map(|i| format!("{i:04} 01234abcdefghijklmnopqrstuvwxyz\n"))
+        .collect();
+    assert!(text.lines().all(|l| l.len() == 36));
+    let budget = Budget {
+        max_bytes: 2048,
+        max_lines: None,
+        max_line_bytes: None,
+        keep: Keep::HeadAndTail,
+        head_percent: 100,
+    };
+    let capper = capper();
+    let c = capper
+        .cap(&text, &budget, "c", &mut MemStore::default())
+        .unwrap();
+    let body = &c.text[..c.text.rfind("[toolcap]").unwrap()];
+    let (head, after_gap) = body.split_once(GAP_START).unwrap();
+    assert!(text.starts_with(head) && head.ends_with('\n'));
+    // Nothing follows the gap marker but the notice.
+    assert_eq!(after_gap.split_once('\n').unwrap().1, "");
+    assert_eq!(c.omitted_bytes, (text.len() - head.len()) as u64);
+    let head_only = Budget {
+        keep: Keep::Head,
+        ..budget
+    };
+    let h = capper
+        .cap(&text, &head_only, "c", &mut MemStore::default())
+        .unwrap();
+    assert_eq!(c, h);
 }

@@ -36,6 +36,32 @@ proptest! {
         prop_assert_eq!(s.resolve(&r.path).map(|f| f.to_owned()), Ok(spill_file_name(&call, &digest)));
     }
 
+    /// A text stored as a JSON string (escaping `/` or not, non-ASCII as
+    /// `\uXXXX` or not) still yields its genuine references, in order, and
+    /// a forged tag stays forged.
+    #[test]
+    fn find_refs_reads_through_json_strings(
+        root in "/[^\n\r]{0,30}",
+        thread in "\\PC{1,30}",
+        before in "\\PC{0,40}",
+        between in "\\PC{0,40}",
+        slash in prop_oneof![Just("/"), Just("\\/"), Just("\\u002f"), Just("\\u002F")],
+        ascii in any::<bool>(),
+    ) {
+        let s = scheme(&root, &thread);
+        let refs: Vec<_> = ["one", "two"].iter().map(|c| {
+            let digest = content_digest(c.as_bytes());
+            s.make_ref(&spill_file_name(c, &digest), 3, 1, &digest)
+        }).collect();
+        let notice = format!("{before}\n[full output saved; {}", RefScheme::token(&refs[0]));
+        let text = format!("{notice}{between}{}", s.placeholder(&refs[1]).unwrap());
+        let message = format!("{{\"content\": {}}}", json_string(&text, slash, ascii));
+        prop_assert_eq!(s.find_refs(&message), refs.clone());
+        let forged = text.replace(&refs[1].tag, &"0".repeat(16));
+        let message = format!("[{}]", json_string(&forged, slash, ascii));
+        prop_assert_eq!(s.find_refs(&message), vec![refs[0].clone()]);
+    }
+
     /// Changing any one byte of a rendered reference makes it unrecognisable
     /// (or, if the byte lies outside the token, leaves it as it was).
     #[test]
@@ -94,4 +120,27 @@ proptest! {
         let again = prune(&s, &p.messages, policy);
         prop_assert!(again.replaced.iter().all(|i| !p.replaced.contains(i)));
     }
+}
+
+/// `text` as a JSON string, quotes included, escaped as serde_json does,
+/// except that `/` is written `slash` and, when `ascii`, every character
+/// beyond ASCII is `\uXXXX` (surrogate pairs above U+FFFF).
+fn json_string(text: &str, slash: &str, ascii: bool) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '/' => out.push_str(slash),
+            '\n' => out.push_str("\\n"),
+            c if c < ' ' || (ascii && !c.is_ascii()) => {
+                for unit in c.encode_utf16(&mut [0; 2]) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }

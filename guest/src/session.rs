@@ -90,6 +90,10 @@ impl GuestSession for Session {
             .map_err(convert::error)
     }
 
+    fn relative_path(&self, path: String) -> Option<String> {
+        self.capper.scheme().relative_path(&path)
+    }
+
     fn read(&self, path: String, offset: u64, max_bytes: u32) -> CapResult<types::Page> {
         let mut file = self.open(&path).map_err(convert::error)?;
         readback::read_page(&mut file, offset, max_bytes)

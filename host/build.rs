@@ -65,11 +65,9 @@ fn main() {
     // Not packaged (yet): a `make package` that adds it must rerun this script.
     println!("cargo::rerun-if-changed={}", manifest_dir.display());
 
-    let workspace = manifest_dir.parent().filter(|root| {
-        root.join("guest")
-            .join("Cargo.toml")
-            .is_file()
-    });
+    let workspace = manifest_dir
+        .parent()
+        .filter(|root| root.join("guest").join("Cargo.toml").is_file());
     let Some(workspace) = workspace else {
         fail(&format!(
             "no component to embed: set {WASM_ENV}=/path/to/{ARTIFACT}, or use a packaged \

@@ -4,10 +4,11 @@
 use std::borrow::Cow;
 
 use crate::budget::{Budget, Keep, NoticeRoom};
+use crate::call::Call;
 use crate::cut::{self, Allowance, Side};
 use crate::error::CapError;
 use crate::naming;
-use crate::notice::{self, GAP_LINES, Loss, NOTICE_LINES, Saved};
+use crate::notice::{self, GAP_LINES, Loss, NoticeForm, NoticeStyle, Saved};
 use crate::refs::{OverflowRef, RefScheme};
 use crate::text::{LineIndex, count_lfs, count_lines, digits};
 
@@ -36,16 +37,106 @@ pub struct Capped {
     pub omitted_lines: u64,
     /// 1-based line of the first omitted byte.
     pub gap_line: Option<u64>,
+    /// Notable (failure) lines of the omitted part shown in the preview.
+    pub notable_lines: u64,
+    /// Lines of the preview folded into repetition markers.
+    pub folded_lines: u64,
     /// Where the full output was saved.
     pub spill: Option<OverflowRef>,
     /// Why it could not be saved.
     pub spill_error: Option<String>,
 }
 
+/// Which of the preview's refinements are on. All are by default; the
+/// benchmarks turn them off to measure the 0.1 preview (plain head and tail).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PreviewFeatures {
+    /// Notable (failure) lines of the omitted middle are shown.
+    pub notable: bool,
+    /// Runs of repeated lines are folded.
+    pub fold: bool,
+    /// A whole JSON document gets a valid JSON preview.
+    pub json: bool,
+    /// Budget left over flows back to long lines, so the preview uses it.
+    pub fill: bool,
+    /// The compact notice for small budgets, and a tail-leaning preview of a
+    /// failed call.
+    pub adaptive_notice: bool,
+}
+
+impl PreviewFeatures {
+    /// Every refinement on: what sessions use.
+    pub const ALL: PreviewFeatures = PreviewFeatures {
+        notable: true,
+        fold: true,
+        json: true,
+        fill: true,
+        adaptive_notice: true,
+    };
+    /// Every refinement off: the 0.1 preview, for comparison.
+    pub const NONE: PreviewFeatures = PreviewFeatures {
+        notable: false,
+        fold: false,
+        json: false,
+        fill: false,
+        adaptive_notice: false,
+    };
+}
+
+impl Default for PreviewFeatures {
+    fn default() -> Self {
+        PreviewFeatures::ALL
+    }
+}
+
+/// What a session chooses about its previews and notices.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PreviewSettings {
+    /// How notices point into a spill.
+    pub notice: NoticeStyle,
+    /// The host's own notable-line patterns: literal substrings, matched
+    /// case-sensitively, in addition to the built-in failure patterns.
+    pub notable_patterns: Vec<String>,
+    /// Which refinements are on.
+    pub features: PreviewFeatures,
+}
+
+/// Longest host pattern for notable lines.
+pub const MAX_PATTERN_BYTES: usize = 200;
+/// Most host patterns for notable lines.
+pub const MAX_PATTERNS: usize = 64;
+
+impl PreviewSettings {
+    /// Checks the read tool's name and the host's patterns.
+    pub fn validate(&self) -> Result<(), CapError> {
+        self.notice.validate()?;
+        if self.notable_patterns.len() > MAX_PATTERNS {
+            return Err(CapError::InvalidSettings(format!(
+                "at most {MAX_PATTERNS} notable-patterns, got {}",
+                self.notable_patterns.len()
+            )));
+        }
+        for pattern in &self.notable_patterns {
+            if pattern.is_empty()
+                || pattern.len() > MAX_PATTERN_BYTES
+                || pattern.contains(['\n', '\r'])
+            {
+                return Err(CapError::InvalidSettings(format!(
+                    "each notable pattern must be 1 to {MAX_PATTERN_BYTES} bytes on one line, \
+                     got {:?}",
+                    crate::text::truncate_str(pattern, MAX_PATTERN_BYTES)
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Caps results for one session.
 #[derive(Debug)]
 pub struct Capper {
     scheme: RefScheme,
+    settings: PreviewSettings,
     room: NoticeRoom,
 }
 
@@ -53,10 +144,28 @@ pub struct Capper {
 const MAX_NUMBER: u64 = u64::MAX;
 
 impl Capper {
-    /// A capper for the session described by `scheme`.
+    /// A capper for the session described by `scheme`, with the default
+    /// settings.
     pub fn new(scheme: RefScheme) -> Self {
-        let room = worst_room(&scheme);
-        Capper { scheme, room }
+        Capper::with_settings(scheme, PreviewSettings::default())
+            .expect("the default settings are valid")
+    }
+
+    /// A capper with explicit settings; fails with `invalid-settings` for a
+    /// bad read tool name or notable pattern.
+    pub fn with_settings(scheme: RefScheme, settings: PreviewSettings) -> Result<Self, CapError> {
+        settings.validate()?;
+        let room = worst_room(&scheme, &settings);
+        Ok(Capper {
+            scheme,
+            settings,
+            room,
+        })
+    }
+
+    /// The session's preview settings.
+    pub fn settings(&self) -> &PreviewSettings {
+        &self.settings
     }
 
     /// The session's reference scheme.
@@ -79,7 +188,19 @@ impl Capper {
         call_id: &str,
         store: &mut dyn SpillStore,
     ) -> Result<Capped, CapError> {
-        self.cap_text(Cow::Borrowed(text), budget, call_id, store)
+        self.cap_text(Cow::Borrowed(text), budget, &Call::new(call_id), store)
+    }
+
+    /// [`cap`](Self::cap) of the result of `call`: a failed call is stated
+    /// in the notice and its preview leans to the tail.
+    pub fn cap_call(
+        &self,
+        text: &str,
+        budget: &Budget,
+        call: &Call,
+        store: &mut dyn SpillStore,
+    ) -> Result<Capped, CapError> {
+        self.cap_text(Cow::Borrowed(text), budget, call, store)
     }
 
     /// [`cap`](Self::cap) for a caller that owns the text: a text that fits
@@ -88,17 +209,17 @@ impl Capper {
         &self,
         text: String,
         budget: &Budget,
-        call_id: &str,
+        call: &Call,
         store: &mut dyn SpillStore,
     ) -> Result<Capped, CapError> {
-        self.cap_text(Cow::Owned(text), budget, call_id, store)
+        self.cap_text(Cow::Owned(text), budget, call, store)
     }
 
     fn cap_text(
         &self,
         text: Cow<'_, str>,
         budget: &Budget,
-        call_id: &str,
+        call: &Call,
         store: &mut dyn SpillStore,
     ) -> Result<Capped, CapError> {
         budget.validate(self.room)?;
@@ -110,7 +231,7 @@ impl Capper {
                 return Ok(unchanged(text.into_owned(), lines));
             }
         }
-        self.cut(&text, budget, call_id, store)
+        self.cut(&text, budget, call, store)
     }
 
     /// Spill and preview a text that does not fit.
@@ -118,7 +239,7 @@ impl Capper {
         &self,
         text: &str,
         budget: &Budget,
-        call_id: &str,
+        call: &Call,
         store: &mut dyn SpillStore,
     ) -> Result<Capped, CapError> {
         let bytes = text.len() as u64;
@@ -127,7 +248,7 @@ impl Capper {
         let digest = naming::content_digest_with(text.as_bytes(), |block| lfs += count_lfs(block));
         let index = LineIndex::with_lfs(text.as_bytes(), lfs);
         let lines = index.lines();
-        let file_name = naming::spill_file_name(call_id, &digest);
+        let file_name = naming::spill_file_name(&call.id, &digest);
         let saved = store
             .save(self.scheme.thread_dir(), &file_name, text.as_bytes())
             .map(|()| self.scheme.make_ref(&file_name, bytes, lines, &digest));
@@ -135,7 +256,12 @@ impl Capper {
             Ok(r) => Saved::Spilled(r),
             Err(e) => Saved::Failed(e.message()),
         };
-        let (preview, loss) = preview_within(text, budget, &index, outcome);
+        let notice = NoticeParts {
+            call,
+            style: &self.settings.notice,
+            features: self.settings.features,
+        };
+        let (preview, loss) = preview_within(text, budget, &index, outcome, &notice);
         let (spill, spill_error) = match saved {
             Ok(r) => (Some(r), None),
             Err(e) => (None, Some(e.to_string())),
@@ -148,6 +274,8 @@ impl Capper {
             omitted_bytes: loss.omitted_bytes,
             omitted_lines: loss.omitted_lines,
             gap_line: Some(loss.gap_line),
+            notable_lines: 0,
+            folded_lines: 0,
             spill,
             spill_error,
         })
@@ -169,14 +297,48 @@ fn unchanged(text: String, lines: u64) -> Capped {
         omitted_bytes: 0,
         omitted_lines: 0,
         gap_line: None,
+        notable_lines: 0,
+        folded_lines: 0,
         spill: None,
         spill_error: None,
     }
 }
 
+/// What the notice of one cut is made of, besides its numbers.
+#[derive(Debug, Clone, Copy)]
+struct NoticeParts<'a> {
+    call: &'a Call,
+    style: &'a NoticeStyle,
+    features: PreviewFeatures,
+}
+
+impl NoticeParts<'_> {
+    /// The form of notice for a cut under `budget`: compact when the full
+    /// one would take more than a quarter of the bytes or lines.
+    fn form(&self, budget: &Budget, full_room: usize) -> NoticeForm {
+        if !self.features.adaptive_notice {
+            return NoticeForm::Full;
+        }
+        let lines_tight = budget
+            .max_lines
+            .is_some_and(|m| u64::from(m) < 4 * (notice::NOTICE_LINES + GAP_LINES));
+        if full_room * 4 > budget.max_bytes as usize || lines_tight {
+            NoticeForm::Compact
+        } else {
+            NoticeForm::Full
+        }
+    }
+}
+
 /// The worst-case room of any notice of this session: numbers of 20 digits,
-/// the longest file name, the longest failure reason.
-fn worst_room(scheme: &RefScheme) -> NoticeRoom {
+/// the longest file name, the longest failure reason and tool name. Budgets
+/// must leave room for the smallest form that can be chosen.
+fn worst_room(scheme: &RefScheme, settings: &PreviewSettings) -> NoticeRoom {
+    let form = if settings.features.adaptive_notice {
+        NoticeForm::Compact
+    } else {
+        NoticeForm::Full
+    };
     let worst = Loss {
         original_bytes: MAX_NUMBER,
         original_lines: MAX_NUMBER,
@@ -186,25 +348,41 @@ fn worst_room(scheme: &RefScheme) -> NoticeRoom {
     };
     let long_ref = OverflowRef {
         path: String::new(),
+        relative_path: String::new(),
         bytes: MAX_NUMBER,
         lines: MAX_NUMBER,
         digest: "0".repeat(naming::DIGEST_HEX),
         tag: "0".repeat(crate::refs::TAG_HEX),
     };
-    let spilled = notice::render_notice(&worst, Saved::Spilled(&long_ref)).len()
-        + (scheme.max_token_len() - RefScheme::token(&long_ref).len());
+    let failed_call = Call {
+        id: String::new(),
+        tool: Some("x".repeat(crate::call::MAX_TOOL_NAME_BYTES)),
+        exit_code: Some(i32::MIN),
+        is_error: true,
+    };
+    let style = &settings.notice;
+    let spilled =
+        notice::render_notice(&worst, Saved::Spilled(&long_ref), &failed_call, style, form).len()
+            + (scheme.max_token_len() - RefScheme::token(&long_ref).len());
     let reason = "x".repeat(notice::MAX_REASON_BYTES);
-    let failed = notice::render_notice(&worst, Saved::Failed(&reason)).len();
+    let failed =
+        notice::render_notice(&worst, Saved::Failed(&reason), &failed_call, style, form).len();
     let gap = notice::gap_marker(0, MAX_NUMBER, MAX_NUMBER).len() + 1;
     NoticeRoom {
         bytes: spilled.max(failed) + gap + 1,
-        lines: NOTICE_LINES + GAP_LINES,
+        lines: form.lines() + GAP_LINES,
     }
 }
 
-/// The room this call's notice needs, with its real path and reason and
-/// numbers bounded by the input's size.
-fn call_room(bytes: u64, lines: u64, outcome: Saved<'_>) -> usize {
+/// The room this call's notice needs in `form`, with its real path, reason
+/// and call, and numbers bounded by the input's size.
+fn call_room(
+    bytes: u64,
+    lines: u64,
+    outcome: Saved<'_>,
+    notice: &NoticeParts<'_>,
+    form: NoticeForm,
+) -> usize {
     let bound = Loss {
         original_bytes: bytes,
         original_lines: lines,
@@ -213,12 +391,12 @@ fn call_room(bytes: u64, lines: u64, outcome: Saved<'_>) -> usize {
         omitted_lines: lines.max(2),
         gap_line: lines.max(1),
     };
-    let notice = notice::render_notice(&bound, outcome).len();
+    let text = notice::render_notice(&bound, outcome, notice.call, notice.style, form).len();
     let gap = "[...  bytes omitted here (bytes .. of the full output, from line ) ...]".len()
         + 3 * digits(bytes)
         + digits(lines.max(1))
         + 1;
-    notice + gap + 1
+    text + gap + 1
 }
 
 /// Build the preview and notice for a text that does not fit.
@@ -227,19 +405,25 @@ fn preview_within(
     budget: &Budget,
     index: &LineIndex<'_>,
     outcome: Saved<'_>,
+    notice: &NoticeParts<'_>,
 ) -> (String, Loss) {
     let bytes = text.len() as u64;
     let lines = index.lines();
     let max_bytes = budget.max_bytes as usize;
-    let reserve = call_room(bytes, lines, outcome);
+    let form = notice.form(
+        budget,
+        call_room(bytes, lines, outcome, notice, NoticeForm::Full),
+    );
+    let reserve = call_room(bytes, lines, outcome, notice, form);
     let allow = Allowance {
         bytes: max_bytes.saturating_sub(reserve),
         lines: budget.max_lines.map_or(usize::MAX, |m| {
-            (m as usize).saturating_sub((NOTICE_LINES + GAP_LINES) as usize)
+            (m as usize).saturating_sub((form.lines() + GAP_LINES) as usize)
         }),
     };
     let max_line = budget.max_line_bytes.map(|m| m as usize);
-    let (head, head_end, tail) = choose(text, budget, allow, max_line);
+    let leaning = lean_to_tail(budget, notice);
+    let (head, head_end, tail) = choose(text, &leaning, allow, max_line);
     let loss = account(text, index, &head, &tail);
     // Never reserve the budget itself: max-bytes may be huge next to the text.
     let mut out = String::with_capacity(max_bytes.min(text.len() + reserve));
@@ -258,9 +442,32 @@ fn preview_within(
     if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
-    out.push_str(&notice::render_notice(&loss, outcome));
+    out.push_str(&notice::render_notice(
+        &loss,
+        outcome,
+        notice.call,
+        notice.style,
+        form,
+    ));
     debug_assert!(out.len() <= max_bytes, "{} > {max_bytes}", out.len());
     (out, loss)
+}
+
+/// A failed call's head-and-tail preview gives the head half its usual share:
+/// errors and summaries come last.
+fn lean_to_tail(budget: &Budget, notice: &NoticeParts<'_>) -> Budget {
+    let lean = notice.features.adaptive_notice
+        && notice.call.failed()
+        && budget.keep == Keep::HeadAndTail
+        && budget.head_percent < 100;
+    Budget {
+        head_percent: if lean {
+            budget.head_percent / 2
+        } else {
+            budget.head_percent
+        },
+        ..*budget
+    }
 }
 
 /// The choice `budget` really makes: `head-and-tail` with `head-percent` 100
@@ -343,7 +550,7 @@ mod tests {
 
     #[test]
     fn least_budget_is_the_documented_formula() {
-        // wit/types.wit, `budget.max-bytes`: 875 bytes plus the display root
+        // wit/types.wit, `budget.max-bytes`: 615 bytes plus the display root
         // and the thread folder, which is at most 65 bytes.
         let long = "é".repeat(100);
         let cases = [
@@ -378,13 +585,13 @@ mod tests {
             let folder = scheme.thread_dir().len();
             assert_eq!(folder, documented_folder(thread), "{thread}");
             assert!(folder <= 65, "{thread}: {folder}");
-            let want = 875 + scheme.display_root().len() + folder;
+            let want = 615 + scheme.display_root().len() + folder;
             let room = Capper::new(scheme).room();
             assert_eq!(
                 room,
                 NoticeRoom {
                     bytes: want,
-                    lines: 4
+                    lines: 3
                 },
                 "{root} {thread}"
             );

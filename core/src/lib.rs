@@ -3,10 +3,12 @@
 //! guest wires it to WIT and WASI; tests and benches call it directly.
 
 pub mod budget;
+pub mod call;
 pub mod cap;
 pub mod classify;
 pub mod cut;
 pub mod error;
+pub mod json_preview;
 pub mod naming;
 pub mod notice;
 pub mod parts;
@@ -16,8 +18,10 @@ pub mod refs;
 pub mod text;
 
 pub use budget::{Budget, Keep, NoticeRoom};
-pub use cap::{Capped, Capper, SpillStore};
+pub use call::Call;
+pub use cap::{Capped, Capper, PreviewFeatures, PreviewSettings, SpillStore};
 pub use error::CapError;
+pub use notice::{NoticeForm, NoticeStyle};
 pub use parts::{CappedParts, Media, Part, Resource, cap_parts};
 pub use prune::{PrunePolicy, Pruned, prune};
 pub use refs::{OverflowRef, RefScheme};

@@ -1,15 +1,21 @@
 //! The words a capped result carries: the notice at its end and the marker at
 //! the gap. Their sizes are known in advance, so a budget can reserve them.
 
+use crate::call::Call;
+use crate::error::CapError;
 use crate::refs::{OverflowRef, RefScheme, SAVED_PREFIX};
 use crate::text::truncate_str;
 
-/// Lines of every notice.
+/// Lines of a full notice.
 pub const NOTICE_LINES: u64 = 3;
+/// Lines of a compact notice (small budgets).
+pub const COMPACT_NOTICE_LINES: u64 = 2;
 /// Lines of the gap marker.
 pub const GAP_LINES: u64 = 1;
 /// Longest spill failure reason quoted in a notice.
 pub const MAX_REASON_BYTES: usize = 160;
+/// Longest name of a host's read tool.
+pub const MAX_READ_TOOL_BYTES: usize = 64;
 /// Lines of the preview suggested in the `sed` hint.
 const HINT_LINES: u64 = 40;
 
@@ -37,12 +43,106 @@ pub enum Saved<'a> {
     Failed(&'a str),
 }
 
-/// The notice that ends a capped text: exactly [`NOTICE_LINES`] lines, no
-/// trailing LF.
-pub fn render_notice(loss: &Loss, saved: Saved<'_>) -> String {
+/// How a session's notices tell the model to look inside a spill: with the
+/// host's read tool, with shell commands, or both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoticeStyle {
+    /// Name of the host's read tool (for example `read_spilled_output`).
+    pub read_tool: Option<String>,
+    /// Show `grep`/`sed` commands (a sandboxed host has no shell).
+    pub shell_hints: bool,
+}
+
+impl Default for NoticeStyle {
+    fn default() -> Self {
+        NoticeStyle {
+            read_tool: None,
+            shell_hints: true,
+        }
+    }
+}
+
+impl NoticeStyle {
+    /// Checks the read tool's name: 1 to 64 ASCII letters, digits, `_`, `-`,
+    /// `.` or `:` (what model APIs accept as tool names).
+    pub fn validate(&self) -> Result<(), CapError> {
+        let Some(name) = &self.read_tool else {
+            return Ok(());
+        };
+        let valid = !name.is_empty()
+            && name.len() <= MAX_READ_TOOL_BYTES
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'));
+        if valid {
+            Ok(())
+        } else {
+            Err(CapError::InvalidSettings(format!(
+                "read-tool must be 1 to {MAX_READ_TOOL_BYTES} ASCII letters, digits, `_`, `-`, \
+                 `.` or `:`, got {:?}",
+                crate::text::truncate_str(name, MAX_READ_TOOL_BYTES + 8)
+            )))
+        }
+    }
+
+    /// How to look inside the saved file, after "saved in the file below: ".
+    fn how_to_look(&self, gap_line: u64) -> String {
+        let tool = match &self.read_tool {
+            Some(name) => format!("the {name} tool"),
+            None => "the read tool".to_owned(),
+        };
+        if self.shell_hints {
+            format!(
+                "search it with grep -n -F 'PATTERN' FILE | cut -c1-300, print lines with \
+                 sed -n '{},{}p' FILE | cut -c1-300, or use {tool} with that path",
+                gap_line,
+                gap_line + HINT_LINES - 1
+            )
+        } else {
+            format!(
+                "read it with {tool} and that path: lines from {gap_line} on, a byte range, or a \
+                 literal grep"
+            )
+        }
+    }
+}
+
+/// The two forms of a notice: full, or compact for budgets too small to
+/// spend a kilobyte on words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeForm {
+    /// [`NOTICE_LINES`] lines: what was cut, how to look inside, the reference.
+    Full,
+    /// [`COMPACT_NOTICE_LINES`] lines: the same facts, fewer words.
+    Compact,
+}
+
+impl NoticeForm {
+    /// Lines of a notice of this form.
+    pub fn lines(self) -> u64 {
+        match self {
+            NoticeForm::Full => NOTICE_LINES,
+            NoticeForm::Compact => COMPACT_NOTICE_LINES,
+        }
+    }
+}
+
+/// The notice that ends a capped text: exactly `form.lines()` lines, no
+/// trailing LF. A failed call is stated first.
+pub fn render_notice(
+    loss: &Loss,
+    saved: Saved<'_>,
+    call: &Call,
+    style: &NoticeStyle,
+    form: NoticeForm,
+) -> String {
+    let failure = call.failure_statement();
+    if form == NoticeForm::Compact {
+        return render_compact(loss, saved, &failure, style);
+    }
     let first = format!(
-        "[toolcap] This tool output was cut to fit the context budget. Full size: {} bytes, {}; \
-         omitted: {} bytes and {} whole {}, starting at line {}.",
+        "[toolcap] {failure}This tool output was cut to fit the context budget. Full size: {} \
+         bytes, {}; omitted: {} bytes and {} whole {}, starting at line {}.",
         loss.original_bytes,
         counted(loss.original_lines, "line", "lines"),
         loss.omitted_bytes,
@@ -57,17 +157,38 @@ pub fn render_notice(loss: &Loss, saved: Saved<'_>) -> String {
     match saved {
         Saved::Spilled(r) => format!(
             "{first}\nThe tool already ran; do not run it again. Its full output is saved in the \
-             file below: search it with grep -n -F 'PATTERN' FILE | cut -c1-300, print lines \
-             with sed -n '{},{}p' FILE | cut -c1-300, or use the read tool with that path.\n\
-             {SAVED_PREFIX}{}",
-            loss.gap_line,
-            loss.gap_line + HINT_LINES - 1,
+             file below: {}.\n{SAVED_PREFIX}{}",
+            style.how_to_look(loss.gap_line),
             RefScheme::token(r)
         ),
         Saved::Failed(reason) => format!(
             "{first}\nThe full output could NOT be saved ({}), so the omitted part is lost.\n\
              The tool already ran; re-run it only if the omitted part matters, and then narrow \
              its output (a filter, a range, head or tail).",
+            one_line_reason(reason)
+        ),
+    }
+}
+
+fn render_compact(loss: &Loss, saved: Saved<'_>, failure: &str, style: &NoticeStyle) -> String {
+    let first = format!(
+        "[toolcap] {failure}Cut: {} of {} bytes omitted, from line {}.",
+        loss.omitted_bytes, loss.original_bytes, loss.gap_line
+    );
+    match saved {
+        Saved::Spilled(r) => {
+            let with = style
+                .read_tool
+                .as_ref()
+                .map_or(String::new(), |name| format!(" with {name}"));
+            format!(
+                "{first} Do not re-run; read the file below{with}.\n{SAVED_PREFIX}{}",
+                RefScheme::token(r)
+            )
+        }
+        Saved::Failed(reason) => format!(
+            "{first} The full output could NOT be saved ({}).\nRe-run only if the omitted part \
+             matters, with a narrower output.",
             one_line_reason(reason)
         ),
     }
@@ -107,17 +228,83 @@ mod tests {
         gap_line: 11,
     };
 
+    fn full(saved: Saved<'_>) -> String {
+        let style = NoticeStyle::default();
+        render_notice(&LOSS, saved, &Call::new("c"), &style, NoticeForm::Full)
+    }
+
+    #[test]
+    fn every_form_has_its_line_count_and_states_a_failure_first() {
+        let scheme = RefScheme::new("/s", "t", vec![1; 16]).unwrap();
+        let r = scheme.make_ref("c-0123456789abcdef.txt", 5000, 80, "0123456789abcdef");
+        let failed = Call {
+            tool: Some("cargo".into()),
+            exit_code: Some(2),
+            ..Call::new("c")
+        };
+        let styles = [
+            NoticeStyle::default(),
+            NoticeStyle {
+                read_tool: Some("read_spilled_output".into()),
+                shell_hints: false,
+            },
+        ];
+        for form in [NoticeForm::Full, NoticeForm::Compact] {
+            for style in &styles {
+                for saved in [Saved::Spilled(&r), Saved::Failed("disk full")] {
+                    let n = render_notice(&LOSS, saved, &failed, style, form);
+                    assert_eq!(count_lines(n.as_bytes()), form.lines(), "{n}");
+                    assert!(
+                        n.starts_with("[toolcap] The tool `cargo` failed (exit code 2). "),
+                        "{n}"
+                    );
+                    if let Saved::Spilled(r) = saved {
+                        assert_eq!(scheme.find_refs(&n), vec![r.clone()]);
+                    }
+                }
+            }
+        }
+        let sandboxed = render_notice(
+            &LOSS,
+            Saved::Spilled(&r),
+            &failed,
+            &styles[1],
+            NoticeForm::Full,
+        );
+        assert!(
+            sandboxed.contains("read it with the read_spilled_output tool"),
+            "{sandboxed}"
+        );
+        assert!(!sandboxed.contains("grep -n"), "{sandboxed}");
+    }
+
+    #[test]
+    fn read_tool_names_are_checked() {
+        for bad in ["", "a b", "read\ntool", &"x".repeat(65), "tool`"] {
+            let style = NoticeStyle {
+                read_tool: Some(bad.into()),
+                shell_hints: true,
+            };
+            assert!(style.validate().is_err(), "{bad:?}");
+        }
+        let good = NoticeStyle {
+            read_tool: Some("mcp__toolcap__read_spilled_output".into()),
+            shell_hints: true,
+        };
+        assert!(good.validate().is_ok());
+    }
+
     #[test]
     fn notices_have_fixed_line_counts() {
         let scheme = RefScheme::new("/s", "t", vec![1; 16]).unwrap();
         let r = scheme.make_ref("c-0123456789abcdef.txt", 5000, 80, "0123456789abcdef");
         for saved in [Saved::Spilled(&r), Saved::Failed("disk\nfull\r\n")] {
-            let n = render_notice(&LOSS, saved);
+            let n = full(saved);
             assert_eq!(count_lines(n.as_bytes()), NOTICE_LINES, "{n}");
             assert!(!n.ends_with('\n'));
             assert!(n.contains("4000 bytes and 60 whole lines, starting at line 11"));
         }
-        let spilled = render_notice(&LOSS, Saved::Spilled(&r));
+        let spilled = full(Saved::Spilled(&r));
         assert!(spilled.contains("do not run it again"));
         assert!(spilled.contains("sed -n '11,50p'"));
         assert_eq!(scheme.find_refs(&spilled), vec![r]);
@@ -126,7 +313,7 @@ mod tests {
     #[test]
     fn failure_reason_is_flattened_and_bounded() {
         let long = "é".repeat(500);
-        let n = render_notice(&LOSS, Saved::Failed(&long));
+        let n = full(Saved::Failed(&long));
         assert!(n.contains(&"é".repeat(80)));
         assert!(!n.contains(&"é".repeat(81)));
     }

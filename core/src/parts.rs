@@ -1,6 +1,7 @@
 //! Structured results: text shares one budget, media passes through.
 
 use crate::budget::Budget;
+use crate::call::Call;
 use crate::cap::{Capped, Capper, SpillStore};
 use crate::error::CapError;
 
@@ -68,7 +69,7 @@ pub fn cap_parts(
     capper: &Capper,
     parts: Vec<Part>,
     budget: &Budget,
-    call_id: &str,
+    call: &Call,
     store: &mut dyn SpillStore,
 ) -> Result<CappedParts, CapError> {
     let joined = parts
@@ -76,7 +77,7 @@ pub fn cap_parts(
         .filter_map(text_of)
         .collect::<Vec<_>>()
         .join("\n");
-    let report = capper.cap(&joined, budget, call_id, store)?;
+    let report = capper.cap_call(&joined, budget, call, store)?;
     if !report.truncated {
         return Ok(CappedParts { parts, report });
     }
@@ -148,7 +149,14 @@ mod tests {
 
     fn cut(parts: Vec<Part>) -> CappedParts {
         let capper = capper();
-        let out = cap_parts(&capper, parts, &budget(&capper), "c", &mut Nowhere).unwrap();
+        let out = cap_parts(
+            &capper,
+            parts,
+            &budget(&capper),
+            &Call::new("c"),
+            &mut Nowhere,
+        )
+        .unwrap();
         assert!(out.report.truncated);
         out
     }
@@ -215,7 +223,14 @@ mod tests {
             image(),
             Part::Text("also short".into()),
         ];
-        let out = cap_parts(&capper, parts.clone(), &budget(&capper), "c", &mut Nowhere).unwrap();
+        let out = cap_parts(
+            &capper,
+            parts.clone(),
+            &budget(&capper),
+            &Call::new("c"),
+            &mut Nowhere,
+        )
+        .unwrap();
         assert!(!out.report.truncated);
         assert_eq!(out.parts, parts);
     }

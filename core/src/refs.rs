@@ -44,6 +44,9 @@ const MAX_DIGITS: usize = 20;
 pub struct OverflowRef {
     /// Host-visible path: display root, `/`, thread, `/`, file name.
     pub path: String,
+    /// The path relative to the spill directory, `<thread>/<file>`: the
+    /// exact path the tag covers. A host joins it onto the directory it granted.
+    pub relative_path: String,
     /// Size of the full output in bytes.
     pub bytes: u64,
     /// Lines of the full output.
@@ -123,11 +126,17 @@ impl RefScheme {
         format!("{}/{}/{}", self.display_root, self.thread, file_name)
     }
 
+    /// `<thread>/<file>` of a file in this thread's folder.
+    fn relative_of(&self, file_name: &str) -> String {
+        format!("{}/{}", self.thread, file_name)
+    }
+
     /// A genuine reference to `file_name` in this thread's folder.
     pub fn make_ref(&self, file_name: &str, bytes: u64, lines: u64, digest: &str) -> OverflowRef {
         let tag = self.tag(file_name, bytes, lines, digest);
         OverflowRef {
             path: self.display_path(file_name),
+            relative_path: self.relative_of(file_name),
             bytes,
             lines,
             digest: digest.into(),
@@ -158,8 +167,10 @@ impl RefScheme {
         let Ok(file_name) = self.resolve(&r.path) else {
             return false;
         };
-        // Only the canonical display path, never the `<thread>/<file>` alias.
-        if r.path != self.display_path(file_name) {
+        // Only the canonical display path, never the `<thread>/<file>` alias,
+        // and the relative path it implies.
+        if r.path != self.display_path(file_name) || r.relative_path != self.relative_of(file_name)
+        {
             return false;
         }
         if naming::digest_of_file_name(file_name) != Some(r.digest.as_str()) {
@@ -322,6 +333,7 @@ impl RefScheme {
         let file_name = std::str::from_utf8(file_name).ok()?;
         let r = OverflowRef {
             path: self.display_path(file_name),
+            relative_path: self.relative_of(file_name),
             bytes,
             lines,
             digest: std::str::from_utf8(digest).ok()?.to_owned(),

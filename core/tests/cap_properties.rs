@@ -112,7 +112,7 @@ proptest! {
         let capper = capper();
         let (mut borrowed, mut owned) = (MemStore::default(), MemStore::default());
         let by_ref = capper.cap(&text, &budget, "call-1", &mut borrowed);
-        let by_value = capper.cap_owned(text.clone(), &budget, "call-1", &mut owned);
+        let by_value = capper.cap_owned(text.clone(), &budget, &toolcap_core::Call::new("call-1"), &mut owned);
         prop_assert_eq!(by_ref.unwrap(), by_value.unwrap());
         prop_assert_eq!(borrowed.files, owned.files);
     }

@@ -44,6 +44,7 @@ pub fn budget(b: types::Budget) -> core::Budget {
 pub fn overflow_ref(r: core::OverflowRef) -> types::OverflowRef {
     types::OverflowRef {
         path: r.path,
+        relative_path: r.relative_path,
         bytes: r.bytes,
         lines: r.lines,
         digest: r.digest,
@@ -54,6 +55,7 @@ pub fn overflow_ref(r: core::OverflowRef) -> types::OverflowRef {
 pub fn overflow_ref_in(r: types::OverflowRef) -> core::OverflowRef {
     core::OverflowRef {
         path: r.path,
+        relative_path: r.relative_path,
         bytes: r.bytes,
         lines: r.lines,
         digest: r.digest,
@@ -61,17 +63,46 @@ pub fn overflow_ref_in(r: types::OverflowRef) -> core::OverflowRef {
     }
 }
 
-pub fn capped(c: core::Capped) -> types::Capped {
-    types::Capped {
-        text: c.text,
+pub fn call(c: types::Call) -> core::Call {
+    core::Call {
+        id: c.id,
+        tool: c.tool,
+        exit_code: c.exit_code,
+        is_error: c.is_error,
+    }
+}
+
+pub fn settings(s: &types::SessionSettings) -> core::PreviewSettings {
+    core::PreviewSettings {
+        notice: core::NoticeStyle {
+            read_tool: s.read_tool.clone(),
+            shell_hints: s.shell_hints,
+        },
+        notable_patterns: s.notable_patterns.clone(),
+        features: core::PreviewFeatures::ALL,
+    }
+}
+
+/// The accounting of `c`; its text goes elsewhere.
+fn report(c: core::Capped) -> types::CapReport {
+    types::CapReport {
         truncated: c.truncated,
         original_bytes: small(c.original_bytes),
         original_lines: small(c.original_lines),
         omitted_bytes: small(c.omitted_bytes),
         omitted_lines: small(c.omitted_lines),
         gap_line: c.gap_line.map(small),
+        notable_lines: small(c.notable_lines),
+        folded_lines: small(c.folded_lines),
         spill: c.spill.map(overflow_ref),
         spill_error: c.spill_error,
+    }
+}
+
+pub fn capped(mut c: core::Capped) -> types::Capped {
+    types::Capped {
+        text: std::mem::take(&mut c.text),
+        report: report(c),
     }
 }
 
@@ -120,17 +151,9 @@ fn part_out(p: core::Part) -> types::ContentPart {
 }
 
 pub fn capped_parts(c: core::CappedParts) -> types::CappedParts {
-    let r = capped(c.report);
     types::CappedParts {
         parts: c.parts.into_iter().map(part_out).collect(),
-        truncated: r.truncated,
-        original_bytes: r.original_bytes,
-        original_lines: r.original_lines,
-        omitted_bytes: r.omitted_bytes,
-        omitted_lines: r.omitted_lines,
-        gap_line: r.gap_line,
-        spill: r.spill,
-        spill_error: r.spill_error,
+        report: report(c.report),
     }
 }
 

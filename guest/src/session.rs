@@ -14,36 +14,32 @@ const RANDOM_KEY_BYTES: u64 = 32;
 pub struct Session {
     capper: Capper,
     spill: SpillDir,
-    spill_dir: String,
 }
 
 impl Session {
-    /// Resolve a path given by the model or host to a file of this thread and
-    /// open it. Guest paths (`<spill-dir>/...`) are accepted too.
+    /// Resolve a path given by the model or host (a display path or
+    /// `<thread>/<file>`) to a file of this thread and open it.
     fn open(&self, path: &str) -> Result<SpillFile, toolcap_core::CapError> {
         let scheme = self.capper.scheme();
-        let path = path
-            .strip_prefix(self.spill_dir.trim_end_matches('/'))
-            .and_then(|p| p.strip_prefix('/'))
-            .unwrap_or(path);
         let name = scheme.resolve(path)?;
         self.spill.open_file(scheme.thread_dir(), name)
     }
 }
 
 impl GuestSession for Session {
-    fn open(settings: types::SessionSettings) -> CapResult<capper::Session> {
+    fn open(mut settings: types::SessionSettings) -> CapResult<capper::Session> {
+        let preview = convert::settings(&settings);
         let key = if settings.key.is_empty() {
             wasi::random::random::get_random_bytes(RANDOM_KEY_BYTES)
         } else {
-            settings.key
+            std::mem::take(&mut settings.key)
         };
         let scheme = RefScheme::new(&settings.display_root, &settings.thread_id, key)
             .map_err(convert::error)?;
+        let capper = Capper::with_settings(scheme, preview).map_err(convert::error)?;
         let session = Session {
-            capper: Capper::new(scheme),
+            capper,
             spill: SpillDir::find(&settings.spill_dir),
-            spill_dir: settings.spill_dir,
         };
         Ok(capper::Session::new(session))
     }
@@ -52,11 +48,11 @@ impl GuestSession for Session {
         &self,
         output: String,
         budget: types::Budget,
-        call_id: String,
+        call: types::Call,
     ) -> CapResult<types::Capped> {
         let budget = convert::budget(budget);
         self.capper
-            .cap_owned(output, &budget, &call_id, &mut &self.spill)
+            .cap_owned(output, &budget, &convert::call(call), &mut &self.spill)
             .map(convert::capped)
             .map_err(convert::error)
     }
@@ -65,11 +61,12 @@ impl GuestSession for Session {
         &self,
         parts: Vec<types::ContentPart>,
         budget: types::Budget,
-        call_id: String,
+        call: types::Call,
     ) -> CapResult<types::CappedParts> {
         let parts = parts.into_iter().map(convert::part_in).collect();
         let budget = convert::budget(budget);
-        toolcap_core::cap_parts(&self.capper, parts, &budget, &call_id, &mut &self.spill)
+        let call = convert::call(call);
+        toolcap_core::cap_parts(&self.capper, parts, &budget, &call, &mut &self.spill)
             .map(convert::capped_parts)
             .map_err(convert::error)
     }

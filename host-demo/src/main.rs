@@ -142,9 +142,20 @@ fn check_raw_run_rejected(report: &RunReport, checks: &mut Checks) {
     });
 }
 
-/// Whatever `read_spilled` returned must be the log's bytes at that offset,
+/// The build error must reach the model verbatim: shown in a capped result
+/// (then the answer quotes it without reading the spill), or read back, when
+/// whatever `read_spilled` returned is the log's bytes at that offset,
 /// starting with the error line.
 fn check_error_line_recovered(report: &RunReport, log: &BuildLog, checks: &mut Checks) {
+    if report.read_backs.is_empty() {
+        let answer = report.answer.as_deref().unwrap_or_default();
+        let ok = answer.lines().any(|line| line == log.error_line)
+            && answer.contains(&log.error_location);
+        checks.record(checks::ERROR_LINE_RECOVERED, ok, || {
+            format!("the answer does not quote the error and its location: {answer:?}")
+        });
+        return;
+    }
     for read_back in &report.read_backs {
         let (line, offset, text) = match read_back {
             ReadBack::Grep(found) => match found.matches.first() {

@@ -91,7 +91,9 @@ impl Ticker {
         thread::Builder::new()
             .name("toolcap-epoch".into())
             .spawn(move || tick_while_calls_run(&engine, &shared))
-            .map_err(|err| Error::runtime(anyhow::Error::new(err).context("starting the call deadline thread")))?;
+            .map_err(|err| {
+                Error::runtime(anyhow::Error::new(err).context("starting the call deadline thread"))
+            })?;
         Ok(())
     }
 }

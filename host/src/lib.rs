@@ -106,6 +106,7 @@
 
 mod bindings;
 mod budget;
+mod call;
 mod deadline;
 mod error;
 mod limits;
@@ -116,8 +117,9 @@ mod sandbox;
 mod session;
 
 pub use bindings::types::{
-    Budget, CapError, Capped, CappedParts, ContentPart, EmbeddedResource, GrepMatch, GrepResult,
-    Keep, Media, OverflowKind, OverflowRef, Page, PrunePolicy, Pruned, SessionSettings,
+    Budget, Call, CapError, CapReport, Capped, CappedParts, ContentPart, EmbeddedResource,
+    GrepMatch, GrepResult, Keep, Media, OverflowKind, OverflowRef, Page, PrunePolicy, Pruned,
+    SessionSettings,
 };
 pub use budget::{
     DEFAULT_HEAD_PERCENT, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_LINES,

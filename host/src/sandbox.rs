@@ -39,7 +39,9 @@ impl Sandbox {
             builder
                 .preopened_dir(dir, SPILL_GUEST_PATH, perms)
                 .map_err(|err| {
-                    Error::runtime(err.context(format!("granting {} to the component", dir.display())))
+                    Error::runtime(
+                        err.context(format!("granting {} to the component", dir.display())),
+                    )
                 })?;
         }
         Ok(Self {

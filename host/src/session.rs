@@ -11,15 +11,15 @@ use crate::bindings::{GuestSession, ToolOutputCap};
 use crate::limits::{self, Limits};
 use crate::sandbox::{SPILL_GUEST_PATH, Sandbox};
 use crate::{
-    Budget, CapError, Capped, CappedParts, ContentPart, EmbeddedResource, Error, GrepResult, Media,
-    OverflowRef, Page, PrunePolicy, Pruned, SessionSettings, ToolCap,
+    Budget, Call, CapError, Capped, CappedParts, ContentPart, EmbeddedResource, Error, GrepResult,
+    Media, OverflowRef, Page, PrunePolicy, Pruned, SessionSettings, ToolCap,
 };
 
 /// Bytes of the random key drawn for a session configured without one.
 const RANDOM_KEY_BYTES: u64 = 32;
 
 /// What a host grants one session.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct SessionConfig {
     /// The conversation this session serves; spills go to `<spill_dir>/<thread>/`.
     pub thread_id: String,
@@ -37,6 +37,30 @@ pub struct SessionConfig {
     /// random 32-byte key is drawn for this session, so references do not
     /// outlive it.
     pub key: Vec<u8>,
+    /// Name of the host's read tool (for example `read_spilled_output`):
+    /// notices tell the model to call it. `None`: "the read tool".
+    pub read_tool: Option<String>,
+    /// Show `grep`/`sed` commands in notices (default true); a host whose
+    /// agent has no shell turns them off.
+    pub shell_hints: bool,
+    /// The host's own notable-line patterns (literal substrings), added to
+    /// the built-in failure patterns.
+    pub notable_patterns: Vec<String>,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        Self {
+            thread_id: String::new(),
+            spill_dir: None,
+            read_only: false,
+            display_root: None,
+            key: Vec::new(),
+            read_tool: None,
+            shell_hints: true,
+            notable_patterns: Vec::new(),
+        }
+    }
 }
 
 impl SessionConfig {
@@ -92,9 +116,7 @@ impl Session {
         };
         // An empty path would mean the working directory: it grants nothing,
         // like `None`, in every host.
-        let requested = config
-            .spill_dir
-            .filter(|dir| !dir.as_os_str().is_empty());
+        let requested = config.spill_dir.filter(|dir| !dir.as_os_str().is_empty());
         // A directory that does not exist (yet) is granted as nothing, like
         // the JS and Python wrappers do: the session opens and every cut
         // result says why its full output could not be saved.
@@ -130,6 +152,9 @@ impl Session {
             spill_dir: SPILL_GUEST_PATH.to_owned(),
             display_root: display_root.clone(),
             key,
+            read_tool: config.read_tool,
+            shell_hints: config.shell_hints,
+            notable_patterns: config.notable_patterns,
         };
         let grant = spill_dir.as_deref().map(|dir| (dir, perms));
         let (store, exports, resource) = open_instance(tool_cap, &limits, grant, &settings)?;
@@ -206,10 +231,20 @@ impl Session {
     }
 
     /// Fits one tool result to `budget`, spilling the full output if it is cut.
-    pub fn cap(&mut self, output: &str, budget: &Budget, call_id: &str) -> Result<Capped, Error> {
-        let input = output.len() + call_id.len();
+    ///
+    /// `call` is the tool call it came from: its id names the spill file
+    /// (a `&str` is a call with only an id), and a failed call (non-zero
+    /// `exit_code` or `is_error`) is stated first in the notice.
+    pub fn cap(
+        &mut self,
+        output: &str,
+        budget: &Budget,
+        call: impl Into<Call>,
+    ) -> Result<Capped, Error> {
+        let call = call.into();
+        let input = output.len() + call_bytes(&call);
         self.call(input, |api, store, session| {
-            api.call_cap(store, session, output, *budget, call_id)
+            api.call_cap(store, session, output, *budget, &call)
         })
     }
 
@@ -218,11 +253,12 @@ impl Session {
         &mut self,
         parts: &[ContentPart],
         budget: &Budget,
-        call_id: &str,
+        call: impl Into<Call>,
     ) -> Result<CappedParts, Error> {
-        let input = parts.iter().map(part_bytes).sum::<usize>() + call_id.len();
+        let call = call.into();
+        let input = parts.iter().map(part_bytes).sum::<usize>() + call_bytes(&call);
         self.call(input, |api, store, session| {
-            api.call_cap_parts(store, session, parts, *budget, call_id)
+            api.call_cap_parts(store, session, parts, *budget, &call)
         })
     }
 
@@ -383,7 +419,10 @@ fn open_instance(
 fn inside(dir: &Path, relative: &str) -> Option<PathBuf> {
     use std::path::Component;
     let parts: Vec<_> = Path::new(relative).components().collect();
-    let plain = parts.len() == 2 && parts.iter().all(|part| matches!(part, Component::Normal(_)));
+    let plain = parts.len() == 2
+        && parts
+            .iter()
+            .all(|part| matches!(part, Component::Normal(_)));
     (plain && !relative.contains('\\')).then(|| dir.join(relative))
 }
 
@@ -396,6 +435,11 @@ fn gist(err: &Error) -> String {
         _ => err.to_string(),
     };
     message.lines().next().unwrap_or_default().to_owned()
+}
+
+/// Bytes a call record puts into the component's memory.
+fn call_bytes(call: &Call) -> usize {
+    call.id.len() + call.tool.as_ref().map_or(0, String::len)
 }
 
 /// Bytes a content part puts into the component's memory.
@@ -420,7 +464,15 @@ fn part_bytes(part: &ContentPart) -> usize {
 
 /// Bytes the `open` settings put into the component's memory.
 fn settings_bytes(settings: &SessionSettings) -> usize {
-    settings.thread_id.len() + settings.display_root.len() + settings.key.len()
+    settings.thread_id.len()
+        + settings.display_root.len()
+        + settings.key.len()
+        + settings.read_tool.as_ref().map_or(0, String::len)
+        + settings
+            .notable_patterns
+            .iter()
+            .map(String::len)
+            .sum::<usize>()
 }
 
 /// Runs the guest's destructor of `resource`, under `limits`, then frees the

@@ -59,7 +59,7 @@ try {
   const batches = args.quick ? 5 : 20;
   const perBatch = args.quick ? 50 : 200;
   const fits = session.cap(small, SMALL_BUDGET, 'bench-call');
-  assert.equal(fits.truncated, false, 'the small input must fit its budget');
+  assert.equal(fits.report.truncated, false, 'the small input must fit its budget');
   for (let i = 0; i < perBatch; i++) session.cap(small, SMALL_BUDGET, 'bench-call');
   const smallNs = [];
   for (let b = 0; b < batches; b++) {
@@ -72,14 +72,15 @@ try {
   const runs = args.quick ? 3 : 15;
   const warmups = args.quick ? 1 : 3;
   const cut = session.cap(large, LARGE_BUDGET, 'bench-call');
-  assert.ok(cut.truncated && cut.spill, `the large input must be cut and spilled: ${cut.spillError}`);
+  const why = cut.report.spillError;
+  assert.ok(cut.report.truncated && cut.report.spill, `the large input must be cut and spilled: ${why}`);
   for (let i = 1; i < warmups; i++) session.cap(large, LARGE_BUDGET, 'bench-call');
   const largeNs = [];
   for (let r = 0; r < runs; r++) {
     const start = process.hrtime.bigint();
     const capped = session.cap(large, LARGE_BUDGET, 'bench-call');
     largeNs.push(Number(process.hrtime.bigint() - start));
-    assert.ok(capped.spill);
+    assert.ok(capped.report.spill);
   }
 
   const result = {

@@ -24,17 +24,22 @@ try {
   const output = minifiedBundle();
   console.log(`tool "cat dist/app.min.js" returned ${Buffer.byteLength(output)} bytes on 1 line`);
 
-  // What the model gets instead: at most 8 KiB, notice included.
-  const capped = session.cap(output, budget(8 * 1024), 'call-cat-bundle');
+  // What the model gets instead: at most 8 KiB, notice included. The call
+  // record names the spill file and tells the notice whether the tool failed.
+  const capped = session.cap(output, budget(8 * 1024), { id: 'call-cat-bundle', tool: 'cat', exitCode: 0 });
   console.log(`\n--- the model sees (${Buffer.byteLength(capped.text)} bytes) ---`);
   console.log(capped.text.replace(/[^\n]{600,}/g, (line) => `${line.slice(0, 160)}... [${line.length} chars]`));
-  assert.equal(capped.truncated, true);
+  const { report } = capped;
+  assert.equal(report.truncated, true);
   assert.ok(Buffer.byteLength(capped.text) <= 8 * 1024);
-  assert.ok(capped.spill, capped.spillError ?? 'no spill');
-  assert.deepEqual(readFileSync(capped.spill.path), Buffer.from(output));
+  assert.ok(report.spill, report.spillError ?? 'no spill');
+  assert.equal(report.spill.relativePath, `agent-thread-1/${report.spill.path.split('/').pop()}`);
+  assert.equal(session.hostPath(report.spill), report.spill.path);
+  assert.deepEqual(readFileSync(report.spill.path), Buffer.from(output));
+  const spilled = report.spill.path;
 
   // The model greps the spilled file for the error it is looking for...
-  const found = session.grep(capped.spill.path, 'config.timeout', 3);
+  const found = session.grep(spilled, 'config.timeout', 3);
   assert.equal(found.totalMatches, 1n);
   const [match] = found.matches;
   console.log(`\n--- grep "config.timeout": line ${match.line}, byte ${match.offset} ---`);
@@ -42,13 +47,13 @@ try {
   assert.ok(match.excerpt.includes('must be a number'));
 
   // ...and reads the bytes around it.
-  const page = session.read(capped.spill.path, match.offset - 40n, 160);
+  const page = session.read(spilled, match.offset - 40n, 160);
   console.log(`\n--- read at byte ${page.offset} (next page at ${page.nextOffset}) ---`);
   console.log(page.text);
   assert.ok(page.text.includes('throw new Error("config.timeout'));
 
   // Line 1 is the whole bundle: read-lines gives its first 200 bytes.
-  const line = session.readLines(capped.spill.path, 1, 1, 200);
+  const line = session.readLines(spilled, 1, 1, 200);
   console.log(`\n--- read-lines 1 (200 bytes of ${line.totalBytes}) ---`);
   console.log(line.text);
   assert.equal(line.firstLine, 1n);

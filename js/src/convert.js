@@ -23,6 +23,17 @@ function uint(value, bits, what) {
   return value;
 }
 
+/** A WIT `s32`: an integer between -2^31 and 2^31-1. */
+export function s32(value, what) {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw new TypeError(`${what} must be an integer number, got ${describe(value)}`);
+  }
+  if (value < -(2 ** 31) || value > 2 ** 31 - 1) {
+    throw new RangeError(`${what} must be between ${-(2 ** 31)} and ${2 ** 31 - 1}, got ${value}`);
+  }
+  return value;
+}
+
 export const u8 = (value, what) => uint(value, 8, what);
 export const u16 = (value, what) => uint(value, 16, what);
 export const u32 = (value, what) => uint(value, 32, what);
@@ -58,8 +69,24 @@ function optionalString(value, what) {
   return optional(value, string, what);
 }
 
+export function boolean(value, what) {
+  if (typeof value !== 'boolean') {
+    throw new TypeError(`${what} must be a boolean, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/** A list of strings, as a fresh array. */
+export function strings(value, what) {
+  if (!Array.isArray(value)) {
+    throw new TypeError(`${what} must be an array of strings, got ${describe(value)}`);
+  }
+  return value.map((item, i) => string(item, `${what}[${i}]`));
+}
+
 function describe(value) {
-  return value === null ? 'null' : typeof value;
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'array' : typeof value;
 }
 
 /** A camelCase budget as the component takes it; absent limits mean none. */
@@ -80,6 +107,32 @@ export function toBudget(budget) {
   };
 }
 
+// The snake_case spellings a caller coming from JSON or Python may write:
+// silently ignoring them would lose the failure the notice should state.
+const CALL_MISSPELLINGS = { exit_code: 'exitCode', is_error: 'isError' };
+
+/**
+ * The tool call a result came from: a string is its id (no tool name, no
+ * failure); an object is `{ id, tool?, exitCode?, isError? }`.
+ */
+export function toCall(call) {
+  if (typeof call === 'string') return { id: call, isError: false };
+  if (typeof call !== 'object' || call === null || Array.isArray(call)) {
+    throw new TypeError(
+      `call must be a string id or an object { id, tool?, exitCode?, isError? }, got ${describe(call)}`,
+    );
+  }
+  for (const [wrong, right] of Object.entries(CALL_MISSPELLINGS)) {
+    if (Object.hasOwn(call, wrong)) throw new TypeError(`call.${wrong} is not a field; write call.${right}`);
+  }
+  return {
+    id: string(call.id, 'call.id'),
+    tool: optionalString(call.tool, 'call.tool'),
+    exitCode: optional(call.exitCode, s32, 'call.exitCode'),
+    isError: call.isError === undefined || call.isError === null ? false : boolean(call.isError, 'call.isError'),
+  };
+}
+
 /** A prune policy; absent fields mean no limit of that kind. */
 export function toPolicy(policy = {}) {
   return {
@@ -95,6 +148,7 @@ export function toRef(ref) {
   }
   return {
     path: string(ref.path, 'ref.path'),
+    relativePath: string(ref.relativePath, 'ref.relativePath'),
     bytes: u64(ref.bytes, 'ref.bytes'),
     lines: u64(ref.lines, 'ref.lines'),
     digest: string(ref.digest, 'ref.digest'),
@@ -163,28 +217,37 @@ export function fromPart({ tag, val }) {
 const orNull = (value) => (value === undefined ? null : value);
 
 function fromRef(ref) {
-  return { path: ref.path, bytes: ref.bytes, lines: ref.lines, digest: ref.digest, tag: ref.tag };
+  return {
+    path: ref.path,
+    relativePath: ref.relativePath,
+    bytes: ref.bytes,
+    lines: ref.lines,
+    digest: ref.digest,
+    tag: ref.tag,
+  };
 }
 
-function accounting(c) {
+function fromReport(r) {
   return {
-    truncated: c.truncated,
-    originalBytes: c.originalBytes,
-    originalLines: c.originalLines,
-    omittedBytes: c.omittedBytes,
-    omittedLines: c.omittedLines,
-    gapLine: orNull(c.gapLine),
-    spill: c.spill === undefined ? null : fromRef(c.spill),
-    spillError: orNull(c.spillError),
+    truncated: r.truncated,
+    originalBytes: r.originalBytes,
+    originalLines: r.originalLines,
+    omittedBytes: r.omittedBytes,
+    omittedLines: r.omittedLines,
+    gapLine: orNull(r.gapLine),
+    notableLines: r.notableLines,
+    foldedLines: r.foldedLines,
+    spill: r.spill === undefined ? null : fromRef(r.spill),
+    spillError: orNull(r.spillError),
   };
 }
 
 export function fromCapped(c) {
-  return { text: c.text, ...accounting(c) };
+  return { text: c.text, report: fromReport(c.report) };
 }
 
 export function fromCappedParts(c) {
-  return { parts: c.parts.map(fromPart), ...accounting(c) };
+  return { parts: c.parts.map(fromPart), report: fromReport(c.report) };
 }
 
 export { fromRef };

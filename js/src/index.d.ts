@@ -26,37 +26,62 @@ export interface Budget {
 export interface OverflowRef {
   /** Display root, `/`, then `<thread>/<call>-<digest>.txt`. */
   path: string;
+  /** `<thread>/<call>-<digest>.txt`, relative to the spill directory: what the tag covers. */
+  relativePath: string;
   /** Size of the full output in bytes. */
   bytes: bigint;
   /** Number of lines of the full output. */
   lines: bigint;
   /** First 16 hex digits of the BLAKE3 hash of the full output. */
   digest: string;
-  /** 16 hex digits of HMAC-SHA-256 over path, sizes and digest. */
+  /** 16 hex digits of HMAC-SHA-256 over the relative path, sizes and digest. */
   tag: string;
 }
 
-/** The accounting shared by `cap` and `capParts`. Absent values are null. */
-export interface CapAccounting {
+/**
+ * The tool call a result came from. `cap` and `capParts` also take a bare
+ * string, which is `{ id }`: no tool name, no failure.
+ */
+export interface Call {
+  /** Names the spill file; any text is accepted and mapped to a safe name. */
+  id: string;
+  /** The tool's name (e.g. `bash`), quoted in the notice of a failed call. */
+  tool?: string | null;
+  /** The command's exit code, an s32; non-zero means the call failed. */
+  exitCode?: number | null;
+  /** The tool reported a failure (MCP `isError`). Default false. */
+  isError?: boolean | null;
+}
+
+/** What a cap did, in numbers: the same for `cap` and `capParts`. Absent values are null. */
+export interface CapReport {
   /** True when the input did not fit and the text is a preview. */
   truncated: boolean;
   originalBytes: number;
   originalLines: number;
-  /** Bytes of the input not in the preview (0 if not truncated). */
+  /** Bytes of the input not shown verbatim in the preview (0 if not truncated). */
   omittedBytes: number;
-  /** Lines of the input of which no byte is in the preview. */
+  /** Lines of the input of which no byte is shown in the preview. */
   omittedLines: number;
   /** 1-based line where the first omitted byte lies; null if nothing was omitted. */
   gapLine: number | null;
+  /** Notable lines (errors, failures, panics) of the omitted middle shown with their line numbers. */
+  notableLines: number;
+  /** Preview lines folded into "more lines like the one above" markers. */
+  foldedLines: number;
   /** Where the full output was saved, when it was truncated and saved. */
   spill: OverflowRef | null;
   /** Why it could not be saved; the notice says "could NOT be saved" too. */
   spillError: string | null;
 }
 
-export interface Capped extends CapAccounting {
-  /** The text to give the model: the input unchanged if it fit, else preview + notice. */
+export interface Capped {
+  /**
+   * The text to give the model: the input unchanged if it fit, else preview +
+   * notice. The notice of a failed call starts by stating the failure.
+   */
   text: string;
+  report: CapReport;
 }
 
 /** Content parts in the shape of MCP's `CallToolResult.content`. */
@@ -90,7 +115,7 @@ export interface OtherPart {
 }
 export type ContentPart = TextPart | MediaPart | ResourcePart | OtherPart;
 
-export interface CappedParts extends CapAccounting {
+export interface CappedParts {
   /**
    * If it fit, the parts as given. If cut: a text part with preview + notice
    * stands where the first textual part was; textual parts are removed,
@@ -99,6 +124,8 @@ export interface CappedParts extends CapAccounting {
    * stays in place untouched.
    */
   parts: ContentPart[];
+  /** The accounting of the joined text (text parts and resource texts, joined by LF). */
+  report: CapReport;
 }
 
 /** A page of a spilled file, cut on UTF-8 character boundaries. */
@@ -187,6 +214,21 @@ export interface SessionOptions {
   displayRoot?: string | null;
   /** HMAC key, at least 16 bytes; default: random per session. */
   key?: Uint8Array | null;
+  /**
+   * Name of the host's read tool (e.g. `read_spilled_output`): notices tell
+   * the model to call it. 1 to 64 ASCII letters, digits, `_`, `-`, `.` or
+   * `:`, else ToolCapError 'invalid-settings'. Absent or null: notices speak
+   * of "the read tool". Counts against the budget minimum.
+   */
+  readTool?: string | null;
+  /** Show `grep`/`sed` commands in notices; set false when the agent has no shell. Default true. */
+  shellHints?: boolean | null;
+  /**
+   * The host's own notable-line patterns: literal, case-sensitive substrings
+   * added to the built-in failure patterns. At most 64, each 1 to 200 bytes
+   * on one line, else ToolCapError 'invalid-settings'. Default [].
+   */
+  notablePatterns?: readonly string[] | null;
 }
 
 export class Session {
@@ -194,8 +236,9 @@ export class Session {
   /** Real host path of the granted spill directory, or null. */
   readonly spillDir: string | null;
   readonly displayRoot: string;
-  cap(output: string, budget: Budget, callId: string): Capped;
-  capParts(parts: ContentPart[], budget: Budget, callId: string): CappedParts;
+  /** `call` is the call's id, or a Call record (a failed call is stated first in the notice). */
+  cap(output: string, budget: Budget, call: string | Call): Capped;
+  capParts(parts: ContentPart[], budget: Budget, call: string | Call): CappedParts;
   /** Genuine references in `text`, in order of appearance. */
   findRefs(text: string): OverflowRef[];
   /** `[tool output pruned; full content at <path>] (ref ...)`. */
@@ -210,10 +253,11 @@ export class Session {
   classify(status: number, body: string): OverflowKind | null;
   /**
    * Host path of a reference's file (its tag is not verified), always inside
-   * `spillDir`. Null unless the path is exactly
-   * `<displayRoot>/<thread>/<file>` of this session's thread with a spill
-   * file name (no `..`, `//`, other thread or temporary file), and null when
-   * no directory was granted.
+   * `spillDir`. A reference maps through its `relativePath` (two plain names,
+   * and its `path` must end with `/` + it). A string maps only if it is
+   * exactly `<displayRoot>/<thread>/<file>` of this session's thread with a
+   * spill file name (no `..`, `//`, other thread or temporary file). Null
+   * otherwise, and when no directory was granted.
    */
   hostPath(refOrPath: OverflowRef | string): string | null;
   /** Releases the session; later calls throw. */

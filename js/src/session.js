@@ -25,8 +25,23 @@ async function existingDirectory(dir) {
 }
 
 export async function openSession(options = {}) {
-  const { threadId, spillDir = null, displayRoot, key } = options;
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('options must be an object such as { threadId, spillDir }');
+  }
+  const { threadId, spillDir = null, displayRoot, key, readTool, shellHints, notablePatterns } = options;
+  // Every argument is checked before any work: a wrong type is a TypeError,
+  // an unusable value (a bad tool name or pattern) the component's
+  // invalid-settings.
   const settingsKey = convert.toKey(key);
+  const settings = {
+    threadId: convert.string(threadId, 'threadId'),
+    readTool: readTool === undefined || readTool === null ? undefined : convert.string(readTool, 'readTool'),
+    shellHints: shellHints === undefined || shellHints === null ? true : convert.boolean(shellHints, 'shellHints'),
+    notablePatterns:
+      notablePatterns === undefined || notablePatterns === null
+        ? []
+        : convert.strings(notablePatterns, 'notablePatterns'),
+  };
   // An empty path grants nothing, exactly like null (never the working directory).
   const requested = spillDir === null ? null : convert.string(spillDir, 'spillDir') || null;
   const hostDir = requested === null ? null : await existingDirectory(requested);
@@ -37,10 +52,13 @@ export async function openSession(options = {}) {
   const instance = await instantiateComponent(sandboxedShim(hostDir));
   const resource = translateErrors(() =>
     instance.capper.Session.open({
-      threadId: convert.string(threadId, 'threadId'),
+      threadId: settings.threadId,
       spillDir: SPILL_GUEST_PATH,
       displayRoot: root,
       key: settingsKey,
+      readTool: settings.readTool,
+      shellHints: settings.shellHints,
+      notablePatterns: settings.notablePatterns,
     }),
   );
   return new Session(instance, resource, hostDir, root);
@@ -70,26 +88,17 @@ export class Session {
     return translateErrors(() => resource[method](...args));
   }
 
-  cap(output, budget, callId) {
+  /** `call`: the call's id, or `{ id, tool?, exitCode?, isError? }`. */
+  cap(output, budget, call) {
     return convert.fromCapped(
-      this.#call(
-        'cap',
-        convert.string(output, 'output'),
-        convert.toBudget(budget),
-        convert.string(callId, 'callId'),
-      ),
+      this.#call('cap', convert.string(output, 'output'), convert.toBudget(budget), convert.toCall(call)),
     );
   }
 
-  capParts(parts, budget, callId) {
+  capParts(parts, budget, call) {
     if (!Array.isArray(parts)) throw new TypeError('parts must be an array of content parts');
     return convert.fromCappedParts(
-      this.#call(
-        'capParts',
-        parts.map(convert.toPart),
-        convert.toBudget(budget),
-        convert.string(callId, 'callId'),
-      ),
+      this.#call('capParts', parts.map(convert.toPart), convert.toBudget(budget), convert.toCall(call)),
     );
   }
 
@@ -151,18 +160,27 @@ export class Session {
   }
 
   /**
-   * The host file of a reference (or of its display path), or null. Only a
-   * path that is exactly `<displayRoot>/<thread>/<file>` of this session's
-   * thread with a spill-file name maps (the component decides); anything
-   * else (`..`, `//`, another thread, a temporary file) gives null, as does a
-   * session without a granted directory. The result always lies inside the
-   * granted directory. It does not check the reference's tag: use findRefs()
-   * for that.
+   * The host file of a reference or of a display path, or null. A reference
+   * maps through its `relativePath` (`<thread>/<file>`, what its tag covers)
+   * if its `path` ends with `/` and that relative path. A string maps only
+   * if it is exactly `<displayRoot>/<thread>/<file>` of this session's thread
+   * with a spill-file name (the component's relativePath decides); anything
+   * else (`..`, `//`, another thread, a temporary file) gives null. Either
+   * way the relative path is joined onto the granted directory only if it is
+   * two plain names, so the result never leaves it; null when nothing was
+   * granted. It does not check a reference's tag: use findRefs() for that.
    */
   hostPath(refOrPath) {
-    const path = typeof refOrPath === 'string' ? refOrPath : refOrPath?.path;
-    if (typeof path !== 'string') return null;
-    const relative = this.#call('relativePath', path) ?? null;
+    let relative;
+    if (typeof refOrPath === 'string') {
+      relative = this.#call('relativePath', refOrPath) ?? null;
+    } else {
+      this.#live();
+      // A reference's two paths name the same file, or it maps nowhere.
+      const path = refOrPath?.path;
+      relative = refOrPath?.relativePath;
+      if (typeof path !== 'string' || typeof relative !== 'string' || !path.endsWith(`/${relative}`)) return null;
+    }
     if (this.spillDir === null || !isPlainRelative(relative)) return null;
     return join(this.spillDir, relative);
   }
@@ -180,9 +198,9 @@ if (Symbol.dispose) {
 }
 
 /**
- * Whether the component's answer is `<thread>/<file>`: two plain names, so
- * joining it onto the granted directory cannot leave it, whatever the
- * component said.
+ * Whether a relative path (the component's answer, or a reference's
+ * relativePath) is `<thread>/<file>`: two plain names, so joining it onto the
+ * granted directory cannot leave it, whatever it came from.
  */
 function isPlainRelative(relative) {
   if (typeof relative !== 'string') return false;

@@ -28,11 +28,13 @@ test('a spill lands in the host directory, byte for byte, with BigInt sizes', as
   const session = await openSession({ threadId: 'thread-a', spillDir: dir, key: KEY });
   assert.equal(session.displayRoot, dir, 'displayRoot defaults to the real spill path');
   const input = `${BIG}ünïcödé ✓ 😀\n`;
-  const capped = session.cap(input, budget(4096), 'call-1');
-  assert.equal(capped.truncated, true);
-  assert.equal(capped.spillError, null);
-  const { spill } = capped;
+  const { text, report } = session.cap(input, budget(4096), 'call-1');
+  assert.equal(report.truncated, true);
+  assert.equal(report.spillError, null);
+  assert.ok(text.includes(report.spill.path));
+  const { spill } = report;
   assert.ok(spill.path.startsWith(`${dir}/thread-a/call-1-`), spill.path);
+  assert.equal(spill.relativePath, spill.path.slice(dir.length + 1));
   assert.equal(typeof spill.bytes, 'bigint');
   assert.equal(typeof spill.lines, 'bigint');
   assert.equal(spill.bytes, BigInt(Buffer.byteLength(input)));
@@ -62,7 +64,10 @@ test('a second thread cannot read the first one\'s folder', async () => {
   const dir = tempDir();
   const first = await openSession({ threadId: 'first', spillDir: dir, key: KEY });
   const second = await openSession({ threadId: 'second', spillDir: dir, key: KEY });
-  const { spill, text } = first.cap(BIG, budget(4096), 'c1');
+  const {
+    text,
+    report: { spill },
+  } = first.cap(BIG, budget(4096), 'c1');
   assert.ok(spill);
   const relative = spill.path.slice(dir.length + 1);
   for (const path of [spill.path, relative]) {
@@ -82,9 +87,9 @@ test('a missing spill directory gives the notice, not an exception', async () =>
   assert.equal(session.spillDir, null);
   assert.equal(session.displayRoot, missing);
   const capped = session.cap(BIG, budget(4096), 'c1');
-  assert.equal(capped.truncated, true);
-  assert.equal(capped.spill, null);
-  assert.match(capped.spillError, /no spill directory/);
+  assert.equal(capped.report.truncated, true);
+  assert.equal(capped.report.spill, null);
+  assert.match(capped.report.spillError, /no spill directory/);
   assert.match(capped.text, /could NOT be saved/);
   assert.ok(Buffer.byteLength(capped.text) <= 4096);
   assert.equal(existsSync(missing), false, 'nothing was created');
@@ -104,7 +109,7 @@ test('errors are ToolCapError with the cap-error case', async () => {
   const session = await openSession({ threadId: 't', spillDir: dir });
   expectCase(() => session.cap('x', budget(10), 'c'), 'invalid-budget');
   expectCase(() => session.cap('x', budget(4096, { headPercent: 101 }), 'c'), 'invalid-budget');
-  const { spill } = session.cap(BIG, budget(4096), 'c1');
+  const { spill } = session.cap(BIG, budget(4096), 'c1').report;
   expectCase(() => session.read('t/c1-0123456789abcdef.txt', 0, 100), 'not-found');
   expectCase(() => session.read('../x', 0, 100), 'outside-root');
   expectCase(() => session.grep(spill.path, '', 1), 'invalid-argument');
@@ -125,13 +130,13 @@ test('capParts passes media through untouched and in place', async () => {
   const blob = { type: 'resource', resource: { uri: 'file:///a.bin', blob: 'AAEC' } };
   const parts = [{ type: 'text', text: BIG }, image, blob, { type: 'text', text: 'tail text' }];
   const capped = session.capParts(parts, budget(4096), 'parts-1');
-  assert.equal(capped.truncated, true);
+  assert.equal(capped.report.truncated, true);
   assert.equal(capped.parts.length, 3);
   assert.equal(capped.parts[0].type, 'text');
   assert.match(capped.parts[0].text, /full content at/);
   assert.deepEqual(capped.parts[1], image);
   assert.deepEqual(capped.parts[2], blob);
-  assert.deepEqual(readFileSync(capped.spill.path, 'utf8'), `${BIG}\ntail text`);
+  assert.deepEqual(readFileSync(capped.report.spill.path, 'utf8'), `${BIG}\ntail text`);
   const small = [image, { type: 'text', text: 'fits' }];
   assert.deepEqual(session.capParts(small, budget(4096), 'parts-2').parts, small);
   session.close();
@@ -139,7 +144,10 @@ test('capParts passes media through untouched and in place', async () => {
 
 test('prune replaces stale bodies with placeholders that keep the reference', async () => {
   const session = await openSession({ threadId: 't', spillDir: tempDir(), key: KEY });
-  const { text, spill } = session.cap(BIG, budget(4096), 'c1');
+  const {
+    text,
+    report: { spill },
+  } = session.cap(BIG, budget(4096), 'c1');
   const pruned = session.prune([text, 'recent'], { keepLast: 1 });
   assert.deepEqual(pruned.replaced, [0]);
   assert.equal(pruned.messages[0], session.prunedPlaceholder(spill));
@@ -156,7 +164,7 @@ test('classify works without a session and on one', async () => {
   // No spillDir: nothing granted, and notices say so.
   assert.equal(session.spillDir, null);
   assert.equal(session.displayRoot, '/spill');
-  assert.match(session.cap(BIG, budget(4096), 'c').spillError, /no spill directory/);
+  assert.match(session.cap(BIG, budget(4096), 'c').report.spillError, /no spill directory/);
   session.close();
 });
 
@@ -197,7 +205,10 @@ test('an unwritable directory (the read-only grant on Node) really refuses write
 test('a kept key (Buffer or Uint8Array) verifies references of an earlier session', async () => {
   const dir = tempDir();
   const first = await openSession({ threadId: 't', spillDir: dir, key: Buffer.alloc(32, 9) });
-  const { text, spill } = first.cap(BIG, budget(4096), 'c1');
+  const {
+    text,
+    report: { spill },
+  } = first.cap(BIG, budget(4096), 'c1');
   first.close();
   const again = await openSession({ threadId: 't', spillDir: dir, key: KEY });
   assert.deepEqual(again.findRefs(text), [spill]);
@@ -217,9 +228,9 @@ test('an empty spillDir grants nothing, like null, never the working directory',
     const session = await openSession({ threadId: 'empty', spillDir: '', key: KEY });
     assert.equal(session.spillDir, null);
     assert.equal(session.displayRoot, '/spill');
-    const capped = session.cap(BIG, budget(4096), 'c1');
-    assert.equal(capped.spill, null);
-    assert.match(capped.spillError, /no spill directory/);
+    const { report } = session.cap(BIG, budget(4096), 'c1');
+    assert.equal(report.spill, null);
+    assert.match(report.spillError, /no spill directory/);
     assert.equal(session.hostPath('/spill/empty/c1-0123456789abcdef.txt'), null);
     session.close();
     assert.deepEqual(readdirSync(work), [], 'nothing was written into the working directory');
@@ -239,7 +250,7 @@ test('an empty displayRoot is an invalid-settings error', async () => {
 test('hostPath maps only <displayRoot>/<thread>/<spill file> into the granted directory', async () => {
   const dir = tempDir();
   const session = await openSession({ threadId: 't1', spillDir: dir, displayRoot: '/r', key: KEY });
-  const { spill } = session.cap(BIG, budget(4096), 'c1');
+  const { spill } = session.cap(BIG, budget(4096), 'c1').report;
   const file = spill.path.slice('/r/t1/'.length);
   assert.equal(session.hostPath(spill), join(dir, 't1', file));
   assert.equal(session.hostPath(spill.path), join(dir, 't1', file));
@@ -274,6 +285,172 @@ test('hostPath refuses an answer of the component that is not two plain names', 
   for (const relative of bad) {
     assert.equal(answering(relative).hostPath('/r/x'), null, JSON.stringify(relative));
   }
+  // A reference maps through its own relativePath, checked the same way.
+  const mapper = answering(null);
+  const ref = (path, relativePath) => ({ path, relativePath, bytes: 1n, lines: 1n, digest: 'd', tag: 't' });
+  assert.equal(mapper.hostPath(ref('/r/t1/x.txt', 't1/x.txt')), '/granted/t1/x.txt');
+  for (const relative of bad) {
+    assert.equal(mapper.hostPath(ref(`/r/${relative}`, relative)), null, JSON.stringify(relative));
+  }
+  // ...and its path must name the same file.
+  assert.equal(mapper.hostPath(ref('/r/t1/y.txt', 't1/x.txt')), null);
+  assert.equal(mapper.hostPath(ref('/r/t1xt1/x.txt', 't1/x.txt')), null);
+  assert.equal(mapper.hostPath({ relativePath: 't1/x.txt' }), null);
   // Nothing granted: null whatever the component answers.
   assert.equal(new Session({}, { relativePath: () => 't1/x' }, null, '/r').hostPath('/r/t1/x'), null);
+});
+
+/** The notice's first line: the line that starts with `[toolcap] `. */
+const noticeLine = (text) => text.split('\n').find((line) => line.startsWith('[toolcap] '));
+
+test("a failed call's notice starts by stating the failure", async () => {
+  const session = await openSession({ threadId: 't', spillDir: tempDir(), key: KEY });
+  const failed = session.cap(BIG, budget(16 * 1024), { id: 'build', tool: 'cargo', exitCode: 2 });
+  assert.ok(noticeLine(failed.text).startsWith('[toolcap] The tool `cargo` failed (exit code 2). '), failed.text);
+  // The call id still names the spill file.
+  assert.match(failed.report.spill.relativePath, /^t\/build-[0-9a-f]{16}\.txt$/);
+  const reported = session.cap(BIG, budget(4096), { id: 'mcp', isError: true });
+  assert.ok(noticeLine(reported.text).startsWith('[toolcap] The tool failed (it reported an error). '), reported.text);
+  const parts = session.capParts([{ type: 'text', text: BIG }], budget(4096), { id: 'p', tool: 'bash', exitCode: -1 });
+  assert.ok(noticeLine(parts.parts[0].text).startsWith('[toolcap] The tool `bash` failed (exit code -1). '));
+  // A call that did not fail states nothing: a bare id, exit code 0, isError false.
+  for (const call of ['ok', { id: 'ok' }, { id: 'ok', tool: 'cargo', exitCode: 0, isError: false }]) {
+    const { text } = session.cap(BIG, budget(4096), call);
+    assert.ok(!noticeLine(text).includes('failed'), text);
+  }
+  // null fields are absent fields.
+  const nulls = session.cap(BIG, budget(4096), { id: 'n', tool: null, exitCode: null, isError: null });
+  assert.ok(!noticeLine(nulls.text).includes('failed'));
+  session.close();
+});
+
+test('a call is a string id or a Call object, checked before the call', async () => {
+  const session = await openSession({ threadId: 't', spillDir: tempDir(), key: KEY });
+  const misuse = [
+    [undefined, TypeError],
+    [null, TypeError],
+    [42, TypeError],
+    [['c1'], TypeError],
+    [{}, TypeError],
+    [{ id: 7 }, TypeError],
+    [{ id: 'c', tool: 5 }, TypeError],
+    [{ id: 'c', exitCode: '2' }, TypeError],
+    [{ id: 'c', exitCode: 1.5 }, TypeError],
+    [{ id: 'c', exitCode: 2 ** 31 }, RangeError],
+    [{ id: 'c', exitCode: -(2 ** 31) - 1 }, RangeError],
+    [{ id: 'c', isError: 'yes' }, TypeError],
+    [{ id: 'c', isError: 1 }, TypeError],
+    // The snake_case spellings would be ignored silently: refused instead.
+    [{ id: 'c', exit_code: 2 }, TypeError],
+    [{ id: 'c', is_error: true }, TypeError],
+  ];
+  for (const [call, kind] of misuse) {
+    assert.throws(() => session.cap(BIG, budget(4096), call), kind, JSON.stringify(call));
+    assert.throws(() => session.capParts([{ type: 'text', text: 'x' }], budget(4096), call), kind);
+  }
+  // The extremes of an s32 are accepted.
+  for (const exitCode of [2 ** 31 - 1, -(2 ** 31)]) {
+    const { text } = session.cap(BIG, budget(4096), { id: 'c', exitCode });
+    assert.ok(noticeLine(text).includes(`(exit code ${exitCode})`), text);
+  }
+  session.close();
+});
+
+test('readTool and shellHints change the notice', async () => {
+  const dir = tempDir();
+  const plain = await openSession({ threadId: 't', spillDir: dir, key: KEY });
+  const sandboxed = await openSession({
+    threadId: 't',
+    spillDir: dir,
+    key: KEY,
+    readTool: 'read_spilled_output',
+    shellHints: false,
+  });
+  const named = await openSession({ threadId: 't', spillDir: dir, key: KEY, readTool: 'mcp__toolcap__read' });
+  const b = budget(16 * 1024);
+  const byDefault = plain.cap(BIG, b, 'c1').text;
+  assert.match(byDefault, /grep -n -F/);
+  assert.match(byDefault, /the read tool/);
+  const noShell = sandboxed.cap(BIG, b, 'c1').text;
+  assert.doesNotMatch(noShell, /grep -n|sed -n/);
+  assert.match(noShell, /read_spilled_output/);
+  const both = named.cap(BIG, b, 'c1').text;
+  assert.match(both, /grep -n -F/);
+  assert.match(both, /mcp__toolcap__read/);
+  // shellHints: true and null are the default.
+  for (const shellHints of [true, null]) {
+    const again = await openSession({ threadId: 't', spillDir: dir, key: KEY, shellHints });
+    assert.equal(again.cap(BIG, b, 'c1').text, byDefault);
+    again.close();
+  }
+  // The references stay genuine for every session of the thread and key.
+  assert.deepEqual(plain.findRefs(noShell), sandboxed.findRefs(noShell));
+  for (const session of [plain, sandboxed, named]) session.close();
+});
+
+test('an unusable read tool or notable pattern is invalid-settings at open', async () => {
+  const dir = tempDir();
+  const refused = [
+    { readTool: '' },
+    { readTool: 'read tool' },
+    { readTool: 'read`tool' },
+    { readTool: 'x'.repeat(65) },
+    { notablePatterns: [''] },
+    { notablePatterns: ['two\nlines'] },
+    { notablePatterns: ['x'.repeat(201)] },
+    { notablePatterns: Array.from({ length: 65 }, (_, i) => `P${i}`) },
+  ];
+  for (const options of refused) {
+    await assert.rejects(
+      openSession({ threadId: 't', spillDir: dir, key: KEY, ...options }),
+      (err) => err instanceof ToolCapError && err.case === 'invalid-settings' && err.message.length > 0,
+      JSON.stringify(options).slice(0, 80),
+    );
+  }
+  // The limits themselves are fine.
+  const accepted = await openSession({
+    threadId: 't',
+    spillDir: dir,
+    key: KEY,
+    readTool: 'x'.repeat(64),
+    notablePatterns: [...Array.from({ length: 63 }, (_, i) => `P${i}`), 'y'.repeat(200)],
+  });
+  assert.equal(accepted.cap('fits', budget(4096), 'c').text, 'fits');
+  accepted.close();
+  // Wrong types are TypeErrors, before any instance is made.
+  const mistyped = [
+    { readTool: 7 },
+    { shellHints: 'no' },
+    { shellHints: 0 },
+    { notablePatterns: 'FATAL' },
+    { notablePatterns: [1] },
+    { notablePatterns: [null] },
+  ];
+  for (const options of mistyped) {
+    await assert.rejects(openSession({ threadId: 't', spillDir: dir, ...options }), TypeError, JSON.stringify(options));
+  }
+  await assert.rejects(openSession(null), TypeError);
+});
+
+test('references carry their relative path, <thread>/<file>', async () => {
+  const dir = tempDir();
+  const session = await openSession({ threadId: 't1', spillDir: dir, displayRoot: '/r', key: KEY });
+  const { text, report } = session.cap(BIG, budget(4096), 'c1');
+  const { spill } = report;
+  assert.match(spill.relativePath, /^t1\/c1-[0-9a-f]{16}\.txt$/);
+  assert.equal(spill.path, `/r/${spill.relativePath}`);
+  assert.equal(session.hostPath(spill), join(dir, spill.relativePath));
+  assert.equal(session.hostPath(spill.path), join(dir, spill.relativePath));
+  // findRefs and the pruned placeholder carry it too.
+  assert.deepEqual(session.findRefs(text), [spill]);
+  assert.deepEqual(session.findRefs(session.prunedPlaceholder(spill)), [spill]);
+  // The relative path is read back like the display path.
+  assert.equal(session.read(spill.relativePath, 0, 16).text, BIG.slice(0, 16));
+  // It is part of what the tag covers: another one does not verify.
+  const other = { ...spill, relativePath: spill.relativePath.replace('c1-', 'c2-') };
+  expectCase(() => session.prunedPlaceholder(other), 'invalid-argument');
+  assert.throws(() => session.prunedPlaceholder({ ...spill, relativePath: undefined }), TypeError);
+  // The guest's own path form is no longer accepted.
+  expectCase(() => session.read(`/spill/${spill.relativePath}`, 0, 16), 'outside-root');
+  session.close();
 });

@@ -11,6 +11,7 @@ import { budget, openSession } from '../src/index.js';
 import { freshDir, removeDir, tree } from './support/disk.js';
 import { Checker } from './support/vector-check.js';
 import { parseVector } from './support/vector-format.js';
+import { flat } from './support/vector-convert.js';
 import { checkCap } from './support/vector-invariants.js';
 import { runVector } from './support/vector-run.js';
 
@@ -42,6 +43,8 @@ test('wrong expectations fail, naming the file and step', async () => {
     ['"count": 2, "max_bytes": 100,', '"count": 0, "max_bytes": 100,', 'step 1'],
     ['"request-too-large"', '"context-length-exceeded"', 'step 2'],
     ['"kind": "request-too-large"', '"kind": null', 'step 2'],
+    ['"original_lines": 400,', '"original_lines": 400, "notable_lines": 1,', 'step 0'],
+    ['"original_lines": 400,', '"original_lines": 400, "folded_lines": 3,', 'step 0'],
     // An expected error that does not happen fails too.
     ['"expect": { "text": "line 2', '"expect": { "error": "not-found", "text": "line 2', 'step 1'],
   ];
@@ -96,6 +99,20 @@ test('strict parsing rejects unknown fields, ops and shapes', () => {
     withHostPath('{ "op": "host-path", "path": "/x" }'),
     withHostPath('{ "op": "host-path", "path": "/x", "expect": {} }'),
     replaced('"key_hex"', '"display_root_default": "yes", "key_hex"'),
+    // A cap step names its call by exactly one of call_id and call.
+    replaced('"call_id": "c1",', '"call_id": "c1", "call": { "id": "c1" },'),
+    replaced('"call_id": "c1",', '"call": { "id": "c1", "exitCode": 2 },'),
+    replaced('"call_id": "c1",', '"call": { "tool": "cargo" },'),
+    replaced('"call_id": "c1",', '"call": { "id": "c1", "exit_code": 2.5 },'),
+    replaced('"call_id": "c1",', '"call": { "id": "c1", "exit_code": 2147483648 },'),
+    replaced('"call_id": "c1",', '"call": { "id": "c1", "is_error": "yes" },'),
+    replaced('"call_id": "c1",', '"call": "c1",'),
+    replaced('"truncated": true', '"truncated": true, "notable_lines": -1'),
+    replaced('"truncated": true', '"truncated": true, "folded_lines": "2"'),
+    replaced('"key_hex"', '"read_tool": 7, "key_hex"'),
+    replaced('"key_hex"', '"shell_hints": "no", "key_hex"'),
+    replaced('"key_hex"', '"notable_patterns": "FATAL", "key_hex"'),
+    replaced('"key_hex"', '"notable_patterns": [1], "key_hex"'),
   ];
   for (const json of broken) {
     assert.notEqual(json, BASE);
@@ -104,6 +121,56 @@ test('strict parsing rejects unknown fields, ops and shapes', () => {
   assert.doesNotThrow(() => parseVector(BASE));
   const hostPath = '{ "op": "host-path", "path": "/x", "expect": { "relative": null } }';
   assert.doesNotThrow(() => parseVector(withHostPath(hostPath)));
+  const call = '"call": { "id": "c1", "tool": "cargo", "exit_code": -2, "is_error": true },';
+  assert.doesNotThrow(() => parseVector(replaced('"call_id": "c1",', call)));
+  const settings = '"read_tool": "read_spilled_output", "shell_hints": false, "notable_patterns": ["QUOTA"], "key_hex"';
+  assert.doesNotThrow(() => parseVector(replaced('"key_hex"', settings)));
+});
+
+test('a call record reaches the component, and $spill: finds the step by its id', async () => {
+  const failed = replaced('"call_id": "c1",', '"call": { "id": "c1", "tool": "cargo", "exit_code": 2 },');
+  const stated = '"text_contains": ["[toolcap] The tool `cargo` failed (exit code 2). ", ';
+  assert.deepEqual(await runText(failed.replace('"text_contains": [', stated)), []);
+  // The same statement is absent when the call is named only by its id.
+  const failures = await runText(BASE.replace('"text_contains": [', stated));
+  assert.ok(failures.some((f) => f.startsWith('inline.json step 0 ')), JSON.stringify(failures));
+  // A call that did not fail (exit code 0, no error) states nothing.
+  const ok = replaced('"call_id": "c1",', '"call": { "id": "c1", "exit_code": 0, "is_error": false },');
+  const silent = '"text_not_contains": ["failed"], "text_contains": [';
+  assert.deepEqual(await runText(ok.replace('"text_contains": [', silent)), []);
+});
+
+/** A one-step vector: a cut with room for the full notice, under `settings`. */
+const settingsVector = (settings, expect) =>
+  JSON.stringify({
+    name: 'settings',
+    about: 'session settings reach the notice',
+    session: { thread_id: 't1', key_hex: '000102030405060708090a0b0c0d0e0f', ...settings },
+    steps: [
+      {
+        op: 'cap',
+        call_id: 'c1',
+        input: { gen: [{ lines: 'line {n}', count: 4000 }] },
+        budget: { max_bytes: 8000, max_lines: null, max_line_bytes: null, keep: 'tail', head_percent: 0 },
+        expect: { truncated: true, spilled: true, ...expect },
+      },
+    ],
+  });
+
+test('session settings of a vector reach the component', async () => {
+  const sandboxed = { read_tool: 'read_spilled_output', shell_hints: false };
+  const named = { text_contains: ['read it with the read_spilled_output tool'] };
+  const shell = { text_contains: ['grep -n -F'] };
+  assert.deepEqual(await runText(settingsVector(sandboxed, named)), []);
+  assert.deepEqual(await runText(settingsVector({}, shell)), []);
+  // Each expectation fails under the other settings: they did change the notice.
+  assert.notDeepEqual(await runText(settingsVector(sandboxed, shell)), []);
+  assert.notDeepEqual(await runText(settingsVector({}, named)), []);
+  // An unusable setting fails the vector at open, naming the file.
+  for (const bad of [{ read_tool: 'read tool' }, { notable_patterns: [''] }]) {
+    const failures = await runText(settingsVector(bad, {}));
+    assert.ok(failures.some((f) => f.startsWith('inline.json: cannot open the session')), JSON.stringify(failures));
+  }
 });
 
 test('a generator that mixes both segment kinds is a bad vector', async () => {
@@ -136,7 +203,7 @@ test('the invariants catch a broken answer of the component', async () => {
   const session = await openSession({ threadId: 't1', spillDir: dir, displayRoot: '/spill-host' });
   const input = 'a line of output\n'.repeat(500);
   const b = budget(1000, { maxLines: null, maxLineBytes: null, headPercent: 50 });
-  const good = session.cap(input, b, 'c1');
+  const good = flat(session.cap(input, b, 'c1'));
   const failuresOf = (view, text = input, disk = { root: dir, before: [] }) => {
     const failures = [];
     checkCap(new Checker('corrupted', failures), session, disk, text, b, view);
@@ -152,15 +219,27 @@ test('the invariants catch a broken answer of the component', async () => {
     'neither spill nor error': (v) => ({ ...v, spill: null }),
     'reference missing from the text': (v) => ({ ...v, text: v.text.replace('full content at', 'full content @') }),
     'forged tag': (v) => ({ ...v, spill: { ...v.spill, tag: '0'.repeat(16) } }),
+    'relative path of another file': (v) => ({
+      ...v,
+      spill: { ...v.spill, relativePath: v.spill.relativePath.replace('c1-', 'c2-') },
+    }),
+    'relative path with ..': (v) => ({ ...v, spill: { ...v.spill, relativePath: `t1/../${v.spill.relativePath}` } }),
+    'relative path of one segment': (v) => ({
+      ...v,
+      spill: { ...v.spill, relativePath: v.spill.relativePath.split('/')[1] },
+    }),
+    'relative path missing': (v) => ({ ...v, spill: { ...v.spill, relativePath: undefined } }),
   };
   for (const [what, corrupt] of Object.entries(corruptions)) {
     assert.notDeepEqual(failuresOf(corrupt(good)), [], `${what} went unnoticed`);
   }
   // A fitting input must come back unchanged.
   const now = { root: dir, before: tree(dir) };
-  const fits = session.cap('short', b, 'c2');
+  const fits = flat(session.cap('short', b, 'c2'));
   assert.deepEqual(failuresOf(fits, 'short', now), []);
   assert.notDeepEqual(failuresOf({ ...fits, text: 'shorT' }, 'short', now), []);
+  assert.notDeepEqual(failuresOf({ ...fits, notableLines: 1 }, 'short', now), []);
+  assert.notDeepEqual(failuresOf({ ...fits, foldedLines: 1 }, 'short', now), []);
   // The spill file must hold the input, and no temporary file may linger.
   const file = session.hostPath(good.spill);
   writeFileSync(file, 'tampered');

@@ -65,7 +65,7 @@ def median_ns(run: Callable[[], None], batches: int, per_batch: int, warmup: int
 def bench_small(session: Session, text: str, quick: bool) -> float:
     def run() -> None:
         capped = session.cap(text, SMALL_BUDGET, CALL_ID)
-        assert not capped.truncated
+        assert not capped.report.truncated
 
     return median_ns(run, 5 if quick else 20, 50 if quick else 200, 50)
 
@@ -73,7 +73,8 @@ def bench_small(session: Session, text: str, quick: bool) -> float:
 def bench_large(session: Session, text: str, quick: bool) -> float:
     def run() -> None:
         capped = session.cap(text, LARGE_BUDGET, CALL_ID)
-        assert capped.truncated and capped.spill is not None, capped.spill_error
+        report = capped.report
+        assert report.truncated and report.spill is not None, report.spill_error
 
     return median_ns(run, 5 if quick else 15, 1, 1 if quick else 3)
 

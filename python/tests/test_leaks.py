@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tool_output_cap import Image, Session, Text, ToolCapError, budget, open_session
+from tool_output_cap import Call, Image, Session, Text, ToolCapError, budget, open_session
 
 STATM = Path("/proc/self/statm")
 BOUND = 8 * 1024 * 1024
@@ -26,6 +26,7 @@ LOG = "".join(f"2024-05-01T12:00:00Z INFO worker step {n}: ok, 42 items\n" for n
 IMAGE = Image("iVBORw0KGgo=" * 500, "image/png")  # 6 KB of base64
 BIG = budget(128 * 1024)
 INVALID = budget(10)  # below the notice's size: `invalid-budget`
+FAILED = Call("call-parts", tool="cargo", exit_code=101)  # lowers an option<string>
 
 
 def rss() -> int:
@@ -34,13 +35,13 @@ def rss() -> int:
 
 
 def churn(s: Session, refs_text: str, scale: int) -> None:
-    """20,000 small caps, 2,000 cap_parts with an image, 2,000 find_refs and
-    500 invalid-budget errors, divided by `scale`."""
+    """20,000 small caps, 2,000 cap_parts with an image (and a full `Call`),
+    2,000 find_refs and 500 invalid-budget errors, divided by `scale`."""
     for _ in range(20_000 // scale):
         capped = s.cap(LOG, BIG, "call-small")
-        assert capped.text == LOG and not capped.truncated
+        assert capped.text == LOG and not capped.report.truncated
     for _ in range(2_000 // scale):
-        out = s.cap_parts([Text(LOG), IMAGE], BIG, "call-parts")
+        out = s.cap_parts([Text(LOG), IMAGE], BIG, FAILED)
         assert out.parts[1] == IMAGE
     for _ in range(2_000 // scale):
         assert len(s.find_refs(refs_text)) == 1
@@ -54,7 +55,7 @@ def churn(s: Session, refs_text: str, scale: int) -> None:
 def test_many_calls_do_not_grow_the_process(tmp_path: Path) -> None:
     with open_session("thread-leak", tmp_path, key=b"leak-test-key-32-bytes-long!!!!!") as s:
         spilled = s.cap("a line of output\n" * 5000, budget(2000), "call-spill")
-        assert spilled.spill is not None
+        assert spilled.report.spill is not None
         # Warm up: the guest's memory, Python's arenas and caches settle.
         churn(s, spilled.text, 10)
         gc.collect()

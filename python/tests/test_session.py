@@ -1,5 +1,6 @@
 """Python-specific behaviour of the package: the host directory, isolation
-between threads, big integers, errors and the sandbox grants."""
+between threads, big integers, errors, the sandbox grants, and what a
+session's settings and a call's failure do to the notice."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from pathlib import Path
 import pytest
 
 from tool_output_cap import (
+    Call,
+    CapReport,
     Image,
+    OverflowRef,
     PrunePolicy,
     Resource,
     Session,
@@ -32,32 +36,121 @@ def session(tmp_path: Path) -> Session:
         yield s  # type: ignore[misc]
 
 
+def notice(text: str) -> str:
+    """The notice at the end of a cut text: from its `[toolcap]` line on."""
+    return text[text.rindex("[toolcap] ") :]
+
+
 def test_spill_files_land_in_the_host_directory(tmp_path: Path, session: Session) -> None:
     capped = session.cap(LOG, SMALL, "call-1")
-    assert capped.truncated and capped.spill is not None
+    spill = capped.report.spill
+    assert capped.report.truncated and spill is not None
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert len(files) == 1
     assert files[0].read_bytes() == LOG.encode()
-    assert session.host_path(capped.spill) == files[0]
+    assert session.host_path(spill) == session.host_path(spill.path) == files[0]
     # The default display root is the real absolute path of the directory.
-    assert capped.spill.path == str(files[0].resolve())
+    assert spill.path == str(files[0].resolve())
     assert session.display_root == os.path.realpath(tmp_path)
+
+
+def test_references_carry_their_relative_path(tmp_path: Path, session: Session) -> None:
+    spill = session.cap(LOG, SMALL, "call-1").report.spill
+    assert spill is not None
+    (file,) = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert spill.relative_path == f"thread-a/{file.name}"
+    assert file.name.endswith(f"-{spill.digest}.txt")
+    assert spill.path == f"{session.display_root}/{spill.relative_path}"
+    # find_refs and pruned_placeholder keep it; an edited one does not verify.
+    placeholder = session.pruned_placeholder(spill)
+    assert session.find_refs(placeholder) == [spill]
+    with pytest.raises(ToolCapError) as err:
+        session.pruned_placeholder(dataclasses.replace(spill, relative_path="thread-a/x.txt"))
+    assert err.value.case == "invalid-argument"
+    # A thread id that is no plain folder name gets a hashed folder.
+    with open_session("thread a/b", tmp_path, display_root="/r", key=KEY) as other:
+        ref = other.cap(LOG, SMALL, "call-1").report.spill
+        assert ref is not None
+        folder, name = ref.relative_path.split("/")
+        assert folder != "thread a" and name == spill.relative_path.split("/")[1]
+        assert ref.path == "/r/" + ref.relative_path
+        assert other.host_path(ref) == Path(os.path.realpath(tmp_path), folder, name)
+        assert other.host_path(ref) == other.host_path(ref.path)
+
+
+def test_calls_are_ids_or_call_records(session: Session) -> None:
+    by_id = session.cap(LOG, SMALL, "call-1")
+    assert session.cap(LOG, SMALL, Call("call-1")) == by_id
+    # A call that succeeded reads like one known only by its id.
+    assert session.cap(LOG, SMALL, Call("call-1", tool="cargo", exit_code=0)) == by_id
+    parts = session.cap_parts([Text(LOG)], SMALL, Call("call-1"))
+    assert parts.report == by_id.report
+    with pytest.raises(TypeError):
+        session.cap(LOG, SMALL, 7)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        session.cap_parts([Text(LOG)], SMALL, None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("size", [2000, 20_000], ids=["compact-notice", "full-notice"])
+def test_a_failed_calls_notice_starts_by_stating_the_failure(
+    session: Session, size: int
+) -> None:
+    b = budget(size)
+    plain = notice(session.cap(LOG, b, "call-1").text)
+    assert "failed" not in plain.splitlines()[0]
+    cargo = notice(session.cap(LOG, b, Call("call-1", tool="cargo", exit_code=2)).text)
+    assert cargo.startswith("[toolcap] The tool `cargo` failed (exit code 2). ")
+    mcp = notice(session.cap(LOG, b, Call("call-1", is_error=True)).text)
+    assert mcp.startswith("[toolcap] The tool failed (it reported an error). ")
+    negative = notice(session.cap(LOG, b, Call("call-1", exit_code=-(2**31))).text)
+    assert negative.startswith(f"[toolcap] The tool failed (exit code {-(2**31)}). ")
+    parts = session.cap_parts([Text(LOG)], b, Call("call-1", tool="cargo", exit_code=2))
+    assert isinstance(parts.parts[0], Text) and notice(parts.parts[0].text) == cargo
+
+
+def test_read_tool_and_shell_hints_change_the_notice(tmp_path: Path) -> None:
+    full, compact = budget(20_000), budget(2000)
+    with open_session("t1", tmp_path, key=KEY) as default:
+        assert "grep -n -F" in notice(default.cap(LOG, full, "c1").text)
+        assert "read_spilled_output" not in notice(default.cap(LOG, compact, "c1").text)
+    with open_session(
+        "t1", tmp_path, key=KEY, read_tool="read_spilled_output", shell_hints=False
+    ) as s:
+        for b in (full, compact):
+            text = notice(s.cap(LOG, b, "c1").text)
+            assert "read_spilled_output" in text
+            assert "grep -n" not in text and "sed -n" not in text
+    with open_session("t1", tmp_path, key=KEY, read_tool="read_spilled_output") as s:
+        text = notice(s.cap(LOG, full, "c1").text)
+        assert "read_spilled_output" in text and "grep -n -F" in text
+
+
+def test_notable_patterns_are_accepted(tmp_path: Path) -> None:
+    patterns = ["QUOTA-EXCEEDED", "é" * 100]  # 200 bytes: the longest allowed
+    with open_session("t1", tmp_path, key=KEY, notable_patterns=patterns) as s:
+        report = s.cap(LOG, SMALL, "c1").report
+        assert report.truncated and type(report.notable_lines) is int
+    with open_session("t1", tmp_path, key=KEY, notable_patterns=("x",) * 64):
+        pass
+    with pytest.raises(TypeError, match="not one str"):
+        open_session("t1", tmp_path, key=KEY, notable_patterns="QUOTA-EXCEEDED")
 
 
 def test_a_fitting_result_is_returned_unchanged_and_nothing_is_written(
     tmp_path: Path, session: Session
 ) -> None:
     capped = session.cap("short\n", SMALL, "call-1")
-    assert (capped.text, capped.truncated, capped.spill) == ("short\n", False, None)
+    assert capped.text == "short\n"
+    assert capped.report == CapReport(False, 6, 1, 0, 0, None, 0, 0, None, None)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_another_thread_cannot_read_the_first_ones_folder(
     tmp_path: Path, session: Session
 ) -> None:
-    spill = session.cap(LOG, SMALL, "call-1").spill
+    spill = session.cap(LOG, SMALL, "call-1").report.spill
     assert spill is not None
-    relative = spill.path.removeprefix(session.display_root + "/")
+    relative = spill.relative_path
     with open_session("thread-b", tmp_path, key=KEY) as other:
         for path in (spill.path, relative):
             for call in (
@@ -73,8 +166,26 @@ def test_another_thread_cannot_read_the_first_ones_folder(
         assert other.find_refs(text) == []
 
 
+def test_readback_takes_display_paths_and_relative_paths_only(tmp_path: Path) -> None:
+    with open_session("t1", tmp_path, display_root="/r", key=KEY) as s:
+        spill = s.cap(LOG, SMALL, "c1").report.spill
+        assert spill is not None
+        for path in (spill.path, spill.relative_path):
+            assert s.read_lines(path, 2, 1, 100).text == "line 2 of the build log\n"
+        # The component's own guest path of the file is no name for it.
+        guest_path = f"/spill/{spill.relative_path}"
+        for read in (
+            lambda: s.read(guest_path, 0, 100),
+            lambda: s.read_lines(guest_path, 1, 1, 100),
+            lambda: s.grep(guest_path, "line", 1),
+        ):
+            with pytest.raises(ToolCapError) as err:
+                read()
+            assert err.value.case == "outside-root"
+
+
 def test_u64_values_come_through_as_exact_ints(session: Session) -> None:
-    spill = session.cap(LOG, SMALL, "call-1").spill
+    spill = session.cap(LOG, SMALL, "call-1").report.spill
     assert spill is not None
     # The largest u64 reaches the component exactly: it echoes it back.
     with pytest.raises(ToolCapError) as err:
@@ -96,11 +207,21 @@ def test_u64_values_come_through_as_exact_ints(session: Session) -> None:
         lambda s, p: s.read(p, 0, 2**32),
         lambda s, p: s.cap("x", budget(2**32), "c"),
         lambda s, p: s.cap("x", budget(2000, head_percent=256), "c"),
+        lambda s, p: s.cap("x", SMALL, Call("c", exit_code=2**31)),
+        lambda s, p: s.cap_parts([Text("x")], SMALL, Call("c", exit_code=-(2**31) - 1)),
     ],
-    ids=["u64-overflow", "negative", "u32-overflow", "max-bytes-2**32", "u8-overflow"],
+    ids=[
+        "u64-overflow",
+        "negative",
+        "u32-overflow",
+        "max-bytes-2**32",
+        "u8-overflow",
+        "s32-overflow",
+        "s32-underflow",
+    ],
 )
 def test_out_of_range_ints_are_refused_not_wrapped(session: Session, call) -> None:  # type: ignore[no-untyped-def]
-    spill = session.cap(LOG, SMALL, "call-1").spill
+    spill = session.cap(LOG, SMALL, "call-1").report.spill
     assert spill is not None
     with pytest.raises(OverflowError):
         call(session, spill.path)
@@ -111,14 +232,17 @@ def test_ints_must_be_ints(session: Session) -> None:
         session.cap("x", budget(True), "c")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         session.read("p", 1.5, 100)  # type: ignore[arg-type]
+    for code in (2.0, True, "2"):
+        with pytest.raises(TypeError):
+            session.cap("x", SMALL, Call("c", exit_code=code))  # type: ignore[arg-type]
 
 
 def test_a_missing_spill_directory_gives_the_notice_and_no_exception(tmp_path: Path) -> None:
     missing = tmp_path / "does" / "not" / "exist"
     with open_session("thread-a", missing, key=KEY) as s:
         capped = s.cap(LOG, SMALL, "call-1")
-        assert capped.truncated and capped.spill is None
-        assert capped.spill_error is not None
+        assert capped.report.truncated and capped.report.spill is None
+        assert capped.report.spill_error is not None
         assert "could NOT be saved" in capped.text
         assert s.spill_dir is None
     assert not missing.exists()
@@ -127,8 +251,8 @@ def test_a_missing_spill_directory_gives_the_notice_and_no_exception(tmp_path: P
 def test_read_only_gives_the_could_not_be_saved_notice(tmp_path: Path) -> None:
     with open_session("thread-a", tmp_path, key=KEY, read_only=True) as s:
         capped = s.cap(LOG, SMALL, "call-1")
-    assert capped.truncated and capped.spill is None
-    assert capped.spill_error is not None and "could NOT be saved" in capped.text
+    assert capped.report.truncated and capped.report.spill is None
+    assert capped.report.spill_error is not None and "could NOT be saved" in capped.text
     assert list(tmp_path.iterdir()) == []
 
 
@@ -140,8 +264,8 @@ def test_an_empty_spill_dir_grants_nothing(
     with open_session("t1", "", key=KEY) as s:
         assert s.spill_dir is None and s.display_root == "/spill"
         capped = s.cap(LOG, SMALL, "call-1")
-        assert capped.truncated and capped.spill is None
-        assert capped.spill_error is not None and "could NOT be saved" in capped.text
+        assert capped.report.truncated and capped.report.spill is None
+        assert capped.report.spill_error is not None and "could NOT be saved" in capped.text
         assert s.host_path("/spill/t1/call-1-0123456789abcdef.txt") is None
         with pytest.raises(ToolCapError) as err:
             s.purge()
@@ -153,7 +277,7 @@ def test_no_spill_directory_at_all(tmp_path: Path) -> None:
     with open_session("thread-a") as s:
         assert s.display_root == "/spill"
         capped = s.cap(LOG, SMALL, "call-1")
-        assert capped.spill is None and "could NOT be saved" in capped.text
+        assert capped.report.spill is None and "could NOT be saved" in capped.text
         with pytest.raises(ToolCapError) as err:
             s.purge()
         assert err.value.case == "no-spill-dir"
@@ -179,8 +303,38 @@ def test_errors_carry_their_case(session: Session, call, case: str) -> None:  # 
 
 @pytest.mark.parametrize(
     ("thread_id", "kwargs"),
-    [("", {}), ("t", {"key": b"short"}), ("t", {"display_root": ""})],
-    ids=["empty-thread", "short-key", "empty-display-root"],
+    [
+        ("", {}),
+        ("t", {"key": b"short"}),
+        ("t", {"display_root": ""}),
+        ("t", {"read_tool": ""}),
+        ("t", {"read_tool": "read spilled output"}),
+        ("t", {"read_tool": "read/spill"}),
+        ("t", {"read_tool": "r" * 65}),
+        ("t", {"read_tool": "lire_sortie_é"}),
+        ("t", {"notable_patterns": [""]}),
+        ("t", {"notable_patterns": ["two\nlines"]}),
+        ("t", {"notable_patterns": ["cr\r"]}),
+        ("t", {"notable_patterns": ["x" * 201]}),
+        ("t", {"notable_patterns": ["ok", "é" * 101]}),
+        ("t", {"notable_patterns": ["x"] * 65}),
+    ],
+    ids=[
+        "empty-thread",
+        "short-key",
+        "empty-display-root",
+        "empty-read-tool",
+        "read-tool-with-spaces",
+        "read-tool-with-slash",
+        "read-tool-65-bytes",
+        "read-tool-not-ascii",
+        "empty-pattern",
+        "pattern-with-lf",
+        "pattern-with-cr",
+        "pattern-201-bytes",
+        "pattern-202-utf8-bytes",
+        "65-patterns",
+    ],
 )
 def test_bad_settings_raise_invalid_settings(
     tmp_path: Path, thread_id: str, kwargs: dict
@@ -194,9 +348,10 @@ def test_cap_parts_passes_an_image_through_untouched(session: Session) -> None:
     image = Image("iVBORw0KGgo=" * 1000, "image/png")
     blob = Resource("file:///a.bin", "application/octet-stream", None, "AAAA")
     out = session.cap_parts([Text(LOG), image, blob], SMALL, "call-1")
-    assert out.truncated
+    assert out.report.truncated and out.report.spill is not None
     assert out.parts[1:] == [image, blob]
-    assert isinstance(out.parts[0], Text) and "do not run it again" in out.parts[0].text
+    assert isinstance(out.parts[0], Text)
+    assert session.find_refs(out.parts[0].text) == [out.report.spill]
 
 
 def test_random_keys_differ_between_sessions(tmp_path: Path) -> None:
@@ -231,7 +386,7 @@ def test_purge_frees_the_thread_folder(tmp_path: Path, session: Session) -> None
 
 def test_host_path_maps_only_this_threads_display_paths(tmp_path: Path) -> None:
     with open_session("t1", tmp_path, display_root="/r", key=KEY) as s:
-        spill = s.cap(LOG, SMALL, "c1").spill
+        spill = s.cap(LOG, SMALL, "c1").report.spill
         assert spill is not None
         file = spill.path.removeprefix("/r/t1/")
         real = Path(os.path.realpath(tmp_path)) / "t1" / file
@@ -247,8 +402,18 @@ def test_host_path_maps_only_this_threads_display_paths(tmp_path: Path) -> None:
             "",
         ):
             assert s.host_path(hostile) is None, hostile
-        # A reference whose path was edited is a path like any other.
-        assert s.host_path(dataclasses.replace(spill, path="/r/../etc/passwd")) is None
+        # A reference maps by its relative path, if its path agrees and it is
+        # two plain names.
+        for edit in (
+            {"path": "/r/../etc/passwd"},
+            {"relative_path": "t2/" + file},
+            {"path": "/r/t1/../passwd", "relative_path": "t1/../passwd"},
+            {"path": "/r/../etc/passwd", "relative_path": "../etc/passwd"},
+            {"path": "/etc/passwd", "relative_path": "/etc/passwd"},
+            {"path": "/r/t1", "relative_path": "t1"},
+            {"path": "/r/t1/a/b", "relative_path": "t1/a/b"},
+        ):
+            assert s.host_path(dataclasses.replace(spill, **edit)) is None, edit
         with pytest.raises(TypeError):
             s.host_path(real)  # type: ignore[arg-type]
         with pytest.raises(TypeError):
@@ -290,6 +455,23 @@ def test_host_path_refuses_an_answer_that_is_not_two_plain_names(
         monkeypatch.setattr(s, "_call", lambda name, *args: "t1/c1-0123456789abcdef.txt")
         assert s.spill_dir is not None
         assert s.host_path("/r/t1/x") == s.spill_dir / "t1" / "c1-0123456789abcdef.txt"
+
+
+def test_host_path_of_a_reference_needs_no_component_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with open_session("t1", tmp_path, display_root="/r", key=KEY) as s:
+        spill = s.cap(LOG, SMALL, "c1").report.spill
+        assert spill is not None and s.spill_dir is not None
+        monkeypatch.setattr(s, "_call", lambda name, *args: None)
+        assert s.host_path(spill.path) is None
+        assert s.host_path(spill) == s.spill_dir / spill.relative_path
+        # Unverified: a reference maps by its two names, like a path would.
+        file = "x-0123456789abcdef.txt"
+        made_up = OverflowRef(f"/r/t1/{file}", f"t1/{file}", 1, 1, "0123456789abcdef", "0" * 16)
+        assert s.host_path(made_up) == s.spill_dir / "t1" / file
+    with open_session("t1", display_root="/r", key=KEY) as s:
+        assert s.host_path(spill) is None
 
 
 def test_host_path_is_none_without_a_grant_whatever_the_component_says(

@@ -60,6 +60,8 @@ WRONG = [
     ('"request-too-large"', '"context-length-exceeded"', "step 2"),
     ('"kind": "request-too-large"', '"kind": null', "step 2"),
     ('"expect": { "text": "line 2', '"expect": { "error": "not-found", "text": "line 2', "step 1"),
+    ('"original_lines": 400,', '"original_lines": 400, "notable_lines": 1,', "step 0"),
+    ('"original_lines": 400,', '"original_lines": 400, "folded_lines": 7,', "step 0"),
 ]
 
 
@@ -88,6 +90,23 @@ BROKEN = [
     BASE.replace('"status": 413', '"status": 70000'),
     BASE.replace('"truncated": true', '"truncated": true, "truncated": false'),
     BASE.replace('"expect": { "kind"', '"expect": { "kind": null, "kind"'),
+    BASE.replace('"call_id": "c1",', '"call_id": "c1", "call": { "id": "c1" },'),
+    BASE.replace('"call_id": "c1",', '"call_id": null, "call": null,'),
+    BASE.replace('"call_id": "c1",', '"call": { "id": "c1", "exitCode": 2 },'),
+    BASE.replace('"call_id": "c1",', '"call": { "tool": "cargo" },'),
+    BASE.replace('"call_id": "c1",', '"call": "c1",'),
+    BASE.replace('"call_id": "c1",', '"call": { "id": "c1", "exit_code": 2147483648 },'),
+    BASE.replace('"call_id": "c1",', '"call": { "id": "c1", "exit_code": -2147483649 },'),
+    BASE.replace('"call_id": "c1",', '"call": { "id": "c1", "exit_code": 1.5 },'),
+    BASE.replace('"call_id": "c1",', '"call": { "id": "c1", "is_error": "yes" },'),
+    BASE.replace('"call_id": "c1",', '"call": { "id": 1 },'),
+    BASE.replace('"key_hex"', '"read_tool": 7, "key_hex"'),
+    BASE.replace('"key_hex"', '"shell_hints": "no", "key_hex"'),
+    BASE.replace('"key_hex"', '"notable_patterns": "FATAL", "key_hex"'),
+    BASE.replace('"key_hex"', '"notable_patterns": [1], "key_hex"'),
+    BASE.replace('"original_lines": 400,', '"original_lines": 400, "notable_lines": -1,'),
+    BASE.replace('"original_lines": 400,', '"original_lines": 400, "folded_lines": "2",'),
+    BASE.replace('"original_lines": 400,', '"original_lines": 400, "notable": 1,'),
 ]
 
 
@@ -96,6 +115,44 @@ def test_strict_parsing_rejects_unknown_fields_ops_and_shapes(text: str) -> None
     assert text != BASE
     with pytest.raises(VectorError):
         parse(text)
+
+
+# BASE with its cap step naming a failed call by a `call` record.
+WITH_CALL = BASE.replace(
+    '"call_id": "c1",',
+    '"call": { "id": "c1", "tool": "cargo", "exit_code": 2, "is_error": false },',
+)
+
+
+def test_a_call_record_runs_and_its_id_names_the_step(tmp_path: Path) -> None:
+    assert WITH_CALL != BASE
+    # `$spill:c1` of the read step finds the call's id.
+    assert run_text(WITH_CALL, tmp_path) == []
+    stated = WITH_CALL.replace(
+        r'"text_contains": ["line 400\n"]',
+        r'"text_contains": ["line 400\n", "The tool `cargo` failed (exit code 2)."]',
+    )
+    assert stated != WITH_CALL
+    (tmp_path / "stated").mkdir()
+    assert run_text(stated, tmp_path / "stated") == []
+    # The same expectation fails for a call known only by its id.
+    plain = stated.replace('"tool": "cargo", "exit_code": 2, ', "")
+    (tmp_path / "plain").mkdir()
+    failures = run_text(plain, tmp_path / "plain")
+    assert any(f.startswith("inline.json step 0 (cap): text does not contain") for f in failures)
+
+
+def test_session_settings_reach_the_component(tmp_path: Path) -> None:
+    tool = BASE.replace(
+        '"key_hex"',
+        '"read_tool": "read_spilled_output", "shell_hints": false, '
+        '"notable_patterns": ["QUOTA-EXCEEDED"], "key_hex"',
+    ).replace(r'"text_contains": ["line 400\n"]', r'"text_contains": ["read_spilled_output"]')
+    assert run_text(tool, tmp_path) == []
+    for i, bad in enumerate(['"read_tool": "no spaces"', '"notable_patterns": [""]']):
+        (tmp_path / str(i)).mkdir()
+        failures = run_text(BASE.replace('"key_hex"', bad + ', "key_hex"'), tmp_path / str(i))
+        assert failures and "cannot open the session" in failures[0], failures
 
 
 def test_a_generator_mixing_both_segment_kinds_is_a_bad_vector(tmp_path: Path) -> None:
@@ -175,6 +232,21 @@ CORRUPTIONS = {
     "forged tag": lambda v: dataclasses.replace(
         v, spill=dataclasses.replace(v.spill, tag="0" * 16)
     ),
+    "relative_path of another file": lambda v: dataclasses.replace(
+        v, spill=dataclasses.replace(v.spill, relative_path=f"t1/c9-{v.spill.digest}.txt")
+    ),
+    "relative_path without its thread": lambda v: dataclasses.replace(
+        v,
+        spill=dataclasses.replace(v.spill, relative_path=v.spill.relative_path.split("/")[1]),
+    ),
+    "relative_path of another digest": lambda v: dataclasses.replace(
+        v,
+        spill=dataclasses.replace(
+            v.spill,
+            relative_path="t1/c1-0123456789abcdef.txt",
+            path="/spill-host/t1/c1-0123456789abcdef.txt",
+        ),
+    ),
 }
 
 
@@ -200,6 +272,8 @@ def test_invariants_catch_broken_results(tmp_path: Path) -> None:
     fits = CapView.of(session.cap("short", b, "c2"))
     assert failures_of(fits, "short", later) == []
     assert failures_of(dataclasses.replace(fits, text="shorT"), "short", later)
+    assert failures_of(dataclasses.replace(fits, folded_lines=1), "short", later)
+    assert failures_of(dataclasses.replace(fits, notable_lines=1), "short", later)
 
     # The spill file must hold the input, and no temporary file may linger.
     assert good.spill is not None

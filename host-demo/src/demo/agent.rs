@@ -71,6 +71,8 @@ pub struct RunReport {
     pub outcome: Outcome,
     /// What `read_spilled` read back, in order.
     pub read_backs: Vec<ReadBack>,
+    /// The model's final answer, if it gave one.
+    pub answer: Option<String>,
 }
 
 /// Runs the task once, printing the transcript.
@@ -90,6 +92,7 @@ pub fn run(
         bytes_saved_by_pruning: 0,
         outcome: Outcome::NoAnswer,
         read_backs: Vec::new(),
+        answer: None,
     };
     let mut messages = vec![
         Message::System {
@@ -137,6 +140,7 @@ pub fn run(
             println!("{head}  model answers:");
             quote(content.as_deref().unwrap_or_default(), QUOTE_WIDTH);
             report.outcome = Outcome::Answered;
+            report.answer = content;
             break;
         }
         for call in tool_calls {

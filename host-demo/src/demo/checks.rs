@@ -11,9 +11,10 @@ pub const WITHIN_BUDGET: &str = "every capped result is within its budget";
 pub const SPILL_EXACT: &str = "every spill file equals the tool output, byte for byte";
 /// Image parts come back from `cap_parts` unchanged and in place.
 pub const IMAGE_UNTOUCHED: &str = "the image part passed through untouched";
-/// The error line read back from the spill equals the original line.
+/// The build error reached the model verbatim: in the preview, or read back
+/// from the spill.
 pub const ERROR_LINE_RECOVERED: &str =
-    "the error line read back equals the original, byte for byte";
+    "the build error reached the model verbatim (preview or read back)";
 /// Every pruned body keeps exactly the references it had.
 pub const PRUNE_KEEPS_REFS: &str = "pruned placeholders keep every reference";
 

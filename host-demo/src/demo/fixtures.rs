@@ -89,6 +89,8 @@ pub struct BuildLog {
     pub error_line: String,
     /// 1-based number of that line.
     pub error_line_number: u64,
+    /// The `-->` line that locates the error, exactly as in `text`.
+    pub error_location: String,
 }
 
 /// The build log, and where its error is.
@@ -122,6 +124,7 @@ pub fn build_log() -> BuildLog {
         text,
         error_line: error_block[0].to_owned(),
         error_line_number: error_at as u64 + 1,
+        error_location: error_block[1].to_owned(),
     }
 }
 

@@ -13,8 +13,9 @@ pub const ERROR_PATTERN: &str = "error[";
 /// Lines the model reads from the error on (the whole rustc diagnostic).
 const ERROR_CONTEXT_LINES: u32 = 7;
 
-/// Calls grep, the MCP tracker, the build, then digs the build error out of
-/// the spilled log and answers.
+/// Calls grep, the MCP tracker, the build, then answers with the build error:
+/// from the capped result when the preview shows it, otherwise dug out of the
+/// spilled log with the read tool.
 #[derive(Default)]
 pub struct ScriptedModel;
 
@@ -41,13 +42,9 @@ impl ScriptedModel {
         match last.name.as_str() {
             GREP => call(id, GET_ISSUE, json!({ "issue": ISSUE_NUMBER })),
             GET_ISSUE => call(id, BUILD, json!({ "package": "billing" })),
-            BUILD => match build_log_path(messages, &calls, session) {
-                Some(path) => call(
-                    id,
-                    READ_SPILLED,
-                    json!({ "path": path, "grep": ERROR_PATTERN }),
-                ),
-                None => answer("The build failed, but its error was cut from the output I got."),
+            BUILD => match result_of(messages, &last.id).and_then(|text| diagnostic_in(&text)) {
+                Some(diagnostic) => answer(&format!("The billing build fails here:\n{diagnostic}")),
+                None => self.dig_out_build_error(messages, &calls, session, id),
             },
             READ_SPILLED if last.arguments.get("grep").is_some() => {
                 let line = result_of(messages, &last.id).and_then(|text| first_match_line(&text));
@@ -70,6 +67,44 @@ impl ScriptedModel {
             }
         }
     }
+
+    /// The build error is not in the preview: grep the spilled log for it.
+    fn dig_out_build_error(
+        &self,
+        messages: &[Message],
+        calls: &[&ToolCall],
+        session: Option<&mut Session>,
+        id: String,
+    ) -> Message {
+        match build_log_path(messages, calls, session) {
+            Some(path) => call(
+                id,
+                READ_SPILLED,
+                json!({ "path": path, "grep": ERROR_PATTERN }),
+            ),
+            None => answer("The build failed, but its error was cut from the output I got."),
+        }
+    }
+}
+
+/// The compiler error and its location, when a tool result shows both: the
+/// error line (after any line-number prefix the preview gives it) and the
+/// `-->` line that follows it.
+fn diagnostic_in(text: &str) -> Option<String> {
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some(at) = line.find(ERROR_PATTERN) else {
+            continue;
+        };
+        let location = lines.next()?;
+        let arrow = location.find("-->")?;
+        // Keep the location's own indentation, as rustc prints it.
+        let indent = location[..arrow]
+            .rfind(|c: char| c != ' ')
+            .map_or(0, |i| i + 1);
+        return Some(format!("{}\n{}", &line[at..], &location[indent..]));
+    }
+    None
 }
 
 /// The spill file of the build's output, from the genuine reference in that

@@ -10,7 +10,7 @@ use super::conversation::{Part, ToolCall, joined_text};
 use super::mcp;
 use super::report::{count_lines, last_lines, lines, quote, relative, size};
 use super::tools::{self, ToolOutput};
-use tool_output_cap::{Budget, ContentPart, OverflowRef, Session};
+use tool_output_cap::{Budget, Call, ContentPart, OverflowRef, Session};
 
 /// Width of quoted text in the transcript.
 pub const QUOTE_WIDTH: usize = 92;
@@ -53,7 +53,7 @@ pub fn send_capped(
 ) -> anyhow::Result<Vec<Part>> {
     let delivered = match output {
         ToolOutput::Text(original) => {
-            let capped = session.cap(&original, budget, &call.id)?;
+            let capped = session.cap(&original, budget, tool_call(call))?;
             let parts = vec![Part::Text {
                 text: capped.text.clone(),
             }];
@@ -61,19 +61,19 @@ pub fn send_capped(
                 original,
                 text: capped.text,
                 parts,
-                spill: capped.spill,
+                spill: capped.report.spill,
             }
         }
         ToolOutput::Parts(parts) => {
             let input = mcp::to_content_parts(&parts);
-            let capped = session.cap_parts(&input, budget, &call.id)?;
+            let capped = session.cap_parts(&input, budget, tool_call(call))?;
             check_media_untouched(&input, &capped.parts, checks);
             let delivered = mcp::from_content_parts(capped.parts)?;
             Delivered {
                 original: joined_text(&parts),
                 text: joined_text(&delivered),
                 parts: delivered,
-                spill: capped.spill,
+                spill: capped.report.spill,
             }
         }
     };
@@ -130,6 +130,17 @@ fn check_within_budget(call_id: &str, text: &str, budget: &Budget, checks: &mut 
     checks.record(checks::WITHIN_BUDGET, within, || {
         format!("{call_id}: {} bytes, {text_lines} lines", text.len())
     });
+}
+
+/// The component's `call` record of a tool call: a failed command is stated
+/// first in the notice, and its preview leans to the tail.
+fn tool_call(call: &ToolCall) -> Call {
+    Call {
+        id: call.id.clone(),
+        tool: Some(call.name.clone()),
+        exit_code: tools::exit_code(&call.name),
+        is_error: false,
+    }
 }
 
 /// Compares the spill file on disk with the tool's output.

@@ -55,6 +55,11 @@ pub enum ReadBack {
 
 /// Runs one tool call. `read_spilled` needs a session (the host without the
 /// component has none) and reports what it read in `read_backs`.
+/// The exit code a tool's command ends with: the build fails as cargo does.
+pub fn exit_code(tool: &str) -> Option<i32> {
+    (tool == BUILD).then_some(101)
+}
+
 pub fn run(
     call: &ToolCall,
     fixtures: &Fixtures,

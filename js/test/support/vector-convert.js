@@ -14,6 +14,23 @@ export function toBudget(spec) {
   };
 }
 
+/**
+ * A cap step's call as the wrapper takes it: `call_id` as the bare string id
+ * (the wrapper's shorthand), `call` as a Call object. The format parser has
+ * made sure exactly one is given.
+ */
+export function toCall(step) {
+  if (step.call === undefined) return step.call_id;
+  const { id, tool, exit_code: exitCode, is_error: isError } = step.call;
+  return { id, tool: tool ?? null, exitCode: exitCode ?? null, isError: isError ?? false };
+}
+
+/** The id a cap step's call goes by, for `$spill:` and `$capped:`. */
+export const callId = (step) => step.call?.id ?? step.call_id;
+
+/** A capped record with its report flat, as vectors and invariants see it. */
+export const flat = ({ report, ...rest }) => ({ ...rest, ...report });
+
 export function toPolicy(spec) {
   return { keepLast: spec.keep_last ?? null, maxTotalBytes: spec.max_total_bytes ?? null };
 }

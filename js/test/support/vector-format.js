@@ -20,6 +20,10 @@ const bool = (v, path) => (typeof v === 'boolean' ? v : fail(path, `expected a b
 const uint = (max) => (v, path) =>
   Number.isSafeInteger(v) && v >= 0 && v <= max ? v : fail(path, `expected an integer 0..${max}, got ${JSON.stringify(v)}`);
 const u8 = uint(255);
+const s32 = (v, path) =>
+  Number.isSafeInteger(v) && v >= -(2 ** 31) && v <= 2 ** 31 - 1
+    ? v
+    : fail(path, `expected an integer -2^31..2^31-1, got ${JSON.stringify(v)}`);
 const u16 = uint(65535);
 const u32 = uint(2 ** 32 - 1);
 // JSON numbers above 2^53 would be rounded by JSON.parse: refuse them.
@@ -99,6 +103,8 @@ const capExpect = record({
   omitted_bytes: opt(u32),
   omitted_lines: opt(u32),
   gap_line: nullable(u32),
+  notable_lines: opt(u32),
+  folded_lines: opt(u32),
   spill_error_contains: opt(str),
   text_contains: strings,
   text_not_contains: strings,
@@ -119,10 +125,13 @@ const pageExpect = record({
 const textExpect = record({ error: opt(str), text_contains: strings, text_not_contains: strings, text: opt(str) });
 const matchExpect = record({ line: opt(u64), offset: opt(u64), excerpt: opt(str), excerpt_offset: opt(u64) });
 
-/** Every op with its fields (besides "op"). */
+/** A cap step's `call`: the WIT `call` record, `is_error` false when absent. */
+const call = record({ id: str, tool: opt(str), exit_code: opt(s32), is_error: opt(bool) });
+
+/** Every op with its fields (besides "op"). A cap step has `call_id` or `call`, not both. */
 export const STEP_FIELDS = {
-  cap: { input: textInput, budget, call_id: str, expect: capExpect },
-  'cap-parts': { parts: list(part), budget, call_id: str, expect: capExpect },
+  cap: { input: textInput, budget, call_id: opt(str), call: opt(call), expect: capExpect },
+  'cap-parts': { parts: list(part), budget, call_id: opt(str), call: opt(call), expect: capExpect },
   'find-refs': { text: textInput, expect: record({ count: opt(u64), paths: strings }) },
   'pruned-placeholder': {
     call_id: str,
@@ -163,7 +172,11 @@ function step(v, path) {
   if (typeName(v) !== 'object') fail(path, `expected a step object, got ${typeName(v)}`);
   const { op, ...rest } = v;
   if (typeof op !== 'string' || !(op in STEP_FIELDS)) fail(path, `unknown op ${JSON.stringify(op)}`);
-  return { op, ...record(STEP_FIELDS[op])(rest, `${path} (${op})`) };
+  const parsed = { op, ...record(STEP_FIELDS[op])(rest, `${path} (${op})`) };
+  if ((op === 'cap' || op === 'cap-parts') && (parsed.call_id === undefined) === (parsed.call === undefined)) {
+    fail(`${path} (${op})`, 'a cap step names its call by exactly one of "call_id" and "call"');
+  }
+  return parsed;
 }
 
 const vector = record({
@@ -175,6 +188,9 @@ const vector = record({
     display_root: opt(str),
     display_root_default: opt(bool),
     preopen: opt(oneOf('read-write', 'read-only', 'none')),
+    read_tool: opt(str),
+    shell_hints: opt(bool),
+    notable_patterns: opt(list(str)),
   }),
   steps: list(step),
 });

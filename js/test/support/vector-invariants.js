@@ -1,7 +1,7 @@
 // What holds for every input, checked on every step whatever its
 // expectations say (tests/vectors/README.md, "universal invariants").
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 
@@ -10,14 +10,17 @@ import { toSpec } from './vector-convert.js';
 import { byteLength, countLines, isDirectory, tempFiles, tree } from './disk.js';
 
 /** An overflow reference as a comparable string. */
-export const refKey = (r) => JSON.stringify([r.path, String(r.bytes), String(r.lines), r.digest, r.tag]);
+export const refKey = (r) =>
+  JSON.stringify([r.path, r.relativePath, String(r.bytes), String(r.lines), r.digest, r.tag]);
 
 const show = (v) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? `${x}n` : x));
 
 /**
  * Budget kept with the notice, unchanged when it fits, exact sizes, the spill
- * file equal to the input, its reference found last in the text, and no stray
- * or temporary file. `got` is a capped record ({text, ...accounting}).
+ * file equal to the input, its reference found last in the text, its
+ * relative path consistent with its path and the host mapping, and no stray
+ * or temporary file. `got` is a capped record with its report flat
+ * ({text, truncated, ..., spill, spillError}).
  * `disk` is {root: host dir or null, before: tree(root) before the call}.
  */
 export function checkCap(chk, session, disk, input, budget, got) {
@@ -36,7 +39,13 @@ function checkUnchanged(chk, input, got) {
   chk.ensure(!got.truncated, () => 'the input fits but truncated is true');
   chk.ensure(got.text === input, () => `the input fits but the text changed: ${excerpt(got.text)}`);
   chk.ensure(
-    got.omittedBytes === 0 && got.omittedLines === 0 && got.gapLine === null && got.spill === null && got.spillError === null,
+    got.omittedBytes === 0 &&
+      got.omittedLines === 0 &&
+      got.gapLine === null &&
+      got.spill === null &&
+      got.spillError === null &&
+      got.notableLines === 0 &&
+      got.foldedLines === 0,
     () => `the input fits but the accounting says otherwise: ${show({ ...got, text: undefined })}`,
   );
 }
@@ -61,9 +70,11 @@ function checkCut(chk, input, budget, got) {
     (got.spill !== null) !== (got.spillError !== null),
     () => `a cut result needs exactly one of spill and spill_error: ${show(got.spill)} / ${show(got.spillError)}`,
   );
+  // Full notices say "do not run it again", the compact ones of small
+  // budgets "Do not re-run"; both say "could NOT be saved".
   const noticeOk =
     got.spill !== null
-      ? got.text.includes('do not run it again')
+      ? got.text.includes('do not run it again') || got.text.includes('Do not re-run')
       : got.spillError !== null && got.text.includes('could NOT be saved');
   chk.ensure(noticeOk, () => `the notice does not say what became of the full output: ${excerpt(got.text)}`);
 }
@@ -72,6 +83,7 @@ function checkDisk(chk, session, disk, input, got) {
   const spillFile = got.spill === null ? null : session.hostPath(got.spill);
   if (got.spill !== null) {
     const spill = got.spill;
+    checkRelativePath(chk, session, disk.root, spill, spillFile);
     chk.ensure(
       spill.bytes === BigInt(byteLength(input)) && spill.lines === BigInt(countLines(input)),
       () => `the reference's sizes do not match the input: ${show(spill)}`,
@@ -110,6 +122,38 @@ function checkDisk(chk, session, disk, input, got) {
     newFiles.every((f) => allowed.includes(f)),
     () => `unexpected new files: ${show(newFiles)} (spill: ${show(allowed)})`,
   );
+}
+
+/**
+ * A reference's relative path is `<thread>/<file>`, its path ends with `/`
+ * and it, and the host's mapping of the path (the component's relativePath,
+ * through the wrapper's hostPath) and of the reference both give the granted
+ * directory joined with it.
+ */
+function checkRelativePath(chk, session, root, spill, spillFile) {
+  const rel = spill.relativePath;
+  if (typeof rel !== 'string' || !isTwoPlainSegments(rel)) {
+    chk.fail(`the reference's relative_path is not <thread>/<file>: ${show(spill)}`);
+    return;
+  }
+  chk.ensure(spill.path.endsWith(`/${rel}`), () => `the reference's path does not end with /${rel}: ${show(spill)}`);
+  if (root === null) return;
+  const want = join(realpathSync(root), rel);
+  let mapped;
+  try {
+    mapped = session.hostPath(spill.path);
+  } catch (err) {
+    chk.fail(`hostPath of the reference's path failed: ${err.message}`);
+    return;
+  }
+  chk.ensure(mapped === want, () => `the host mapping of ${spill.path} is ${show(mapped)}, not ${want}`);
+  chk.ensure(spillFile === want, () => `the host mapping of the reference is ${show(spillFile)}, not ${want}`);
+}
+
+/** `a/b` with two non-empty names, neither `.` nor `..`, no backslash or NUL. */
+export function isTwoPlainSegments(rel) {
+  const segments = rel.split('/');
+  return segments.length === 2 && segments.every((x) => x !== '' && x !== '.' && x !== '..' && !/[\\\0]/.test(x));
 }
 
 /**

@@ -6,9 +6,20 @@ import { join, relative } from 'node:path';
 
 import { openSession, classify } from '../../src/index.js';
 import { Checker, big } from './vector-check.js';
-import { DEFAULT_DISPLAY_ROOT, decodeHex, joinedText, toBudget, toPart, toPolicy, toSpec } from './vector-convert.js';
+import {
+  DEFAULT_DISPLAY_ROOT,
+  callId,
+  decodeHex,
+  flat,
+  joinedText,
+  toBudget,
+  toCall,
+  toPart,
+  toPolicy,
+  toSpec,
+} from './vector-convert.js';
 import { BadVector, buildText, substitute } from './vector-inputs.js';
-import { checkCap, checkParts, checkPrune, refKey } from './vector-invariants.js';
+import { checkCap, checkParts, checkPrune, isTwoPlainSegments, refKey } from './vector-invariants.js';
 import { byteLength, countLines, freshDir, makeUnwritable, removeDir, tree } from './disk.js';
 
 /**
@@ -35,6 +46,11 @@ export async function runVector(file, vector) {
         // display_root_default: none given, the wrapper's default applies.
         displayRoot: hostDefault === true ? undefined : (root ?? DEFAULT_DISPLAY_ROOT),
         key: decodeHex(vector.session.key_hex),
+        // Absent in the vector: absent here, so the wrapper's defaults apply
+        // (no read tool, shell hints on, no patterns), as the format says.
+        readTool: vector.session.read_tool,
+        shellHints: vector.session.shell_hints,
+        notablePatterns: vector.session.notable_patterns,
       });
     } catch (err) {
       failures.push(`${file}: cannot open the session: ${err.message}`);
@@ -130,12 +146,12 @@ class Runner {
     const input = buildText(s.input);
     const budget = toBudget(s.budget);
     const disk = this.disk();
-    const result = chk.outcome(e.error, () => this.session.cap(input, budget, s.call_id));
+    const result = chk.outcome(e.error, () => this.session.cap(input, budget, toCall(s)));
     if (!result) return;
-    const got = result.value;
+    const got = flat(result.value);
     checkCap(chk, this.session, disk, input, budget, got);
     checkCapped(chk, this.resolveExpect(e), got);
-    this.record(s.call_id, got);
+    this.record(callId(s), got);
   }
 
   capParts(chk, s, e) {
@@ -143,15 +159,15 @@ class Runner {
     const joined = joinedText(parts);
     const budget = toBudget(s.budget);
     const disk = this.disk();
-    const result = chk.outcome(e.error, () => this.session.capParts(parts, budget, s.call_id));
+    const result = chk.outcome(e.error, () => this.session.capParts(parts, budget, toCall(s)));
     if (!result) return;
-    const capped = result.value;
+    const capped = flat(result.value);
     const view = { ...capped, text: joinedText(capped.parts) };
     checkCap(chk, this.session, disk, joined, budget, view);
     checkParts(chk, parts, capped);
     checkCapped(chk, this.resolveExpect(e), view);
     chk.exact('parts', e.parts, capped.parts.map(toSpec));
-    this.record(s.call_id, view);
+    this.record(callId(s), view);
   }
 
   record(callId, got) {
@@ -309,12 +325,6 @@ class Runner {
   }
 }
 
-/** `a/b` with two non-empty names, neither `.` nor `..`, no backslash or NUL. */
-function isTwoPlainSegments(rel) {
-  const segments = rel.split('/');
-  return segments.length === 2 && segments.every((x) => x !== '' && x !== '.' && x !== '..' && !/[\\\0]/.test(x));
-}
-
 /** The expectations of cap and cap-parts on their shared accounting. */
 function checkCapped(chk, e, got) {
   chk.exact('truncated', e.truncated, got.truncated);
@@ -324,6 +334,8 @@ function checkCapped(chk, e, got) {
   chk.exact('omitted_bytes', e.omitted_bytes, got.omittedBytes);
   chk.exact('omitted_lines', e.omitted_lines, got.omittedLines);
   chk.exact('gap_line', e.gap_line, got.gapLine);
+  chk.exact('notable_lines', e.notable_lines, got.notableLines);
+  chk.exact('folded_lines', e.folded_lines, got.foldedLines);
   if (e.spill_error_contains !== undefined) {
     if (got.spillError === null) chk.fail(`expected a spill_error containing ${JSON.stringify(e.spill_error_contains)}, got none`);
     else

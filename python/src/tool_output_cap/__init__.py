@@ -3,7 +3,8 @@ the full output to disk with a verified reference, read it back, prune old
 tool messages and classify "request too large" errors.
 
 The work is done by a WebAssembly component run with wasmtime; see
-`open_session` and `classify`.
+`open_session` and `classify`. It speaks the WIT package
+`toolcap:tool-output-cap@0.2.0`.
 """
 
 from .errors import ToolCapError
@@ -11,6 +12,8 @@ from .session import Session, classify, open_session
 from .types import (
     Audio,
     Budget,
+    Call,
+    CapReport,
     Capped,
     CappedParts,
     ContentPart,
@@ -35,6 +38,8 @@ __version__ = "0.1.0"
 __all__ = [
     "Audio",
     "Budget",
+    "Call",
+    "CapReport",
     "Capped",
     "CappedParts",
     "ContentPart",

@@ -1,7 +1,8 @@
 """Integer range checks for arguments, with wasmtime-py's public API only.
 
-wasmtime-py stores an unsigned int argument into a ctypes field, which
-silently wraps: `max_bytes=2**32` would reach the component as 0 ("no cap").
+wasmtime-py stores an int argument into a ctypes field, which silently
+wraps: `max_bytes=2**32` would reach the component as 0 ("no cap"), and
+`exit_code=2**32` as 0 ("succeeded").
 `_runtime.Instance.call` refuses such values before the call, by walking the
 arguments along the export's type (`arg_checks`, built once per export).
 """
@@ -17,6 +18,10 @@ from wasmtime.component import (
     OptionType,
     RecordType,
     ResultType,
+    S8,
+    S16,
+    S32,
+    S64,
     TupleType,
     U8,
     U16,
@@ -30,6 +35,7 @@ from wasmtime.component import (
 Check = Callable[[Any], None]
 
 UNSIGNED_BITS = ((U8, 8), (U16, 16), (U32, 32), (U64, 64))
+SIGNED_BITS = ((S8, 8), (S16, 16), (S32, 32), (S64, 64))
 
 
 def check_uint(val: Any, bits: int) -> None:
@@ -41,9 +47,18 @@ def check_uint(val: Any, bits: int) -> None:
         raise OverflowError(f"{val} is out of range for a u{bits}")
 
 
+def check_sint(val: Any, bits: int) -> None:
+    """Raises `TypeError` unless `val` is an int (not a bool), and
+    `OverflowError` unless it fits a WIT `s<bits>`."""
+    if isinstance(val, bool) or not isinstance(val, int):
+        raise TypeError(f"expected an int for an s{bits}, got {val!r}")
+    if not -(1 << (bits - 1)) <= val < 1 << (bits - 1):
+        raise OverflowError(f"{val} is out of range for an s{bits}")
+
+
 def arg_checks(params: list[ValType]) -> Optional[Check]:
     """A function that checks a call's arguments (a tuple) in lowering order,
-    or `None` if the parameters hold no unsigned ints."""
+    or `None` if the parameters hold no ints."""
     checks = [(i, c) for i, c in enumerate(map(_check_of, params)) if c is not None]
     if not checks:
         return None
@@ -60,6 +75,9 @@ def _check_of(ty: ValType) -> Optional[Check]:
     for unsigned, bits in UNSIGNED_BITS:
         if isinstance(ty, unsigned):
             return lambda v: check_uint(v, bits)
+    for signed, bits in SIGNED_BITS:
+        if isinstance(ty, signed):
+            return lambda v: check_sint(v, bits)
     if isinstance(ty, RecordType):
         fields = [(name, c) for name, c in ((n, _check_of(t)) for n, t in ty.fields) if c]
         if not fields:
@@ -114,6 +132,6 @@ def _check_of(ty: ValType) -> Optional[Check]:
         return None
     if isinstance(ty, (EnumType, FlagsType)):
         return None
-    # Strings, bools, chars, floats, signed ints (none in this API) and
-    # resource handles: wasmtime's own checks apply.
+    # Strings, bools, chars, floats and resource handles: wasmtime's own
+    # checks apply.
     return None

@@ -17,6 +17,8 @@ from .errors import ToolCapError
 from .types import (
     Audio,
     Budget,
+    Call,
+    CapReport,
     Capped,
     CappedParts,
     ContentPart,
@@ -89,39 +91,60 @@ def policy_in(p: PrunePolicy) -> Record:
     return record(keep_last=p.keep_last, max_total_bytes=p.max_total_bytes)
 
 
+def call_in(c: Call) -> Record:
+    return record(id=c.id, tool=c.tool, exit_code=c.exit_code, is_error=c.is_error)
+
+
 def ref_in(r: OverflowRef) -> Record:
-    return record(path=r.path, bytes=r.bytes, lines=r.lines, digest=r.digest, tag=r.tag)
+    return record(
+        path=r.path,
+        relative_path=r.relative_path,
+        bytes=r.bytes,
+        lines=r.lines,
+        digest=r.digest,
+        tag=r.tag,
+    )
 
 
 def ref_out(r: Optional[Record]) -> Optional[OverflowRef]:
     if r is None:
         return None
     f = r.__dict__
-    return OverflowRef(f["path"], f["bytes"], f["lines"], f["digest"], f["tag"])
+    return OverflowRef(
+        path=f["path"],
+        relative_path=f["relative-path"],
+        bytes=f["bytes"],
+        lines=f["lines"],
+        digest=f["digest"],
+        tag=f["tag"],
+    )
 
 
-def _accounting(f: dict[str, Any]) -> dict[str, Any]:
-    """The loss accounting `capped` and `capped-parts` share."""
-    return {
-        "truncated": f["truncated"],
-        "original_bytes": f["original-bytes"],
-        "original_lines": f["original-lines"],
-        "omitted_bytes": f["omitted-bytes"],
-        "omitted_lines": f["omitted-lines"],
-        "gap_line": f["gap-line"],
-        "spill": ref_out(f["spill"]),
-        "spill_error": f["spill-error"],
-    }
+def report_out(r: Record) -> CapReport:
+    """The `cap-report` that `capped` and `capped-parts` share."""
+    f = r.__dict__
+    return CapReport(
+        truncated=f["truncated"],
+        original_bytes=f["original-bytes"],
+        original_lines=f["original-lines"],
+        omitted_bytes=f["omitted-bytes"],
+        omitted_lines=f["omitted-lines"],
+        gap_line=f["gap-line"],
+        notable_lines=f["notable-lines"],
+        folded_lines=f["folded-lines"],
+        spill=ref_out(f["spill"]),
+        spill_error=f["spill-error"],
+    )
 
 
 def capped_out(r: Record) -> Capped:
     f = r.__dict__
-    return Capped(text=f["text"], **_accounting(f))
+    return Capped(text=f["text"], report=report_out(f["report"]))
 
 
 def capped_parts_out(r: Record) -> CappedParts:
     f = r.__dict__
-    return CappedParts(parts=[part_out(p) for p in f["parts"]], **_accounting(f))
+    return CappedParts(parts=[part_out(p) for p in f["parts"]], report=report_out(f["report"]))
 
 
 def part_in(p: ContentPart) -> Variant:

@@ -27,8 +27,10 @@ this project reads the same variable)."""
 PACKAGED_WASM = Path(__file__).with_name("tool_output_cap.wasm")
 """The component shipped inside the package (`make py-setup` copies it)."""
 
-CAPPER = "toolcap:tool-output-cap/capper@0.1.0"
-ERRORS = "toolcap:tool-output-cap/errors@0.1.0"
+CONTRACT = "toolcap:tool-output-cap@0.2.0"
+"""The WIT package this module speaks (`../wit/`): no other version loads."""
+CAPPER = "toolcap:tool-output-cap/capper@0.2.0"
+ERRORS = "toolcap:tool-output-cap/errors@0.2.0"
 SPILL_GUEST_PATH = "/spill"
 """Guest path of the spill directory preopen."""
 
@@ -97,7 +99,10 @@ class Runtime:
             parent = self.component.get_export_index(interface)
             index = self.component.get_export_index(export, parent)
             if index is None:
-                raise RuntimeError(f"{wasm} does not export {interface}#{export}")
+                raise RuntimeError(
+                    f"{wasm} does not export {interface}#{export}: this package needs a "
+                    f"component of {CONTRACT} (rebuild it with `make py-setup`)"
+                )
             self._indices[name] = index
         self._checks: dict[str, Optional[Check]] = {}
         self._lock = threading.Lock()

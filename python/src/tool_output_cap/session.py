@@ -14,6 +14,7 @@ from . import _convert as cv
 from ._runtime import SPILL_GUEST_PATH, Instance, runtime
 from .types import (
     Budget,
+    Call,
     Capped,
     CappedParts,
     ContentPart,
@@ -35,6 +36,9 @@ def open_session(
     display_root: Optional[str] = None,
     key: Optional[bytes] = None,
     read_only: bool = False,
+    read_tool: Optional[str] = None,
+    shell_hints: bool = True,
+    notable_patterns: Sequence[str] = (),
 ) -> "Session":
     """Open a session of `thread_id` that spills into `<spill_dir>/<thread>/`.
 
@@ -46,9 +50,22 @@ def open_session(
     references: at least 16 bytes; empty or `None` draws a random key for this
     session.
 
+    Notices tell the model how to look inside a spilled file: `read_tool`
+    names the host's read tool (1 to 64 ASCII letters, digits, `_`, `-`, `.`
+    or `:`; `None`: "the read tool"), and `shell_hints=False` leaves out the
+    `grep`/`sed` commands (for an agent without a shell). `notable_patterns`
+    are literal, case-sensitive substrings (at most 64, each 1 to 200 bytes
+    on one line) whose lines the preview keeps from the omitted middle, as it
+    does the built-in failure patterns.
+
     Raises `ToolCapError` (`invalid-settings`) for an empty thread id or
-    display root, or a key shorter than 16 bytes.
+    display root, a key shorter than 16 bytes, a bad read tool name or a bad
+    pattern; `TypeError` for a single `str` as `notable_patterns` (a list of
+    its characters is surely not what was meant).
     """
+    if isinstance(notable_patterns, str):
+        raise TypeError("notable_patterns is a sequence of patterns, not one str")
+    patterns = list(notable_patterns)
     # An empty path is no directory: `Path("")` and `realpath("")` would
     # make it the working directory, granted read-write.
     given = os.fspath(spill_dir) if spill_dir is not None else ""
@@ -64,8 +81,15 @@ def open_session(
         spill_dir=SPILL_GUEST_PATH,
         display_root=display_root,
         key=bytes(key or b""),
+        read_tool=read_tool,
+        shell_hints=shell_hints,
+        notable_patterns=patterns,
     )
-    resource = cv.unwrap(instance.call("open", settings), ResourceAny)
+    try:
+        resource = cv.unwrap(instance.call("open", settings), ResourceAny)
+    except BaseException:
+        instance.store.close()
+        raise
     return Session(instance, resource, granted, display_root)
 
 
@@ -98,17 +122,18 @@ class Session:
             raise ValueError("the session is closed")
         return self._instance.call(name, self._resource, *args)
 
-    def cap(self, output: str, budget: Budget, call_id: str) -> Capped:
-        """Fit one tool result to `budget`, spilling the full output if cut."""
-        out = self._call("cap", output, cv.budget_in(budget), call_id)
+    def cap(self, output: str, budget: Budget, call: Union[str, Call]) -> Capped:
+        """Fit one tool result to `budget`, spilling the full output if cut.
+        `call` is the tool call it came from (a `str` is `Call(call)`)."""
+        out = self._call("cap", output, cv.budget_in(budget), _call_in(call))
         return cv.capped_out(cv.unwrap(out, Record))
 
     def cap_parts(
-        self, parts: Sequence[ContentPart], budget: Budget, call_id: str
+        self, parts: Sequence[ContentPart], budget: Budget, call: Union[str, Call]
     ) -> CappedParts:
         """Fit a structured result; non-text parts pass through untouched."""
         lowered = [cv.part_in(p) for p in parts]
-        out = self._call("cap-parts", lowered, cv.budget_in(budget), call_id)
+        out = self._call("cap-parts", lowered, cv.budget_in(budget), _call_in(call))
         return cv.capped_parts_out(cv.unwrap(out, Record))
 
     def find_refs(self, text: str) -> list[OverflowRef]:
@@ -149,24 +174,32 @@ class Session:
         return cv.overflow_kind_out(self._instance.call("classify", status, body))
 
     def host_path(self, ref_or_path: Union[OverflowRef, str]) -> Optional[Path]:
-        """The host path `<spill_dir>/<thread>/<file>` of a spilled file,
-        for a reference or a path the model wrote that is exactly
+        """The host path `<spill_dir>/<thread>/<file>` of a spilled file.
+
+        For a reference: its `relative_path` joined onto `spill_dir`, if it is
+        two plain names and its `path` ends with `/` + `relative_path` (a
+        reference edited into disagreement gives `None`). For a path the
+        model wrote: only one that is exactly
         `<display_root>/<thread>/<file>` (this session's thread, a spill file
-        name). `None` for any other path (another thread, `..`, `//`, a
-        relative path, a temporary file) and when no directory was granted:
-        the answer never lies outside `spill_dir`. Raises `TypeError` for
-        anything but an `OverflowRef` or a `str`, `ValueError` once closed."""
+        name; the component decides) maps; any other (another thread, `..`,
+        `//`, a relative path, a temporary file) gives `None`. `None` too
+        when no directory was granted: the answer never lies outside
+        `spill_dir`. Raises `TypeError` for anything but an `OverflowRef` or
+        a `str`, `ValueError` once closed."""
         if isinstance(ref_or_path, OverflowRef):
-            path = ref_or_path.path
+            if self._instance is None:
+                raise ValueError("the session is closed")
+            relative: Optional[str] = ref_or_path.relative_path
+            if not ref_or_path.path.endswith("/" + ref_or_path.relative_path):
+                relative = None
         elif isinstance(ref_or_path, str):
-            path = ref_or_path
+            relative = cv.optional_str_out(self._call("relative-path", ref_or_path))
         else:
             raise TypeError(f"expected an OverflowRef or a str, got {ref_or_path!r}")
-        relative = cv.optional_str_out(self._call("relative-path", path))
         if self.spill_dir is None or relative is None:
             return None
-        # The component said `<thread>/<file>`; joined onto the granted
-        # directory only if it is two plain names, whatever it said.
+        # `<thread>/<file>`, from the component or a reference: joined onto
+        # the granted directory only if it is two plain names, whatever it says.
         parts = relative.split("/")
         if len(parts) != 2 or not all(map(_plain_name, parts)):
             return None
@@ -189,6 +222,15 @@ class Session:
         traceback: Optional[TracebackType],
     ) -> None:
         self.close()
+
+
+def _call_in(call: Union[str, Call]) -> Record:
+    """The WIT `call` of a `Call`, or of a bare id."""
+    if isinstance(call, str):
+        return cv.call_in(Call(call))
+    if isinstance(call, Call):
+        return cv.call_in(call)
+    raise TypeError(f"expected a Call or a str (the call id), got {call!r}")
 
 
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")

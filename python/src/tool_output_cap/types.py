@@ -72,9 +72,14 @@ def budget(
 
 @dataclass(frozen=True)
 class OverflowRef:
-    """A genuine reference to a spilled file, made and verified by the component."""
+    """A genuine reference to a spilled file, made and verified by the component.
+
+    `path` is what the model sees (`<display_root>/<thread>/<file>`);
+    `relative_path` is `<thread>/<file>`, the file's place in the spill
+    directory and exactly what the tag covers."""
 
     path: str
+    relative_path: str
     bytes: int
     lines: int
     digest: str
@@ -82,18 +87,53 @@ class OverflowRef:
 
 
 @dataclass(frozen=True)
-class Capped:
-    """A tool result fitted to a budget, with exact loss accounting."""
+class Call:
+    """The tool call a result came from.
 
-    text: str
+    `id` names the spill file (any text; the component maps it to a safe
+    name). A failed call, `is_error` (MCP `isError`) or a non-zero
+    `exit_code` (a WIT `s32`), is stated first in the notice, quoting `tool`
+    when given, and its preview leans to the tail. A plain `str` wherever a
+    `Call` is taken means `Call(id)`."""
+
+    id: str
+    tool: Optional[str] = None
+    exit_code: Optional[int] = None
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class CapReport:
+    """What a cap did, in numbers: the same for `Capped` and `CappedParts`.
+
+    Sizes are of the input (for parts: their texts joined by LF).
+    `omitted_bytes` counts bytes not shown verbatim, `omitted_lines` lines of
+    which no byte is shown, `gap_line` is the 1-based line of the first
+    omitted byte (`None` when nothing was omitted), `notable_lines` the
+    notable (failure) lines of the omitted middle shown with their line
+    numbers, `folded_lines` the preview lines folded into "more lines like
+    the one above" markers. A cut result has exactly one of `spill` (where
+    the full output was saved) and `spill_error` (why it could not be)."""
+
     truncated: bool
     original_bytes: int
     original_lines: int
     omitted_bytes: int
     omitted_lines: int
     gap_line: Optional[int]
+    notable_lines: int
+    folded_lines: int
     spill: Optional[OverflowRef]
     spill_error: Optional[str]
+
+
+@dataclass(frozen=True)
+class Capped:
+    """A tool result fitted to a budget: `text` for the model (the input
+    unchanged if it fit, else a preview and a notice) and its `report`."""
+
+    text: str
+    report: CapReport
 
 
 @dataclass(frozen=True)
@@ -142,18 +182,11 @@ ContentPart = Union[Text, Image, Audio, Resource, Other]
 
 @dataclass(frozen=True)
 class CappedParts:
-    """A structured tool result fitted to a budget; the accounting covers the
+    """A structured tool result fitted to a budget; the `report` covers the
     text parts and resource texts joined by LF."""
 
     parts: list[ContentPart]
-    truncated: bool
-    original_bytes: int
-    original_lines: int
-    omitted_bytes: int
-    omitted_lines: int
-    gap_line: Optional[int]
-    spill: Optional[OverflowRef]
-    spill_error: Optional[str]
+    report: CapReport
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tool_output_cap import (
+    Call,
     ErrorCase,
     Image,
     OverflowKind,
@@ -26,21 +27,34 @@ def misuse(session: Session, spill_dir: Path) -> None:
     open_session()  # expect: call-arg
     open_session(spill_dir=spill_dir)  # expect: call-arg
     open_session("t", spill_dir, key="not bytes")  # expect: arg-type
+    open_session("t", spill_dir, read_tool=7)  # expect: arg-type
+    open_session("t", spill_dir, notable_patterns=[b"FATAL"])  # expect: list-item
+    open_session("t", spill_dir, None, None)  # expect: call-arg
 
     capped = session.cap("output", budget(4096), "call-1")
     session.cap("output", 4096, "call-1")  # expect: arg-type
-    size: int = capped.spill.bytes  # expect: union-attr
+    session.cap("output", budget(4096), 7)  # expect: arg-type
+    session.cap("output", budget(4096), call_id="call-1")  # expect: call-arg
+    session.cap_parts([], budget(4096), {"id": "c"})  # expect: arg-type
+    Call("c", exit_code="2")  # expect: arg-type
+    Call("c", 2)  # expect: arg-type
+    Call(id="c", exitCode=2)  # expect: call-arg
+    Call("c").is_error = True  # expect: misc
+    size: int = capped.spill.bytes  # expect: attr-defined
+    lost: bool = capped.truncated  # expect: attr-defined
+    size = capped.report.spill.bytes  # expect: union-attr
     capped.text = "edited"  # expect: misc
-    spill = capped.spill
+    capped.report.truncated = False  # expect: misc
+    spill = capped.report.spill
     if spill is not None:
         wrong: str = spill.bytes  # expect: assignment
         session.read(spill.path, "0", 100)  # expect: arg-type
         session.host_path(ref=spill)  # expect: call-arg
     session.host_path(spill_dir / "t" / "c-0123456789abcdef.txt")  # expect: arg-type
-    session.host_path(capped.spill)  # expect: arg-type
+    session.host_path(capped.report.spill)  # expect: arg-type
 
     part = Image(data="")  # expect: call-arg
     policy = PrunePolicy(keep_last="3")  # expect: arg-type
     not_a_case: ErrorCase = "timeout"  # expect: assignment
     kind: OverflowKind = classify(413, "")  # expect: assignment
-    print(size, wrong, part, policy, not_a_case, kind)
+    print(size, lost, wrong, part, policy, not_a_case, kind)

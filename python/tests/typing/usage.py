@@ -10,6 +10,8 @@ from typing import Optional, assert_type
 from tool_output_cap import (
     Audio,
     Budget,
+    Call,
+    CapReport,
     Capped,
     CappedParts,
     ContentPart,
@@ -35,7 +37,15 @@ from tool_output_cap import (
 
 
 def agent_turn(spill_dir: Path, output: str) -> str:
-    session = open_session("thread-1", spill_dir, display_root="/spill", key=bytes(32))
+    session = open_session(
+        "thread-1",
+        spill_dir,
+        display_root="/spill",
+        key=bytes(32),
+        read_tool="read_spilled_output",
+        shell_hints=False,
+        notable_patterns=["QUOTA-EXCEEDED"],
+    )
     assert_type(session, Session)
     keep: Keep = "tail"
     b = budget(16 * 1024, max_lines=200, max_line_bytes=None, keep=keep, head_percent=30)
@@ -46,16 +56,31 @@ def agent_turn(spill_dir: Path, output: str) -> str:
     capped = session.cap(output, b, "call-1")
     assert_type(capped, Capped)
     assert_type(capped.text, str)
-    assert_type(capped.truncated, bool)
-    assert_type(capped.original_bytes, int)
-    assert_type(capped.omitted_lines, int)
-    assert_type(capped.gap_line, Optional[int])
-    assert_type(capped.spill, Optional[OverflowRef])
-    assert_type(capped.spill_error, Optional[str])
+    report = capped.report
+    assert_type(report, CapReport)
+    assert_type(report.truncated, bool)
+    assert_type(report.original_bytes, int)
+    assert_type(report.original_lines, int)
+    assert_type(report.omitted_bytes, int)
+    assert_type(report.omitted_lines, int)
+    assert_type(report.gap_line, Optional[int])
+    assert_type(report.notable_lines, int)
+    assert_type(report.folded_lines, int)
+    assert_type(report.spill, Optional[OverflowRef])
+    assert_type(report.spill_error, Optional[str])
 
-    spill = capped.spill
+    call = Call("call-3", tool="cargo", exit_code=101, is_error=False)
+    assert_type(call.id, str)
+    assert_type(call.tool, Optional[str])
+    assert_type(call.exit_code, Optional[int])
+    assert_type(call.is_error, bool)
+    assert_type(session.cap(output, b, call), Capped)
+    assert_type(session.cap(output, b, call=Call("call-4", is_error=True)), Capped)
+
+    spill = report.spill
     if spill is not None:
         assert_type(spill.path, str)
+        assert_type(spill.relative_path, str)
         assert_type(spill.bytes, int)
         assert_type(spill.lines, int)
         assert_type(spill.digest, str)
@@ -87,6 +112,8 @@ def agent_turn(spill_dir: Path, output: str) -> str:
     structured = session.cap_parts(parts, budget(4096), "call-2")
     assert_type(structured, CappedParts)
     assert_type(structured.parts, list[ContentPart])
+    assert_type(structured.report, CapReport)
+    assert_type(session.cap_parts(parts, budget(4096), Call("call-5")), CappedParts)
     for part in structured.parts:
         if isinstance(part, Resource):
             assert_type(part.text, Optional[str])

@@ -54,6 +54,13 @@ def uint(bits: int) -> Spec:
 u8, u16, u32, u64 = uint(8), uint(16), uint(32), uint(64)
 
 
+def s32(value: Any, at: str) -> int:
+    ok = isinstance(value, int) and not isinstance(value, bool)
+    if not ok or not -(1 << 31) <= value < 1 << 31:
+        raise VectorError(f"{at}: expected an s32, got {value!r}")
+    return value
+
+
 def nullable(spec: Spec) -> Spec:
     """A required value that may be `null` (kept as `None`)."""
 
@@ -162,6 +169,8 @@ _cap_expect = obj(
         "omitted_bytes": u32,
         "omitted_lines": u32,
         "gap_line": Nullable(u32),
+        "notable_lines": u32,
+        "folded_lines": u32,
         "spill_error_contains": string,
         "text_contains": _texts,
         "text_not_contains": _texts,
@@ -189,15 +198,30 @@ _page_expect = obj(
 _match_expect = obj({}, {"line": u64, "offset": u64, "excerpt": string, "excerpt_offset": u64})
 _tamper = obj({}, {"path": string, "bytes": u64, "lines": u64, "digest": string, "tag": string})
 
+_call = obj({"id": string}, {"tool": string, "exit_code": s32, "is_error": boolean})
+
+
+def one_call(spec: Spec) -> Spec:
+    """A cap step names its call by `call_id` or by `call`, not both."""
+
+    def check(value: Any, at: str) -> dict[str, Any]:
+        out = spec(value, at)
+        if ("call_id" in out) == ("call" in out):
+            raise VectorError(f"{at}: a cap step needs exactly one of call_id and call")
+        return out
+
+    return check
+
+
 _STEPS: dict[str, Spec] = {
-    "cap": obj(
-        {"op": string, "input": text_input, "budget": _budget, "call_id": string,
-         "expect": _cap_expect}
-    ),
-    "cap-parts": obj(
-        {"op": string, "parts": list_of(part), "budget": _budget, "call_id": string,
-         "expect": _cap_expect}
-    ),
+    "cap": one_call(obj(
+        {"op": string, "input": text_input, "budget": _budget, "expect": _cap_expect},
+        {"call_id": string, "call": _call},
+    )),
+    "cap-parts": one_call(obj(
+        {"op": string, "parts": list_of(part), "budget": _budget, "expect": _cap_expect},
+        {"call_id": string, "call": _call},
+    )),
     "find-refs": obj(
         {"op": string, "text": text_input, "expect": obj({}, {"count": u64, "paths": _texts})}
     ),
@@ -251,6 +275,9 @@ _session = obj(
         "display_root": string,
         "display_root_default": boolean,
         "preopen": one_of("read-write", "read-only", "none"),
+        "read_tool": string,
+        "shell_hints": boolean,
+        "notable_patterns": _texts,
     },
 )
 _vector = obj({"name": string, "about": string, "session": _session, "steps": list_of(step)})

@@ -51,8 +51,8 @@ def temp_files(root: Path) -> list[Path]:
 
 @dataclass
 class CapView:
-    """The accounting shared by `Capped` and `CappedParts`, with the text the
-    model gets (for parts: the text parts joined by LF)."""
+    """The report shared by `Capped` and `CappedParts`, flat, with the text
+    the model gets (for parts: the text parts joined by LF)."""
 
     text: str
     truncated: bool
@@ -61,12 +61,15 @@ class CapView:
     omitted_bytes: int
     omitted_lines: int
     gap_line: Optional[int]
+    notable_lines: int
+    folded_lines: int
     spill: Optional[OverflowRef]
     spill_error: Optional[str]
 
     @classmethod
     def of(cls, capped: Union[Capped, CappedParts]) -> "CapView":
-        fields = {f.name: getattr(capped, f.name) for f in dataclasses.fields(cls) if f.name != "text"}
+        report = capped.report
+        fields = {f.name: getattr(report, f.name) for f in dataclasses.fields(report)}
         text = capped.text if isinstance(capped, Capped) else joined_text(capped.parts)
         return cls(text=text, **fields)
 
@@ -99,8 +102,8 @@ def part_spec(p: ContentPart) -> dict[str, Any]:
     raise TypeError(p)
 
 
-def ref_key(r: OverflowRef) -> tuple[str, int, int, str, str]:
-    return (r.path, r.bytes, r.lines, r.digest, r.tag)
+def ref_key(r: OverflowRef) -> tuple[str, str, int, int, str, str]:
+    return (r.path, r.relative_path, r.bytes, r.lines, r.digest, r.tag)
 
 
 @dataclass
@@ -146,6 +149,8 @@ def _check_unchanged(chk: Checker, input_text: str, got: CapView) -> None:
         got.omitted_bytes == 0
         and got.omitted_lines == 0
         and got.gap_line is None
+        and got.notable_lines == 0
+        and got.folded_lines == 0
         and got.spill is None
         and got.spill_error is None,
         lambda: f"the input fits but the accounting says otherwise: {got!r}",
@@ -180,7 +185,8 @@ def _check_cut(chk: Checker, input_text: str, budget: Budget, got: CapView) -> N
         f"{got.spill!r} / {got.spill_error!r}",
     )
     if got.spill is not None:
-        notice_ok = "do not run it again" in got.text
+        # The full notice, or the compact one of small budgets.
+        notice_ok = "do not run it again" in got.text or "Do not re-run" in got.text
     else:
         notice_ok = got.spill_error is not None and "could NOT be saved" in got.text
     chk.ensure(
@@ -193,15 +199,13 @@ def _check_disk(
     chk: Checker, session: Session, disk: Disk, input_text: str, got: CapView
 ) -> None:
     spill = got.spill
-    spill_file = session.host_path(spill) if spill is not None else None
+    spill_file = _check_ref_paths(chk, session, disk, spill) if spill is not None else None
     if spill is not None:
         chk.ensure(
             spill.bytes == utf8_len(input_text) and spill.lines == count_lines(input_text),
             lambda: f"the reference's sizes do not match the input: {spill!r}",
         )
-        if spill_file is None:
-            chk.fail(f"the spill path is not under the display root: {spill!r}")
-        else:
+        if spill_file is not None:
             try:
                 data = spill_file.read_bytes()
             except OSError as err:
@@ -232,6 +236,43 @@ def _check_disk(
     )
 
 
+def _check_ref_paths(
+    chk: Checker, session: Session, disk: Disk, spill: OverflowRef
+) -> Optional[Path]:
+    """`relative_path` is `<thread>/<file>` (two plain names, the file named
+    after the digest), `path` ends with `/` + `relative_path`, and the
+    host's mapping of `path` (and of the reference) is the granted directory
+    joined with `relative_path`. Returns that file (`None` if `relative_path`
+    is malformed or nothing was granted)."""
+    relative = spill.relative_path
+    names = relative.split("/")
+    shape_ok = (
+        len(names) == 2
+        and all(n not in ("", ".", "..") and "\\" not in n for n in names)
+        and names[1].endswith(f"-{spill.digest}.txt")
+    )
+    chk.ensure(shape_ok, lambda: f"relative_path {relative!r} is not <thread>/<file>: {spill!r}")
+    chk.ensure(
+        spill.path.endswith("/" + relative),
+        lambda: f"path {spill.path!r} does not end with '/' + relative_path {relative!r}",
+    )
+    if disk.root is None:
+        chk.fail(f"a spill reference but no directory was granted: {spill!r}")
+        return None
+    want = disk.root / relative if shape_ok else None
+    by_path = session.host_path(spill.path)
+    chk.ensure(
+        want is not None and by_path == want,
+        lambda: f"host_path({spill.path!r}) is {by_path!r}, expected {want!r}",
+    )
+    by_ref = session.host_path(spill)
+    chk.ensure(
+        want is not None and by_ref == want,
+        lambda: f"host_path of the reference is {by_ref!r}, expected {want!r}",
+    )
+    return want
+
+
 def check_parts(chk: Checker, given: Sequence[ContentPart], got: CappedParts) -> None:
     """A cut result (wit/types.wit, `capped-parts.parts`): one text part where
     the first textual part was; every other textual part removed, except a
@@ -239,7 +280,7 @@ def check_parts(chk: Checker, given: Sequence[ContentPart], got: CappedParts) ->
     removed (after the preview if it was the first textual part); media,
     `other` parts and resources without text untouched and in place."""
     output = [part_spec(p) for p in got.parts]
-    if not got.truncated:
+    if not got.report.truncated:
         unchanged = [part_spec(p) for p in given]
         chk.ensure(output == unchanged, lambda: "the text fits but the parts changed")
         return

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from tool_output_cap import (
     Audio,
     Budget,
+    Call,
     ContentPart,
     Image,
     Other,
@@ -50,6 +51,9 @@ def run_vector(label: str, vector: dict[str, Any], spill_dir: Path) -> list[str]
             display_root=spec.get("display_root", display_root),
             key=bytes.fromhex(spec["key_hex"]),
             read_only=preopen == "read-only",
+            read_tool=spec.get("read_tool"),
+            shell_hints=spec.get("shell_hints", True),
+            notable_patterns=spec.get("notable_patterns", []),
         )
     except Exception as why:  # noqa: BLE001 - any reason is a failure to report
         return [f"{label}: cannot open the session: {why}"]
@@ -75,6 +79,20 @@ def _budget(spec: dict[str, Any]) -> Budget:
         keep=spec["keep"],
         head_percent=spec["head_percent"],
     )
+
+
+def _call(step: dict[str, Any]) -> Union[str, Call]:
+    """A cap step's call: a bare id (`call_id`, passed as a `str`) or a `Call`."""
+    spec = step.get("call")
+    if spec is None:
+        return str(step["call_id"])
+    return Call(spec["id"], spec.get("tool"), spec.get("exit_code"), spec.get("is_error", False))
+
+
+def _call_id(step: dict[str, Any]) -> str:
+    """The id that `$spill:` and `$capped:` name a cap step by."""
+    call = _call(step)
+    return call if isinstance(call, str) else call.id
 
 
 def _part(spec: dict[str, Any]) -> ContentPart:
@@ -124,22 +142,22 @@ class _Runner:
         text = build(s["input"])
         budget = _budget(s["budget"])
         disk = self.disk()
-        capped = chk.outcome(e.get("error"), lambda: self.session.cap(text, budget, s["call_id"]))
+        call = _call(s)
+        capped = chk.outcome(e.get("error"), lambda: self.session.cap(text, budget, call))
         if capped is None:
             return
         view = CapView.of(capped)
         invariants.check_cap(chk, self.session, disk, text, budget, view)
         self.check_capped(chk, e, view)
-        self.record(s["call_id"], view)
+        self.record(_call_id(s), view)
 
     def op_cap_parts(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
         parts = [_part(p) for p in s["parts"]]
         joined = invariants.joined_text(parts)
         budget = _budget(s["budget"])
         disk = self.disk()
-        capped = chk.outcome(
-            e.get("error"), lambda: self.session.cap_parts(parts, budget, s["call_id"])
-        )
+        call = _call(s)
+        capped = chk.outcome(e.get("error"), lambda: self.session.cap_parts(parts, budget, call))
         if capped is None:
             return
         view = CapView.of(capped)
@@ -147,14 +165,14 @@ class _Runner:
         invariants.check_parts(chk, parts, capped)
         self.check_capped(chk, e, view)
         chk.exact(e, "parts", [invariants.part_spec(p) for p in capped.parts])
-        self.record(s["call_id"], view)
+        self.record(_call_id(s), view)
 
     def check_capped(self, chk: Checker, e: dict[str, Any], got: CapView) -> None:
         """The expectations of `cap` and `cap-parts` on their shared accounting."""
         chk.exact(e, "truncated", got.truncated)
         chk.exact(e, "spilled", got.spill is not None)
         for field in ("original_bytes", "original_lines", "omitted_bytes", "omitted_lines",
-                      "gap_line"):
+                      "gap_line", "notable_lines", "folded_lines"):
             chk.exact(e, field, getattr(got, field))
         if "spill_error_contains" in e:
             needle = e["spill_error_contains"]

@@ -5,7 +5,6 @@
 //!
 //! `cargo test --release -p toolcap-tests --test all concurrency::`
 
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
@@ -62,10 +61,10 @@ fn cap_and_check(session: &mut Session, thread_id: &str, input: &str, call_id: &
     let capped = session
         .cap(input, &budget(MAX_BYTES), call_id)
         .unwrap_or_else(|err| panic!("cap {call_id} in {thread_id}: {err}"));
-    let spill: OverflowRef = capped.spill.clone().unwrap_or_else(|| {
+    let spill: OverflowRef = capped.report.spill.clone().unwrap_or_else(|| {
         panic!(
             "{call_id} in {thread_id} not saved: {:?}",
-            capped.spill_error
+            capped.report.spill_error
         )
     });
     let digest = content_digest(input.as_bytes());

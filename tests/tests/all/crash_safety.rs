@@ -7,7 +7,6 @@
 //!
 //! `cargo test --release -p toolcap-tests --test all crash_safety::`
 
-
 use std::fs;
 use std::io::{BufRead as _, BufReader};
 use std::path::Path;
@@ -18,13 +17,14 @@ use std::time::{Duration, Instant};
 
 use crate::child_process::{child, child_dir, parse_report, report};
 use crate::common::{DISPLAY_ROOT, KEY, assert_case, budget, open, temp_files};
-use tool_output_cap::OverflowRef;
 use serde_json::{Value, json};
+use tool_output_cap::OverflowRef;
 use toolcap_core::RefScheme;
 use toolcap_core::naming::content_digest;
 use toolcap_core::refs::SAVED_PREFIX;
 
-const CRASH_TEST: &str = "crash_safety::a_host_killed_mid_spill_leaves_no_reference_to_a_partial_file";
+const CRASH_TEST: &str =
+    "crash_safety::a_host_killed_mid_spill_leaves_no_reference_to_a_partial_file";
 const THREAD: &str = "crash";
 const SPILL_BYTES: usize = 64 << 20;
 /// Spills the child makes if nobody kills it.
@@ -49,10 +49,11 @@ fn crash_child(dir: &Path) {
         let capped = session
             .cap(&output(i), &budget(4096), &format!("call-{i}"))
             .unwrap_or_else(|err| panic!("cap {i}: {err}"));
-        let spill = capped.spill.expect("saved");
+        let spill = capped.report.spill.expect("saved");
         report(&json!({
             "i": i,
             "path": spill.path,
+            "relative_path": spill.relative_path,
             "bytes": spill.bytes,
             "lines": spill.lines,
             "digest": spill.digest,
@@ -220,6 +221,7 @@ fn wait_until_stopped(pid: u32) {
 fn reference_of(report: &Value) -> OverflowRef {
     OverflowRef {
         path: report["path"].as_str().unwrap().to_owned(),
+        relative_path: report["relative_path"].as_str().unwrap().to_owned(),
         bytes: report["bytes"].as_u64().unwrap(),
         lines: report["lines"].as_u64().unwrap(),
         digest: report["digest"].as_str().unwrap().to_owned(),
@@ -231,6 +233,7 @@ fn reference_of(report: &Value) -> OverflowRef {
 fn core_ref(r: &OverflowRef) -> toolcap_core::OverflowRef {
     toolcap_core::OverflowRef {
         path: r.path.clone(),
+        relative_path: r.relative_path.clone(),
         bytes: r.bytes,
         lines: r.lines,
         digest: r.digest.clone(),

@@ -6,14 +6,13 @@
 //!
 //! `cargo test --release -p toolcap-tests --test all faults::`
 
-
 use std::fs;
 use std::path::Path;
 
 use crate::child_process::{child_dir, child_with_file_size_limit, report, reports};
 use crate::common::{budget, config, open, open_with, temp_files, tree};
-use tool_output_cap::{Capped, Session, SessionConfig};
 use serde_json::json;
+use tool_output_cap::{Capped, Session, SessionConfig};
 use toolcap_core::naming::{content_digest, spill_file_name};
 
 /// The notice's words for an output that was not saved.
@@ -32,7 +31,7 @@ fn cap(session: &mut Session, text: &str, call: &str) -> Capped {
         .cap(text, &budget(MAX_BYTES), call)
         .unwrap_or_else(|err| panic!("cap {call} must not fail: {err}"));
     assert!(!session.is_poisoned());
-    assert!(capped.truncated && capped.text.len() <= MAX_BYTES as usize);
+    assert!(capped.report.truncated && capped.text.len() <= MAX_BYTES as usize);
     capped
 }
 
@@ -40,8 +39,8 @@ fn cap(session: &mut Session, text: &str, call: &str) -> Capped {
 /// says so and quotes the reason, which contains `why`.
 #[track_caller]
 fn assert_not_saved(capped: &Capped, why: &str) {
-    assert_eq!(capped.spill, None);
-    let error = capped.spill_error.as_deref().expect("a spill error");
+    assert_eq!(capped.report.spill, None);
+    let error = capped.report.spill_error.as_deref().expect("a spill error");
     assert!(error.contains(why), "spill error {error:?} lacks {why:?}");
     assert!(
         capped.text.contains(NOT_SAVED) && capped.text.contains(why),
@@ -55,9 +54,15 @@ fn assert_not_saved(capped: &Capped, why: &str) {
 #[track_caller]
 fn cap_saved(session: &mut Session, input: &str, call: &str) -> Capped {
     let capped = cap(session, input, call);
-    let spill = capped.spill.as_ref().expect("saved");
-    assert_eq!(capped.spill_error, None);
-    let on_disk = fs::read(session.host_path(&spill.path).expect("host_path").expect("under the root")).unwrap();
+    let spill = capped.report.spill.as_ref().expect("saved");
+    assert_eq!(capped.report.spill_error, None);
+    let on_disk = fs::read(
+        session
+            .host_path(&spill.path)
+            .expect("host_path")
+            .expect("under the root"),
+    )
+    .unwrap();
     assert!(
         on_disk == input.as_bytes(),
         "the spill differs from the input"
@@ -83,7 +88,11 @@ fn without_a_preopen_the_notice_says_none_was_granted() {
     let capped = cap(&mut session, &output("a", 20_000), "c1");
     assert_not_saved(&capped, "no preopen");
     // Read-back says there is no spill directory; it does not trap.
-    let path = format!("{}/t/c1-{}.txt", crate::common::DISPLAY_ROOT, "0".repeat(16));
+    let path = format!(
+        "{}/t/c1-{}.txt",
+        crate::common::DISPLAY_ROOT,
+        "0".repeat(16)
+    );
     crate::common::assert_case(session.read(&path, 0, 100), "no-spill-dir");
     assert_not_saved(&cap(&mut session, &output("b", 20_000), "c2"), "no preopen");
     assert_still_answers(&mut session);
@@ -115,7 +124,7 @@ fn a_read_only_preopen_keeps_old_spills_readable_and_says_new_ones_failed() {
     );
     assert_eq!(tree(dir.path()), before, "a read-only grant changed files");
 
-    let spill = old.spill.expect("saved");
+    let spill = old.report.spill.expect("saved");
     let page = session.read(&spill.path, 0, 64).unwrap();
     assert!(first.starts_with(&page.text));
     assert_still_answers(&mut session);
@@ -151,13 +160,21 @@ fn a_thread_folder_deleted_mid_session_is_recreated_by_the_next_cap() {
     let old = cap_saved(&mut session, &first, "c1");
 
     fs::remove_dir_all(dir.path().join("t")).unwrap();
-    let gone = old.spill.expect("saved");
+    let gone = old.report.spill.expect("saved");
     crate::common::assert_case(session.read(&gone.path, 0, 100), "not-found");
     crate::common::assert_case(session.grep(&gone.path, "first", 1), "not-found");
 
     let second = output("second", 20_000);
     let new = cap_saved(&mut session, &second, "c2");
-    let name = new.spill.as_ref().unwrap().path.rsplit('/').next().unwrap();
+    let name = new
+        .report
+        .spill
+        .as_ref()
+        .unwrap()
+        .path
+        .rsplit('/')
+        .next()
+        .unwrap();
     assert_eq!(
         tree(dir.path()),
         [Path::new("t").into(), Path::new("t").join(name)]
@@ -188,7 +205,8 @@ fn a_spill_name_taken_by_a_directory_fails_the_rename_and_leaves_no_temp_file() 
 
 /// Runs in a child under a file-size limit of 128 KiB (dash) or 256 KiB
 /// (bash): a 4 MiB spill cannot be written, a 32 KiB one can.
-const QUOTA_TEST: &str = "faults::a_spill_over_the_file_size_limit_fails_honestly_and_the_next_one_works";
+const QUOTA_TEST: &str =
+    "faults::a_spill_over_the_file_size_limit_fails_honestly_and_the_next_one_works";
 const QUOTA_BLOCKS: u32 = 256;
 const QUOTA_CALLS: [(&str, &str, usize); 2] =
     [("big", "huge", 4 << 20), ("small", "tiny", 32 << 10)];
@@ -249,8 +267,8 @@ fn quota_child(dir: &Path) {
         let capped = cap(&mut session, &output(label, bytes), call);
         report(&json!({
             "text": capped.text,
-            "spill": capped.spill.map(|r| r.path),
-            "spill_error": capped.spill_error,
+            "spill": capped.report.spill.map(|r| r.path),
+            "spill_error": capped.report.spill_error,
         }));
     }
 }

@@ -4,7 +4,9 @@
 use std::sync::OnceLock;
 use std::thread;
 
-use tool_output_cap::{Budget, CapError, Error, OverflowKind, RuntimeOptions, SessionConfig, ToolCap};
+use tool_output_cap::{
+    Budget, Call, CapError, Error, OverflowKind, RuntimeOptions, SessionConfig, ToolCap,
+};
 
 /// Compiling the component is the slow part: do it once for every test.
 fn tool_cap() -> &'static ToolCap {
@@ -36,9 +38,15 @@ fn threads_share_one_tool_cap() {
                 let config = SessionConfig::new(format!("thread-{worker}"), dir);
                 let mut session = tool_cap.open_session(config).unwrap();
                 let capped = session.cap(output, &small_budget(), "call-1").unwrap();
-                assert!(capped.truncated && capped.text.len() <= 4096);
-                let reference = capped.spill.expect("spilled");
-                let on_disk = std::fs::read(session.host_path(&reference.path).expect("host_path").unwrap()).unwrap();
+                assert!(capped.report.truncated && capped.text.len() <= 4096);
+                let reference = capped.report.spill.expect("spilled");
+                let on_disk = std::fs::read(
+                    session
+                        .host_path(&reference.path)
+                        .expect("host_path")
+                        .unwrap(),
+                )
+                .unwrap();
                 assert_eq!(on_disk, output.as_bytes());
                 let found = session.grep(&reference.path, "line 4321 ", 1).unwrap();
                 assert_eq!(found.matches[0].line, 4321);
@@ -56,7 +64,7 @@ fn fitting_output_comes_back_unchanged_without_a_file() {
         .unwrap();
     let capped = session.cap("short\n", &small_budget(), "call-1").unwrap();
     assert_eq!(capped.text, "short\n");
-    assert!(!capped.truncated && capped.spill.is_none());
+    assert!(!capped.report.truncated && capped.report.spill.is_none());
     assert_eq!(std::fs::read_dir(spill.path()).unwrap().count(), 0);
 }
 
@@ -71,8 +79,8 @@ fn without_a_preopen_the_cut_still_succeeds_and_says_so() {
     let capped = session
         .cap(&big_output(), &small_budget(), "call-1")
         .unwrap();
-    assert!(capped.truncated && capped.spill.is_none());
-    assert!(capped.spill_error.is_some());
+    assert!(capped.report.truncated && capped.report.spill.is_none());
+    assert!(capped.report.spill_error.is_some());
 }
 
 #[test]
@@ -84,10 +92,79 @@ fn an_empty_spill_dir_grants_nothing_not_the_working_directory() {
     assert_eq!(session.spill_dir(), None);
     assert_eq!(session.display_root(), "/spill");
     let capped = session.cap(&big_output(), &small_budget(), "c1").unwrap();
-    assert!(capped.truncated && capped.spill.is_none());
-    assert!(capped.text.contains("could NOT be saved"), "{}", capped.text);
+    assert!(capped.report.truncated && capped.report.spill.is_none());
+    assert!(
+        capped.text.contains("could NOT be saved"),
+        "{}",
+        capped.text
+    );
     assert!(std::path::Path::new("t-empty").symlink_metadata().is_err());
     assert_eq!(std::fs::read_dir(".").unwrap().count(), before);
+}
+
+#[test]
+fn a_failed_call_is_stated_first_and_the_read_tool_named() {
+    let spill = tempfile::tempdir().unwrap();
+    let config = SessionConfig {
+        read_tool: Some("read_spilled_output".into()),
+        shell_hints: false,
+        ..SessionConfig::new("t1", spill.path())
+    };
+    let mut session = tool_cap().open_session(config).unwrap();
+    let call = Call {
+        tool: Some("cargo".into()),
+        exit_code: Some(101),
+        ..Call::new("build-1")
+    };
+    let capped = session
+        .cap(&big_output(), &Budget::new(8192), call)
+        .unwrap();
+    let notice = &capped.text[capped.text.rfind("\n[toolcap] ").unwrap() + 1..];
+    assert!(
+        notice.starts_with("[toolcap] The tool `cargo` failed (exit code 101). "),
+        "{notice}"
+    );
+    assert!(notice.contains("the read_spilled_output tool"), "{notice}");
+    assert!(!notice.contains("grep -n"), "{notice}");
+    let reference = capped.report.spill.expect("saved");
+    assert!(reference.relative_path.starts_with("t1/build-1-"));
+    assert!(
+        reference
+            .path
+            .ends_with(&format!("/{}", reference.relative_path))
+    );
+    // A call that succeeded states nothing.
+    let ok = Call {
+        exit_code: Some(0),
+        ..Call::new("build-2")
+    };
+    let capped = session.cap(&big_output(), &Budget::new(8192), ok).unwrap();
+    assert!(!capped.text.contains("failed"));
+}
+
+#[test]
+fn bad_preview_settings_are_refused_at_open() {
+    let spill = tempfile::tempdir().unwrap();
+    let bad = [
+        SessionConfig {
+            read_tool: Some("read spilled".into()),
+            ..SessionConfig::new("t1", spill.path())
+        },
+        SessionConfig {
+            notable_patterns: vec![String::new()],
+            ..SessionConfig::new("t1", spill.path())
+        },
+        SessionConfig {
+            notable_patterns: vec!["two\nlines".into()],
+            ..SessionConfig::new("t1", spill.path())
+        },
+    ];
+    for config in bad {
+        match tool_cap().open_session(config) {
+            Err(Error::Cap(CapError::InvalidSettings(_))) => {}
+            other => panic!("expected invalid-settings, got {:?}", other.map(|_| ())),
+        }
+    }
 }
 
 #[test]
@@ -99,7 +176,7 @@ fn host_path_maps_only_this_threads_spill_files() {
     };
     let mut session = tool_cap().open_session(config).unwrap();
     let capped = session.cap(&big_output(), &small_budget(), "c1").unwrap();
-    let reference = capped.spill.expect("saved");
+    let reference = capped.report.spill.expect("saved");
     let mapped = session.host_path(&reference.path).unwrap().expect("mapped");
     assert!(mapped.starts_with(session.spill_dir().unwrap()));
     assert_eq!(std::fs::read_to_string(&mapped).unwrap(), big_output());
@@ -127,8 +204,8 @@ fn a_read_only_grant_still_caps_and_says_so() {
     let capped = session
         .cap(&big_output(), &small_budget(), "call-1")
         .unwrap();
-    assert!(capped.truncated && capped.spill.is_none());
-    assert!(capped.spill_error.is_some());
+    assert!(capped.report.truncated && capped.report.spill.is_none());
+    assert!(capped.report.spill_error.is_some());
     assert_eq!(std::fs::read_dir(spill.path()).unwrap().count(), 0);
 }
 
@@ -162,13 +239,22 @@ fn component_errors_are_told_apart_from_runtime_errors() {
     let capped = unsaved
         .cap(&big_output(), &small_budget(), "call-3")
         .unwrap();
-    assert!(capped.truncated && capped.spill.is_none(), "{capped:?}");
+    assert!(
+        capped.report.truncated && capped.report.spill.is_none(),
+        "{capped:?}"
+    );
     assert!(
         capped.text.contains("could NOT be saved"),
         "{}",
         capped.text
     );
-    assert!(capped.spill_error.unwrap().contains("no spill directory"));
+    assert!(
+        capped
+            .report
+            .spill_error
+            .unwrap()
+            .contains("no spill directory")
+    );
     assert!(!missing_dir.exists());
     assert!(unsaved.display_root().ends_with("/missing"));
     let empty_thread = SessionConfig::new("", spill.path());

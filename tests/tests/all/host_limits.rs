@@ -5,7 +5,10 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use tool_output_cap::{Budget, ContentPart, DEFAULT_CALL_DEADLINE, DEFAULT_MEMORY_LIMIT, Error, LimitExceeded, Limits, Recycling, RuntimeOptions, Session, SessionConfig, ToolCap};
+use tool_output_cap::{
+    Budget, ContentPart, DEFAULT_CALL_DEADLINE, DEFAULT_MEMORY_LIMIT, Error, LimitExceeded, Limits,
+    Recycling, RuntimeOptions, Session, SessionConfig, ToolCap,
+};
 
 const MIB: usize = 1 << 20;
 
@@ -68,7 +71,10 @@ fn assert_works(session: &mut Session) {
     let capped = session
         .cap(&output_of(20_000), &small_budget(), "after")
         .unwrap_or_else(|err| panic!("the session should work: {err}"));
-    assert!(capped.truncated && capped.spill.is_some(), "{capped:?}");
+    assert!(
+        capped.report.truncated && capped.report.spill.is_some(),
+        "{capped:?}"
+    );
 }
 
 #[test]
@@ -90,7 +96,7 @@ fn defaults_are_256_mib_and_30_s_and_hold_a_64_mib_cap() {
     let before = session.memory_size();
     let input = output_of(64 * MIB);
     let capped = session.cap(&input, &small_budget(), "big").unwrap();
-    let reference = capped.spill.expect("spilled");
+    let reference = capped.report.spill.expect("spilled");
     assert_eq!(reference.bytes, input.len() as u64);
     // The component copies the input once: its memory grows by about 64 MiB.
     let grown = session.memory_size() - before;
@@ -226,7 +232,7 @@ fn a_call_past_its_deadline_is_interrupted_and_poisons_the_session() {
     let capped = fresh
         .cap(&output_of(20_000), &small_budget(), "ok")
         .unwrap();
-    assert!(capped.truncated && capped.spill_error.is_some());
+    assert!(capped.report.truncated && capped.report.spill_error.is_some());
 }
 
 #[test]
@@ -247,7 +253,7 @@ fn without_limits_a_session_grows_as_it_needs() {
         ContentPart::Text(output_of(12 * MIB)),
     ];
     let capped = session.cap_parts(&parts, &small_budget(), "p").unwrap();
-    assert!(capped.truncated && capped.spill.is_some());
+    assert!(capped.report.truncated && capped.report.spill.is_some());
     assert!(session.memory_size() > 32 * MIB);
     assert!(tool_cap.classify(413, "too large").unwrap().is_some());
 }

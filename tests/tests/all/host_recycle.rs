@@ -4,7 +4,9 @@
 
 use std::sync::OnceLock;
 
-use tool_output_cap::{Budget, DEFAULT_RECYCLE_ABOVE, Recycling, RuntimeOptions, Session, SessionConfig, ToolCap};
+use tool_output_cap::{
+    Budget, DEFAULT_RECYCLE_ABOVE, Recycling, RuntimeOptions, Session, SessionConfig, ToolCap,
+};
 
 const MIB: usize = 1 << 20;
 
@@ -72,7 +74,7 @@ fn a_large_call_recycles_and_its_reference_stays_valid() {
     let fresh = session.memory_size();
     let input = output_of(24 * MIB);
     let capped = session.cap(&input, &small_budget(), "big").unwrap();
-    let reference = capped.spill.clone().expect("spilled");
+    let reference = capped.report.spill.clone().expect("spilled");
 
     // The instance that held the 24 MiB input is gone; a fresh one is as small
     // as a new session's.
@@ -96,14 +98,20 @@ fn a_large_call_recycles_and_its_reference_stays_valid() {
     assert_eq!(found.matches[0].line, 400_000);
     let page = session.read_lines(&reference.path, 7, 1, 1000).unwrap();
     assert_eq!(page.text, "2025-01-01T00:00:00Z build step 7 finished\n");
-    let on_disk = std::fs::read(session.host_path(&reference.path).expect("host_path").unwrap()).unwrap();
+    let on_disk = std::fs::read(
+        session
+            .host_path(&reference.path)
+            .expect("host_path")
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(on_disk, input.as_bytes());
 
     // Small calls after it neither grow the session much nor recycle it again.
     let small = session
         .cap(&output_of(MIB), &small_budget(), "small")
         .unwrap();
-    assert!(small.truncated && small.spill.is_some());
+    assert!(small.report.truncated && small.report.spill.is_some());
     assert_eq!(session.recycled(), 1);
 }
 
@@ -114,7 +122,7 @@ fn calls_under_the_threshold_keep_their_instance() {
     let capped = session
         .cap(&output_of(2 * MIB), &small_budget(), "c")
         .unwrap();
-    assert!(capped.spill.is_some());
+    assert!(capped.report.spill.is_some());
     assert_eq!(session.recycled(), 0);
     assert!(session.memory_size() > 2 * MIB);
 }
@@ -165,7 +173,7 @@ fn without_a_free_pool_slot_the_session_keeps_its_instance_and_works() {
     let capped = session
         .cap(&output_of(6 * MIB), &small_budget(), "c")
         .unwrap();
-    let reference = capped.spill.expect("spilled");
+    let reference = capped.report.spill.expect("spilled");
     assert_eq!(session.recycled(), 0);
     assert!(session.memory_size() > 6 * MIB);
     assert_eq!(session.find_refs(&capped.text).unwrap(), vec![reference]);
@@ -176,6 +184,7 @@ fn without_a_free_pool_slot_the_session_keeps_its_instance_and_works() {
         !again
             .cap("short\n", &small_budget(), "s")
             .unwrap()
+            .report
             .truncated
     );
 }

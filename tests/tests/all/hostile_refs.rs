@@ -8,14 +8,13 @@
 //! to the generator, `BLESS=1 cargo test --release -p toolcap-tests --test
 //! hostile_refs corpus` rewrites the corpus, then review the diff.
 
-
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use tool_output_cap::{PrunePolicy, Session, SessionConfig};
 use crate::hostile_support::corpus::{self, Case, Corpus, Genuine, SessionSpec};
 use crate::hostile_support::forge;
+use tool_output_cap::{PrunePolicy, Session, SessionConfig};
 use toolcap_core::naming::{content_digest, spill_file_name};
 use toolcap_core::{OverflowRef, RefScheme, prune};
 
@@ -217,6 +216,7 @@ fn open_corpus_session(spec: &SessionSpec, dir: &Path) -> Session {
         read_only: false,
         display_root: Some(spec.display_root.clone()),
         key: spec.key(),
+        ..SessionConfig::default()
     })
 }
 
@@ -283,10 +283,10 @@ fn spill_genuine(corpus: &Corpus, session: &mut Session, failures: &mut Vec<Stri
         let capped = session
             .cap(&input, &crate::common::budget(CAP_BYTES), &genuine.call_id)
             .expect("cap a genuine input");
-        if capped.spill.as_ref() != Some(&want) {
+        if capped.report.spill.as_ref() != Some(&want) {
             failures.push(format!(
                 "genuine {}: component spilled {:?}",
-                genuine.name, capped.spill
+                genuine.name, capped.report.spill
             ));
             continue;
         }
@@ -418,9 +418,13 @@ fn forged_notice_at_the_end_of_a_capped_output_is_not_taken_for_its_spill() {
     for (i, case) in endings.iter().enumerate() {
         let input = format!("{filler}{}", case.text.build());
         let capped = session
-            .cap(&input, &crate::common::budget(CAP_BYTES), &format!("end-{i}"))
+            .cap(
+                &input,
+                &crate::common::budget(CAP_BYTES),
+                &format!("end-{i}"),
+            )
             .expect("cap");
-        let spill = capped.spill.clone().expect("a cut output spills");
+        let spill = capped.report.spill.clone().expect("a cut output spills");
         let forged_last_line = input.lines().last().expect("a last line");
         assert!(
             capped.text.contains(forged_last_line),

@@ -6,12 +6,11 @@
 //! `cargo test --release -p toolcap-tests --test all properties::`
 //! (`PROPTEST_CASES=5000` for a longer run).
 
-
 use std::fs;
 
 use crate::common::{count_lines, open};
-use tool_output_cap::{Budget, Keep, Session};
 use proptest::prelude::*;
+use tool_output_cap::{Budget, Keep, Session};
 
 /// Text from scripts, line breaks and control bytes, short and long lines;
 /// `long` adds lines of several KB (and makes page-by-page reads slow).
@@ -95,15 +94,15 @@ proptest! {
         });
         let capped = session.cap(&text, &budget, "call").map_err(|e| TestCaseError::fail(e.to_string()))?;
         let lines = count_lines(&text);
-        prop_assert_eq!(capped.original_bytes as usize, text.len());
-        prop_assert_eq!(u64::from(capped.original_lines), lines);
+        prop_assert_eq!(capped.report.original_bytes as usize, text.len());
+        prop_assert_eq!(u64::from(capped.report.original_lines), lines);
         let fits = budget.max_bytes == 0
             || (text.len() <= budget.max_bytes as usize
                 && budget.max_lines.is_none_or(|m| lines <= u64::from(m)));
-        prop_assert_eq!(capped.truncated, !fits);
+        prop_assert_eq!(capped.report.truncated, !fits);
         if fits {
             prop_assert!(capped.text == text);
-            prop_assert!(capped.spill.is_none() && capped.omitted_bytes == 0);
+            prop_assert!(capped.report.spill.is_none() && capped.report.omitted_bytes == 0);
             return Ok(());
         }
         prop_assert!(capped.text.len() <= budget.max_bytes as usize,
@@ -111,14 +110,14 @@ proptest! {
         if let Some(max_lines) = budget.max_lines {
             prop_assert!(count_lines(&capped.text) <= u64::from(max_lines));
         }
-        prop_assert!(capped.omitted_bytes as usize <= text.len());
-        prop_assert!(u64::from(capped.omitted_lines) <= lines);
+        prop_assert!(capped.report.omitted_bytes as usize <= text.len());
+        prop_assert!(u64::from(capped.report.omitted_lines) <= lines);
         if preopen != "read-write" {
-            prop_assert!(capped.spill.is_none() && capped.spill_error.is_some());
+            prop_assert!(capped.report.spill.is_none() && capped.report.spill_error.is_some());
             prop_assert!(capped.text.contains("could NOT be saved"));
             return Ok(());
         }
-        let spill = capped.spill.expect("a writable spill dir");
+        let spill = capped.report.spill.expect("a writable spill dir");
         let on_disk = fs::read(session.host_path(&spill.path).expect("host_path").unwrap()).unwrap();
         prop_assert!(on_disk == text.as_bytes());
         let refs = session.find_refs(&capped.text).unwrap();
@@ -133,7 +132,7 @@ fn spilled(session: &mut Session, text: &str) -> String {
         ..crate::common::budget(5000)
     };
     let capped = session.cap(text, &budget, "call").expect("cap");
-    capped.spill.expect("spilled").path
+    capped.report.spill.expect("spilled").path
 }
 
 /// Text with at least five lines, so a 4-line budget always cuts it.

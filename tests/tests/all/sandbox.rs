@@ -4,7 +4,6 @@
 //!
 //! `cargo test --release -p toolcap-tests --test all sandbox::`
 
-
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
@@ -22,7 +21,7 @@ fn cap_spilled(session: &mut Session, label: &str) -> (Capped, OverflowRef) {
     let capped = session
         .cap(&big_output(label), &budget(1000), label)
         .unwrap_or_else(|err| panic!("cap: {err}"));
-    let spill = capped.spill.clone().expect("the output spilled");
+    let spill = capped.report.spill.clone().expect("the output spilled");
     (capped, spill)
 }
 
@@ -83,8 +82,11 @@ fn a_symlinked_thread_folder_is_neither_read_nor_written() {
 
     let before = tree(outside.path());
     let capped = session.cap(&big_output("c2"), &budget(1000), "c2").unwrap();
-    assert!(capped.truncated && capped.spill.is_none(), "{capped:?}");
-    assert!(capped.spill_error.is_some());
+    assert!(
+        capped.report.truncated && capped.report.spill.is_none(),
+        "{capped:?}"
+    );
+    assert!(capped.report.spill_error.is_some());
     assert_eq!(tree(outside.path()), before, "wrote through the link");
 }
 
@@ -120,7 +122,7 @@ fn a_thread_folder_replaced_by_a_file_gives_a_spill_error_not_a_trap() {
     fs::write(dir.path().join("thread-1"), "a file, not a folder").unwrap();
 
     let capped = session.cap(&big_output("c2"), &budget(1000), "c2").unwrap();
-    assert!(capped.spill.is_none() && capped.spill_error.is_some());
+    assert!(capped.report.spill.is_none() && capped.report.spill_error.is_some());
     assert!(capped.text.contains("could NOT be saved"));
     let err = session.read(&spill.path, 0, 10).unwrap_err();
     assert_ne!(case_name(&err), "runtime", "{err}");
@@ -166,7 +168,10 @@ fn purging_one_thread_leaves_the_others() {
     assert_eq!(freed, beta_spill.bytes + beta_spill2.bytes);
     assert!(!dir.path().join("beta").exists());
     assert_eq!(beta.purge().unwrap(), 0);
-    let alpha_file = alpha.host_path(&alpha_spill.path).expect("host_path").unwrap();
+    let alpha_file = alpha
+        .host_path(&alpha_spill.path)
+        .expect("host_path")
+        .unwrap();
     assert_eq!(fs::read_to_string(alpha_file).unwrap(), big_output("c1"));
     assert!(alpha.grep(&alpha_spill.path, "tool output", 1).is_ok());
 }
@@ -283,8 +288,8 @@ fn a_read_only_preopen_is_read_but_never_written() {
     let capped = read_only
         .cap(&big_output("c2"), &budget(1000), "c2")
         .unwrap();
-    assert!(capped.truncated && capped.spill.is_none());
-    assert!(capped.spill_error.is_some() && capped.text.contains("could NOT be saved"));
+    assert!(capped.report.truncated && capped.report.spill.is_none());
+    assert!(capped.report.spill_error.is_some() && capped.text.contains("could NOT be saved"));
     assert!(read_only.read(&spill.path, 0, 16).is_ok());
     assert!(read_only.purge().is_err());
     assert_eq!(tree(dir.path()), before);

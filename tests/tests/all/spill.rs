@@ -4,7 +4,6 @@
 //!
 //! `cargo test --release -p toolcap-tests --test all spill::`
 
-
 use std::fs;
 use std::path::Path;
 
@@ -40,7 +39,7 @@ fn spill_lands_at_thread_call_digest_with_the_exact_bytes() {
 
     let digest = content_digest(input.as_bytes());
     let name = format!("call-1-{digest}.txt");
-    let spill = capped.spill.expect("a cut result spills");
+    let spill = capped.report.spill.expect("a cut result spills");
     assert_eq!(spill.path, format!("{DISPLAY_ROOT}/thread-7/{name}"));
     assert_eq!(spill.digest, digest);
     assert_eq!(
@@ -64,7 +63,7 @@ fn output_that_fits_writes_nothing() {
     let mut session = open(dir.path(), "thread-1");
     let input = "ж".repeat(500);
     let capped = cap_ok(&mut session, &input, &budget(1000), "c1");
-    assert!(!capped.truncated && capped.spill.is_none() && capped.text == input);
+    assert!(!capped.report.truncated && capped.report.spill.is_none() && capped.text == input);
     assert_eq!(tree(dir.path()), Vec::<std::path::PathBuf>::new());
 }
 
@@ -74,7 +73,7 @@ fn no_temp_file_is_left_after_a_success() {
     let mut session = open(dir.path(), "thread-1");
     for call in ["c1", "c2", "c3"] {
         let capped = cap_ok(&mut session, &awkward_output(), &budget(1000), call);
-        assert!(capped.spill.is_some());
+        assert!(capped.report.spill.is_some());
     }
     assert_eq!(temp_files(dir.path()), Vec::<std::path::PathBuf>::new());
     assert_eq!(tree(dir.path()).len(), 4, "{:?}", tree(dir.path()));
@@ -94,8 +93,8 @@ fn a_failed_write_leaves_no_temp_file_and_says_so() {
     fs::create_dir_all(blocker.join("keep")).unwrap();
 
     let capped = cap_ok(&mut session, &input, &budget(1000), "c1");
-    assert!(capped.truncated && capped.spill.is_none());
-    let why = capped.spill_error.expect("the failure is reported");
+    assert!(capped.report.truncated && capped.report.spill.is_none());
+    let why = capped.report.spill_error.expect("the failure is reported");
     assert!(
         capped.text.contains("could NOT be saved"),
         "{}",
@@ -114,20 +113,29 @@ fn same_call_id_with_other_content_makes_a_second_file() {
     let first = "first run\n".repeat(200);
     let second = "second run\n".repeat(200);
     let a = cap_ok(&mut session, &first, &budget(1000), "call-1")
+        .report
         .spill
         .unwrap();
     let b = cap_ok(&mut session, &second, &budget(1000), "call-1")
+        .report
         .spill
         .unwrap();
     assert_ne!(a.path, b.path);
     // The same content again names the same file: no third one.
     let again = cap_ok(&mut session, &first, &budget(1000), "call-1")
+        .report
         .spill
         .unwrap();
     assert_eq!(again.path, a.path);
     assert_eq!(tree(dir.path()).len(), 3, "{:?}", tree(dir.path()));
     for (reference, content) in [(&a, &first), (&b, &second)] {
-        let on_disk = fs::read_to_string(session.host_path(&reference.path).expect("host_path").unwrap()).unwrap();
+        let on_disk = fs::read_to_string(
+            session
+                .host_path(&reference.path)
+                .expect("host_path")
+                .unwrap(),
+        )
+        .unwrap();
         assert_eq!(&on_disk, content);
         let page = session.read(&reference.path, 0, 64).unwrap();
         assert!(content.starts_with(&page.text));
@@ -155,6 +163,7 @@ fn hostile_thread_and_call_ids_stay_inside_the_spill_dir() {
         for call in calls {
             let capped = cap_ok(&mut session, &awkward_output(), &budget(1000), call);
             let spill = capped
+                .report
                 .spill
                 .unwrap_or_else(|| panic!("{thread:?} {call:?}"));
             assert!(!spill.path.contains("/../"), "{}", spill.path);
@@ -187,11 +196,14 @@ fn a_deleted_thread_folder_is_recreated_by_the_next_cap() {
     let mut session = open(dir.path(), "thread-1");
     let first = cap_ok(&mut session, &awkward_output(), &budget(1000), "c1");
     fs::remove_dir_all(dir.path().join("thread-1")).unwrap();
-    assert_case(session.read(&first.spill.unwrap().path, 0, 16), "not-found");
+    assert_case(
+        session.read(&first.report.spill.unwrap().path, 0, 16),
+        "not-found",
+    );
 
     let input = "after the folder was deleted\n".repeat(100);
     let second = cap_ok(&mut session, &input, &budget(1000), "c2");
-    let spill = second.spill.expect("spilled again");
+    let spill = second.report.spill.expect("spilled again");
     assert_eq!(
         fs::read_to_string(session.host_path(&spill.path).expect("host_path").unwrap()).unwrap(),
         input
@@ -212,14 +224,20 @@ fn four_mib_single_line_is_cut_spilled_and_searchable() {
         ..budget(2000)
     };
     let capped = cap_ok(&mut session, &input, &budget, "bundle");
-    assert!(capped.truncated && capped.text.len() <= 2000);
+    assert!(capped.report.truncated && capped.text.len() <= 2000);
     assert!(!capped.text.contains(needle));
     assert_eq!(
-        (capped.original_bytes as usize, capped.original_lines),
+        (
+            capped.report.original_bytes as usize,
+            capped.report.original_lines
+        ),
         (input.len(), 1)
     );
-    let spill = capped.spill.unwrap();
-    assert!(fs::read(session.host_path(&spill.path).expect("host_path").unwrap()).unwrap() == input.as_bytes());
+    let spill = capped.report.spill.unwrap();
+    assert!(
+        fs::read(session.host_path(&spill.path).expect("host_path").unwrap()).unwrap()
+            == input.as_bytes()
+    );
 
     let found = session.grep(&spill.path, needle, 3).unwrap();
     assert_eq!(found.total_matches, 1);
@@ -246,9 +264,8 @@ struct Preview<'a> {
 }
 
 fn split_preview(text: &str) -> Preview<'_> {
-    let notice = text
-        .rfind("[toolcap] This tool output was cut")
-        .expect("a notice");
+    // Full and compact notices both start with this, on a line of their own.
+    let notice = text.rfind("\n[toolcap] ").map(|i| i + 1).expect("a notice");
     let preview = &text[..notice];
     let marker = preview
         .match_indices("[... ")
@@ -305,17 +322,17 @@ fn least_budget(session: &mut Session) -> u32 {
 /// head a prefix, the tail a suffix, the gap marker and `omitted_bytes` exact.
 fn check_cut(input: &str, budget: &Budget, capped: &Capped, at: &str) {
     if input.len() <= budget.max_bytes as usize {
-        assert!(!capped.truncated && capped.text == input, "{at}");
+        assert!(!capped.report.truncated && capped.text == input, "{at}");
         return;
     }
-    assert!(capped.truncated, "{at}");
+    assert!(capped.report.truncated, "{at}");
     assert!(capped.text.len() <= budget.max_bytes as usize, "{at}");
     let p = split_preview(&capped.text);
     let head = shown_len(p.head, |s| input.starts_with(s));
     let tail = shown_len(p.tail, |s| input.ends_with(s));
     assert_eq!(p.gap, (head, input.len() - tail), "{at}");
     assert_eq!(
-        capped.omitted_bytes as usize,
+        capped.report.omitted_bytes as usize,
         input.len() - head - tail,
         "{at}"
     );
@@ -373,8 +390,9 @@ fn multibyte_cuts_spill_the_exact_input() {
                     &capped,
                     &format!("{script} {keep:?} {max_bytes}"),
                 );
-                let spill = capped.spill.expect("spilled");
-                let on_disk = fs::read(session.host_path(&spill.path).expect("host_path").unwrap()).unwrap();
+                let spill = capped.report.spill.expect("spilled");
+                let on_disk =
+                    fs::read(session.host_path(&spill.path).expect("host_path").unwrap()).unwrap();
                 assert!(on_disk == input.as_bytes(), "{script}: spill differs");
                 let refs = session.find_refs(&capped.text).unwrap();
                 assert_eq!(refs.last().map(|r| &r.path), Some(&spill.path));
@@ -393,6 +411,7 @@ fn a_display_root_with_a_trailing_slash_still_maps_to_the_host_file() {
     });
     let input = awkward_output();
     let spill = cap_ok(&mut session, &input, &budget(1000), "c1")
+        .report
         .spill
         .unwrap();
     assert!(
@@ -403,7 +422,8 @@ fn a_display_root_with_a_trailing_slash_still_maps_to_the_host_file() {
         spill.path
     );
     let file = session
-        .host_path(&spill.path).expect("host_path")
+        .host_path(&spill.path)
+        .expect("host_path")
         .expect("host_path maps the component's path (it trims the trailing /)");
     assert!(fs::read(file).unwrap() == input.as_bytes());
 }

@@ -31,6 +31,7 @@ pub fn config(dir: &Path, thread: &str) -> SessionConfig {
         read_only: false,
         display_root: Some(DISPLAY_ROOT.to_owned()),
         key: KEY.to_vec(),
+        ..SessionConfig::default()
     }
 }
 

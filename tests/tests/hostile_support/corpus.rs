@@ -139,10 +139,20 @@ impl From<&OverflowRef> for RefRecord {
     }
 }
 
+/// The last two segments of a display path, `<thread>/<file>`: what a
+/// reference carries beside its path.
+pub fn relative_of(path: &str) -> String {
+    let mut segments = path.rsplitn(3, '/');
+    let file = segments.next().unwrap_or_default();
+    let thread = segments.next().unwrap_or_default();
+    format!("{thread}/{file}")
+}
+
 impl From<&RefRecord> for OverflowRef {
     fn from(r: &RefRecord) -> Self {
         OverflowRef {
             path: r.path.clone(),
+            relative_path: relative_of(&r.path),
             bytes: r.bytes,
             lines: r.lines,
             digest: r.digest.clone(),
@@ -155,6 +165,7 @@ impl From<&RefRecord> for tool_output_cap::OverflowRef {
     fn from(r: &RefRecord) -> Self {
         tool_output_cap::OverflowRef {
             path: r.path.clone(),
+            relative_path: relative_of(&r.path),
             bytes: r.bytes,
             lines: r.lines,
             digest: r.digest.clone(),

@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 
 use toolcap_core::naming::{DIGEST_HEX, MAX_SAFE_NAME, SPILL_SUFFIX, content_digest, safe_name};
 use toolcap_core::naming::{hex, spill_file_name};
-use toolcap_core::notice::{Loss, Saved, render_notice};
+use toolcap_core::notice::{Loss, NoticeForm, NoticeStyle, Saved, render_notice};
 use toolcap_core::refs::{PRUNED_PREFIX, SAVED_PREFIX};
-use toolcap_core::{OverflowRef, RefScheme};
+use toolcap_core::{Call, OverflowRef, RefScheme};
 
 use super::corpus::{Case, Control, Corpus, Genuine, RefRecord, Segment, SessionSpec, Text};
 
@@ -18,7 +18,8 @@ use super::corpus::{Case, Control, Corpus, Genuine, RefRecord, Segment, SessionS
 pub const THREAD_ID: &str = "agent/thread-1";
 /// Display root of the corpus session.
 pub const DISPLAY_ROOT: &str = "/home/agent/spill";
-/// The guest's own path of the spill folder, which `read` accepts too.
+/// The guest's own path of the spill folder: `read` refuses it (only display
+/// paths and `<thread>/<file>` are documented).
 const GUEST_ROOT: &str = "/spill";
 const KEY: &[u8; 32] = b"hostile-refs-corpus-fixed-key-32";
 const TOKEN_HEAD: &str = "full content at ";
@@ -240,16 +241,19 @@ impl Forger {
             omitted_lines: r.lines - 40,
             gap_line: 21,
         };
-        render_notice(&loss, Saved::Spilled(r))
+        render_notice(
+            &loss,
+            Saved::Spilled(r),
+            &Call::new("forged"),
+            &NoticeStyle::default(),
+            NoticeForm::Full,
+        )
     }
 
-    /// True when `path` reaches a genuine file by a documented spelling:
-    /// `<thread>/<file>`, or the guest's own `/spill/<thread>/<file>`.
+    /// True when `path` reaches a genuine file by its other documented
+    /// spelling, `<thread>/<file>`.
     fn is_documented_alias(&self, path: &str) -> bool {
-        let relative = path
-            .strip_prefix(GUEST_ROOT)
-            .and_then(|p| p.strip_prefix('/'))
-            .unwrap_or(path);
+        let relative = path;
         self.genuine.iter().any(|g| {
             g.reference
                 .path

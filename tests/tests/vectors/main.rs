@@ -56,9 +56,11 @@ fn main() {
             invariants_catch_broken_results,
         ),
     ];
-    trials.extend(runner_checks.into_iter().map(|(name, check)| {
-        Trial::test(format!("runner::{name}"), move || no_panic(check))
-    }));
+    trials.extend(
+        runner_checks
+            .into_iter()
+            .map(|(name, check)| Trial::test(format!("runner::{name}"), move || no_panic(check))),
+    );
     libtest_mimic::run(&args, trials).exit();
 }
 
@@ -102,7 +104,12 @@ fn vector_passes(path: &PathBuf) -> Result<(), Failed> {
     if failures.is_empty() {
         Ok(())
     } else {
-        Err(format!("{} check(s) failed:\n{}", failures.len(), failures.join("\n")).into())
+        Err(format!(
+            "{} check(s) failed:\n{}",
+            failures.len(),
+            failures.join("\n")
+        )
+        .into())
     }
 }
 

@@ -1,6 +1,8 @@
 //! Between the vector format's types and the component's.
 
-use tool_output_cap::{Budget, ContentPart, EmbeddedResource, Keep, Media, OverflowKind, PrunePolicy, SessionConfig};
+use tool_output_cap::{
+    Budget, ContentPart, EmbeddedResource, Keep, Media, OverflowKind, PrunePolicy, SessionConfig,
+};
 
 use super::format::{
     BudgetSpec, KeepSpec, KindSpec, MediaSpec, PartSpec, PolicySpec, Preopen, ResourceSpec,
@@ -47,7 +49,10 @@ pub fn session_config(spec: &SessionSpec, dir: &std::path::Path) -> Result<Sessi
         (Some(true), Some(_)) => {
             return Err("display_root and display_root_default exclude each other".into());
         }
-        (_, root) => Some(root.clone().unwrap_or_else(|| DEFAULT_DISPLAY_ROOT.to_owned())),
+        (_, root) => Some(
+            root.clone()
+                .unwrap_or_else(|| DEFAULT_DISPLAY_ROOT.to_owned()),
+        ),
     };
     Ok(SessionConfig {
         thread_id: spec.thread_id.clone(),
@@ -55,7 +60,20 @@ pub fn session_config(spec: &SessionSpec, dir: &std::path::Path) -> Result<Sessi
         read_only: preopen == Preopen::ReadOnly,
         display_root,
         key: decode_hex(&spec.key_hex)?,
+        read_tool: spec.read_tool.clone(),
+        shell_hints: spec.shell_hints.unwrap_or(true),
+        notable_patterns: spec.notable_patterns.clone().unwrap_or_default(),
     })
+}
+
+/// The `call` record of a cap step.
+pub fn call(spec: &super::format::CallSpec) -> tool_output_cap::Call {
+    tool_output_cap::Call {
+        id: spec.id.clone(),
+        tool: spec.tool.clone(),
+        exit_code: spec.exit_code,
+        is_error: spec.is_error,
+    }
 }
 
 fn decode_hex(hex: &str) -> Result<Vec<u8>, String> {

@@ -29,6 +29,12 @@ pub struct SessionSpec {
     pub display_root_default: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preopen: Option<Preopen>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_tool: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shell_hints: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notable_patterns: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -207,8 +213,38 @@ impl Step {
 pub struct CapStep {
     pub input: TextInput,
     pub budget: BudgetSpec,
-    pub call_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<CallSpec>,
     pub expect: CapExpect,
+}
+
+/// A cap step's `call` record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallSpec {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
+}
+
+/// The call of a cap step: exactly one of `call_id` and `call`.
+pub fn call_of(call_id: &Option<String>, call: &Option<CallSpec>) -> Result<CallSpec, String> {
+    match (call_id, call) {
+        (Some(id), None) => Ok(CallSpec {
+            id: id.clone(),
+            tool: None,
+            exit_code: None,
+            is_error: false,
+        }),
+        (None, Some(call)) => Ok(call.clone()),
+        _ => Err("a cap step needs exactly one of `call_id` and `call`".into()),
+    }
 }
 
 /// Expectations of `cap` and `cap-parts` (whose `parts` only `cap-parts` may use).
@@ -232,6 +268,10 @@ pub struct CapExpect {
     #[serde(default, with = "nullable", skip_serializing_if = "Option::is_none")]
     pub gap_line: Option<Option<u32>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notable_lines: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folded_lines: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spill_error_contains: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_contains: Option<Vec<String>>,
@@ -248,7 +288,10 @@ pub struct CapExpect {
 pub struct CapPartsStep {
     pub parts: Vec<PartSpec>,
     pub budget: BudgetSpec,
-    pub call_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<CallSpec>,
     pub expect: CapExpect,
 }
 

@@ -23,6 +23,8 @@ pub struct CapView {
     pub omitted_bytes: u32,
     pub omitted_lines: u32,
     pub gap_line: Option<u32>,
+    pub notable_lines: u32,
+    pub folded_lines: u32,
     pub spill: Option<OverflowRef>,
     pub spill_error: Option<String>,
 }
@@ -31,14 +33,16 @@ impl From<Capped> for CapView {
     fn from(c: Capped) -> Self {
         CapView {
             text: c.text,
-            truncated: c.truncated,
-            original_bytes: c.original_bytes,
-            original_lines: c.original_lines,
-            omitted_bytes: c.omitted_bytes,
-            omitted_lines: c.omitted_lines,
-            gap_line: c.gap_line,
-            spill: c.spill,
-            spill_error: c.spill_error,
+            truncated: c.report.truncated,
+            original_bytes: c.report.original_bytes,
+            original_lines: c.report.original_lines,
+            omitted_bytes: c.report.omitted_bytes,
+            omitted_lines: c.report.omitted_lines,
+            gap_line: c.report.gap_line,
+            notable_lines: c.report.notable_lines,
+            folded_lines: c.report.folded_lines,
+            spill: c.report.spill,
+            spill_error: c.report.spill_error,
         }
     }
 }
@@ -47,14 +51,16 @@ impl From<&CappedParts> for CapView {
     fn from(c: &CappedParts) -> Self {
         CapView {
             text: joined_text(&c.parts),
-            truncated: c.truncated,
-            original_bytes: c.original_bytes,
-            original_lines: c.original_lines,
-            omitted_bytes: c.omitted_bytes,
-            omitted_lines: c.omitted_lines,
-            gap_line: c.gap_line,
-            spill: c.spill.clone(),
-            spill_error: c.spill_error.clone(),
+            truncated: c.report.truncated,
+            original_bytes: c.report.original_bytes,
+            original_lines: c.report.original_lines,
+            omitted_bytes: c.report.omitted_bytes,
+            omitted_lines: c.report.omitted_lines,
+            gap_line: c.report.gap_line,
+            notable_lines: c.report.notable_lines,
+            folded_lines: c.report.folded_lines,
+            spill: c.report.spill.clone(),
+            spill_error: c.report.spill_error.clone(),
         }
     }
 }
@@ -166,8 +172,12 @@ fn check_cut(chk: &mut Checker<'_>, input: &str, budget: &Budget, got: &CapView)
             got.spill, got.spill_error
         )
     });
+    // Full notices say "do not run it again", the compact ones of small
+    // budgets "Do not re-run"; both say "could NOT be saved".
     let notice_ok = match (&got.spill, &got.spill_error) {
-        (Some(_), _) => got.text.contains("do not run it again"),
+        (Some(_), _) => {
+            got.text.contains("do not run it again") || got.text.contains("Do not re-run")
+        }
         (None, Some(_)) => got.text.contains("could NOT be saved"),
         (None, None) => false,
     };
@@ -186,12 +196,24 @@ fn check_disk(
     input: &str,
     got: &CapView,
 ) {
-    let spill_file = got.spill.as_ref().and_then(|r| session.host_path(&r.path).expect("host_path"));
+    let spill_file = got
+        .spill
+        .as_ref()
+        .and_then(|r| session.host_path(&r.path).expect("host_path"));
     if let Some(spill) = &got.spill {
         chk.ensure(
             spill.bytes == input.len() as u64 && spill.lines == count_lines(input),
             || format!("the reference's sizes do not match the input: {spill:?}"),
         );
+        let relative_ok = spill.relative_path.split('/').count() == 2
+            && spill.path.ends_with(&format!("/{}", spill.relative_path))
+            && spill_file
+                .as_ref()
+                .zip(session.spill_dir())
+                .is_some_and(|(file, dir)| *file == dir.join(&spill.relative_path));
+        chk.ensure(relative_ok, || {
+            format!("the relative path does not name the spill file: {spill:?}, {spill_file:?}")
+        });
         match &spill_file {
             None => chk.fail(format!(
                 "the spill path is not under the display root: {spill:?}"
@@ -243,7 +265,7 @@ fn check_disk(
 /// place; a cut result has one text part, where the first textual part was.
 pub fn check_parts(chk: &mut Checker<'_>, input: &[ContentPart], got: &CappedParts) {
     let output: Vec<PartSpec> = got.parts.iter().map(part_spec).collect();
-    if !got.truncated {
+    if !got.report.truncated {
         let unchanged: Vec<PartSpec> = input.iter().map(part_spec).collect();
         chk.ensure(output == unchanged, || {
             "the text fits but the parts changed".into()

@@ -8,9 +8,9 @@ use tool_output_cap::{ContentPart, OverflowRef, Session};
 use super::check::Checker;
 use super::convert;
 use super::format::{
-    CapExpect, CapPartsStep, CapStep, ClassifyStep, FindRefsStep, GrepStep, PageExpect,
-    HostPathStep, PlaceholderStep, Preopen, PruneStep, PurgeStep, ReadLinesStep, ReadStep, Step, TextExpect,
-    Vector,
+    CapExpect, CapPartsStep, CapStep, ClassifyStep, FindRefsStep, GrepStep, HostPathStep,
+    PageExpect, PlaceholderStep, Preopen, PruneStep, PurgeStep, ReadLinesStep, ReadStep, Step,
+    TextExpect, Vector,
 };
 use super::inputs::{Recorded, build, substitute};
 use super::invariants::{self, CapView, Disk};
@@ -104,14 +104,15 @@ impl Runner {
         let input = build(&s.input)?;
         let budget = convert::budget(&s.budget);
         let disk = self.disk();
-        let result = self.session.cap(&input, &budget, &s.call_id);
+        let call = super::format::call_of(&s.call_id, &s.call)?;
+        let result = self.session.cap(&input, &budget, convert::call(&call));
         let Some(capped) = chk.outcome(s.expect.error.as_deref(), result) else {
             return Ok(());
         };
         let view = CapView::from(capped);
         invariants::check_cap(chk, &mut self.session, &disk, &input, &budget, &view);
         self.check_capped(chk, &mut s.expect, &view)?;
-        self.record(&s.call_id, &view);
+        self.record(&call.id, &view);
         Ok(())
     }
 
@@ -124,7 +125,10 @@ impl Runner {
         let joined = invariants::joined_text(&parts);
         let budget = convert::budget(&s.budget);
         let disk = self.disk();
-        let result = self.session.cap_parts(&parts, &budget, &s.call_id);
+        let call = super::format::call_of(&s.call_id, &s.call)?;
+        let result = self
+            .session
+            .cap_parts(&parts, &budget, convert::call(&call));
         let Some(capped) = chk.outcome(s.expect.error.as_deref(), result) else {
             return Ok(());
         };
@@ -134,7 +138,7 @@ impl Runner {
         self.check_capped(chk, &mut s.expect, &view)?;
         let got_parts = capped.parts.iter().map(convert::part_spec).collect();
         chk.exact("parts", &mut s.expect.parts, &got_parts);
-        self.record(&s.call_id, &view);
+        self.record(&call.id, &view);
         Ok(())
     }
 
@@ -368,7 +372,9 @@ impl Runner {
         let granted = self.session.spill_dir().map(std::path::Path::to_owned);
         let expected = match (&s.expect.relative, granted) {
             (Some(Some(relative)), Some(dir)) => Some(dir.join(relative)),
-            (Some(Some(_)), None) => return Err("a mapping is expected but no dir was granted".into()),
+            (Some(Some(_)), None) => {
+                return Err("a mapping is expected but no dir was granted".into());
+            }
             (Some(None), _) => None,
             (None, _) => return Err("`relative` is required".into()),
         };
@@ -392,6 +398,8 @@ impl Runner {
         chk.exact("omitted_bytes", &mut e.omitted_bytes, &got.omitted_bytes);
         chk.exact("omitted_lines", &mut e.omitted_lines, &got.omitted_lines);
         chk.exact("gap_line", &mut e.gap_line, &got.gap_line);
+        chk.exact("notable_lines", &mut e.notable_lines, &got.notable_lines);
+        chk.exact("folded_lines", &mut e.folded_lines, &got.folded_lines);
         if let Some(needle) = &e.spill_error_contains {
             match &got.spill_error {
                 Some(error) => chk.ensure(error.contains(needle.as_str()), || {

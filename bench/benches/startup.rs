@@ -1,6 +1,8 @@
 //! `cargo bench -p toolcap-bench --bench startup`: compile, load a serialized
 //! component, instantiate from an `InstancePre`, open a session; with and
-//! without the pooling allocator.
+//! without the pooling allocator. A second process with and without the
+//! compiled-code cache is measured by the report only (`startup` suite): it
+//! spawns the report binary itself.
 
 use std::hint::black_box;
 
@@ -11,21 +13,21 @@ use wasmtime::component::Component;
 use wasmtime::{Config, Engine};
 
 fn startup(c: &mut Criterion) {
-    let wasm = setup::component_wasm();
+    let wasm = tool_output_cap::COMPONENT_WASM;
     let engine = Engine::new(&Config::new()).unwrap();
-    let serialized = Component::new(&engine, &wasm).unwrap().serialize().unwrap();
+    let serialized = Component::new(&engine, wasm).unwrap().serialize().unwrap();
     let mut group = c.benchmark_group("startup");
     group.bench_function("compile", |b| {
-        b.iter(|| Component::new(&engine, black_box(&wasm)).unwrap())
+        b.iter(|| Component::new(&engine, black_box(wasm)).unwrap())
     });
     group.bench_function("deserialize", |b| {
         b.iter(|| deserialize(&engine, black_box(&serialized)))
     });
-    let on_demand = Instantiator::new(Config::new(), &wasm);
+    let on_demand = Instantiator::new(Config::new(), wasm);
     group.bench_function("instantiate_on_demand", |b| {
         b.iter(|| on_demand.instantiate())
     });
-    let pooled = Instantiator::new(pooling_config(), &wasm);
+    let pooled = Instantiator::new(pooling_config(), wasm);
     group.bench_function("instantiate_pooling", |b| b.iter(|| pooled.instantiate()));
     let spill = tempfile::tempdir().unwrap();
     for (name, slots) in [

@@ -51,9 +51,21 @@ pub type Routine<'a> = &'a mut dyn FnMut();
 
 /// The median time of one iteration of each routine, in the order given.
 pub fn medians(routines: &mut [Routine<'_>], plan: Plan) -> Vec<Duration> {
+    medians_between(routines, plan, &mut || {})
+}
+
+/// [`medians`], running `between` untimed before every sample of every
+/// routine: a reset that keeps the state each sample starts from the same on
+/// both sides of a comparison (for example, removing the files the last
+/// sample wrote, so the disk use stays at one sample's files).
+pub fn medians_between(
+    routines: &mut [Routine<'_>],
+    plan: Plan,
+    between: Routine<'_>,
+) -> Vec<Duration> {
     let iters: Vec<u32> = routines
         .iter_mut()
-        .map(|r| calibrate(&mut **r, plan.sample))
+        .map(|r| calibrate(&mut **r, plan.sample, &mut *between))
         .collect();
     let mut samples = vec![Vec::new(); routines.len()];
     let start = Instant::now();
@@ -66,6 +78,7 @@ pub fn medians(routines: &mut [Routine<'_>], plan: Plan) -> Vec<Duration> {
             (0..routines.len()).rev().collect()
         };
         for i in order {
+            between();
             samples[i].push(time(&mut *routines[i], iters[i]) / iters[i]);
         }
         round += 1;
@@ -75,13 +88,17 @@ pub fn medians(routines: &mut [Routine<'_>], plan: Plan) -> Vec<Duration> {
 
 /// Iterations per sample: doubled until a sample lasts `sample / 2`. The
 /// first call also warms the routine up (page faults, caches, lazy state).
-fn calibrate(routine: Routine<'_>, sample: Duration) -> u32 {
+fn calibrate(routine: Routine<'_>, sample: Duration, between: Routine<'_>) -> u32 {
+    between();
     routine();
     let mut n = 1u32;
-    while n < 1 << 20 && time(routine, n) < sample / 2 {
+    loop {
+        between();
+        if n >= 1 << 20 || time(routine, n) >= sample / 2 {
+            return n;
+        }
         n *= 2;
     }
-    n
 }
 
 fn time(routine: Routine<'_>, iters: u32) -> Duration {
@@ -92,7 +109,8 @@ fn time(routine: Routine<'_>, iters: u32) -> Duration {
     start.elapsed()
 }
 
-fn median(mut samples: Vec<Duration>) -> Duration {
+/// The median of `samples` (the upper one of an even count).
+pub fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort_unstable();
     samples[samples.len() / 2]
 }
@@ -116,5 +134,33 @@ mod tests {
         let m = medians(&mut [&mut fast, &mut slow], plan);
         assert!(m[0] < m[1], "{m:?}");
         assert!(m[1] >= Duration::from_micros(300));
+    }
+
+    #[test]
+    fn between_runs_before_every_sample_untimed() {
+        let plan = Plan {
+            sample: Duration::from_micros(100),
+            budget: Duration::from_millis(5),
+            min_rounds: 3,
+            max_rounds: 3,
+        };
+        let mut resets = 0;
+        let mut calls = 0;
+        let mut slow_reset = || {
+            resets += 1;
+            std::thread::sleep(Duration::from_millis(2));
+        };
+        let mut routine = || {
+            calls += 1;
+            std::thread::sleep(Duration::from_micros(200));
+        };
+        let m = medians_between(&mut [&mut routine], plan, &mut slow_reset);
+        assert!(
+            m[0] < Duration::from_millis(2),
+            "the reset was timed: {m:?}"
+        );
+        // One before the warm-up, one per calibration step, one per round.
+        assert!(resets >= 1 + 1 + 3, "{resets}");
+        assert!(calls >= 1 + 1 + 3, "{calls}");
     }
 }

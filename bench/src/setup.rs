@@ -2,10 +2,9 @@
 //! identity for the native core and the component, so both render and accept
 //! the same references, and the budgets each comparison uses.
 
-use std::borrow::Cow;
 use std::path::Path;
 
-use host_demo::{RuntimeOptions, Session, SessionConfig, ToolCap};
+use tool_output_cap::{COMPONENT_WASM, RuntimeOptions, Session, SessionConfig, ToolCap};
 use toolcap_core::{Budget, Capper, Keep, RefScheme};
 
 use crate::corpus::KIB;
@@ -16,21 +15,23 @@ pub const THREAD: &str = "bench-thread";
 pub const DISPLAY_ROOT: &str = "/spill-root";
 /// Session key: fixed, so native and component tags agree.
 pub const KEY: [u8; 32] = [7; 32];
-/// Call id of every benchmark call: the same content then spills to the
-/// same name, and each iteration replaces the file instead of adding one.
+/// Call id of the calls whose spill name does not matter: results that fit
+/// (nothing is written) and caps with no spill directory; and of every call in
+/// the `hosts` suite, because the JS and Python scripts it compares with use
+/// this one id (each spill there replaces the last). Other calls that spill
+/// take theirs from [`CallIds`], as a real host gives every tool call its own.
 pub const CALL_ID: &str = "bench-call";
-/// Environment variable naming another `.wasm` to benchmark (A/B builds).
-pub const WASM_ENV: &str = "TOOLCAP_BENCH_WASM";
 
-/// The component to benchmark: the file named by [`WASM_ENV`], else the one
-/// embedded in `host-demo`.
-pub fn component_wasm() -> Cow<'static, [u8]> {
-    match std::env::var_os(WASM_ENV) {
-        Some(path) => Cow::Owned(
-            std::fs::read(&path)
-                .unwrap_or_else(|e| panic!("{WASM_ENV}={}: {e}", Path::new(&path).display())),
-        ),
-        None => Cow::Borrowed(host_demo::COMPONENT_WASM),
+/// A fresh call id per call, as an agent host gives each tool call its own:
+/// a spill then creates a new file every time instead of replacing one.
+#[derive(Debug, Default)]
+pub struct CallIds(u64);
+
+impl CallIds {
+    /// `call-1`, `call-2`, ...
+    pub fn next_id(&mut self) -> String {
+        self.0 += 1;
+        format!("call-{}", self.0)
     }
 }
 
@@ -44,7 +45,7 @@ pub fn tool_cap(pooled_instances: Option<u32>) -> ToolCap {
 
 /// The runtime with explicit options.
 pub fn tool_cap_with(options: RuntimeOptions) -> ToolCap {
-    ToolCap::with_options(&component_wasm(), &options).expect("the component compiles")
+    ToolCap::with_options(COMPONENT_WASM, &options).expect("the component compiles")
 }
 
 /// A session of the benchmark identity, spilling into `spill_dir` (none:
@@ -72,10 +73,10 @@ pub fn cut_budget(size: usize) -> Budget {
     let max_bytes = (16 * KIB).min(size * 15 / 16).max(room);
     Budget {
         max_bytes: max_bytes as u32,
-        max_lines: Some(host_demo::DEFAULT_MAX_LINES),
-        max_line_bytes: Some(host_demo::DEFAULT_MAX_LINE_BYTES),
+        max_lines: Some(tool_output_cap::DEFAULT_MAX_LINES),
+        max_line_bytes: Some(tool_output_cap::DEFAULT_MAX_LINE_BYTES),
         keep: Keep::HeadAndTail,
-        head_percent: host_demo::DEFAULT_HEAD_PERCENT,
+        head_percent: tool_output_cap::DEFAULT_HEAD_PERCENT,
     }
 }
 
@@ -89,15 +90,15 @@ pub fn roomy_budget() -> Budget {
 }
 
 /// The same budget in the component's types.
-pub fn host_budget(b: &Budget) -> host_demo::Budget {
-    host_demo::Budget {
+pub fn host_budget(b: &Budget) -> tool_output_cap::Budget {
+    tool_output_cap::Budget {
         max_bytes: b.max_bytes,
         max_lines: b.max_lines,
         max_line_bytes: b.max_line_bytes,
         keep: match b.keep {
-            Keep::Head => host_demo::Keep::Head,
-            Keep::Tail => host_demo::Keep::Tail,
-            Keep::HeadAndTail => host_demo::Keep::HeadAndTail,
+            Keep::Head => tool_output_cap::Keep::Head,
+            Keep::Tail => tool_output_cap::Keep::Tail,
+            Keep::HeadAndTail => tool_output_cap::Keep::HeadAndTail,
         },
         head_percent: b.head_percent,
     }

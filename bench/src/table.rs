@@ -67,9 +67,7 @@ pub fn render(rows: &[Row]) -> String {
             .filter(|&s| s >= 64 * KIB)
             .map_or_else(|| "-".to_owned(), |s| throughput(s, row.median));
         let (ratio, baseline) = match (&row.baseline, row.ratio()) {
-            (Some((name, base)), Some(r)) => {
-                (format!("{r:.2}x"), format!("{name} ({})", time(*base)))
-            }
+            (Some((name, base)), Some(r)) => (ratio(r), format!("{name} ({})", time(*base))),
             _ => ("-".to_owned(), "-".to_owned()),
         };
         let _ = writeln!(
@@ -80,6 +78,17 @@ pub fn render(rows: &[Row]) -> String {
         );
     }
     out
+}
+
+/// A ratio with two decimals, or two significant digits below 0.1 (a warm
+/// cache's 0.02x is not 0.00x).
+fn ratio(r: f64) -> String {
+    if r >= 0.1 || r <= 0.0 {
+        format!("{r:.2}x")
+    } else {
+        let decimals = (-r.log10()).floor() as usize + 2;
+        format!("{r:.decimals$}x")
+    }
 }
 
 /// A size in the unit it was chosen in.
@@ -146,5 +155,8 @@ mod tests {
         assert!(t.contains("| cap | 64 MiB | 50.0 ms | 1.34 GB/s | 5.00x | memcpy (10.0 ms) |"));
         assert!(t.contains("| compile | - | 1.50 ms | - | - | - |"));
         assert_eq!(time(Duration::from_nanos(812)), "812 ns");
+        assert_eq!(ratio(2.456), "2.46x");
+        assert_eq!(ratio(0.0234), "0.023x");
+        assert_eq!(ratio(0.00307), "0.0031x");
     }
 }

@@ -1,16 +1,21 @@
 //! `cargo run --release -p toolcap-bench --bin report [SUITE...]` (or `make bench`):
 //! runs every comparison (or the named suites: core, call, spill, startup,
-//! refs, readback, hosts, memory) and prints one Markdown table for the README.
-//! `TOOLCAP_BENCH_QUICK=1` makes a rough smoke run.
+//! refs, readback, hosts, memory, recall) and prints one Markdown table for the README.
+//! `TOOLCAP_BENCH_QUICK=1` makes a rough smoke run. bench/README.md says what
+//! each row measures and holds the numbers of the last full run.
 
 use std::process::Command;
 use std::time::Instant;
 
 use toolcap_bench::measure::Plan;
-use toolcap_bench::{setup, suite, table};
+use toolcap_bench::{suite, table};
 
 fn main() {
     let wanted: Vec<String> = std::env::args().skip(1).collect();
+    if wanted.first().map(String::as_str) == Some(suite::startup::PROBE_ARG) {
+        suite::startup::probe(&wanted[1..]);
+        return;
+    }
     let runs = |name: &str| wanted.is_empty() || wanted.iter().any(|w| w == name);
     let plan = Plan::from_env();
     let started = Instant::now();
@@ -23,6 +28,9 @@ fn main() {
     println!("{}", table::render(&rows));
     if runs("memory") {
         println!("{}", suite::memory::report());
+    }
+    if runs("recall") {
+        println!("{}", suite::recall::report());
     }
     eprintln!("done in {:.0?}", started.elapsed());
 }
@@ -47,9 +55,28 @@ fn machine() -> String {
         .ok()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
         .unwrap_or_default();
-    let wasm = setup::component_wasm().len();
+    let wasm = tool_output_cap::COMPONENT_WASM;
+    let digest = toolcap_core::naming::content_digest(wasm);
     format!(
-        "Machine: {cpu}, {cores} cores, Linux {kernel}; {rustc}; wasmtime 48.0.8; \
-         component {wasm} bytes. Medians; each ratio is to a baseline measured in the same run.\n"
+        "Machine: {cpu}, {cores} cores, Linux {kernel}; {rustc}; wasmtime {}; \
+         component {} bytes (BLAKE3 {digest}). Medians; each ratio is to a baseline \
+         measured in the same run.\n",
+        locked_version("wasmtime"),
+        wasm.len(),
     )
+}
+
+/// The version of `package` in the workspace's Cargo.lock, as built.
+fn locked_version(package: &str) -> String {
+    let lock = concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.lock");
+    let wanted = format!("name = \"{package}\"");
+    std::fs::read_to_string(lock)
+        .ok()
+        .and_then(|lock| {
+            let mut lines = lock.lines();
+            lines.find(|l| *l == wanted)?;
+            let version = lines.next()?.strip_prefix("version = ")?;
+            Some(version.trim_matches('"').to_owned())
+        })
+        .unwrap_or_else(|| "(version unknown)".to_owned())
 }

@@ -1,11 +1,12 @@
-//! Question 6: how much linear memory does a session keep after a call?
-//! Wasm memory never shrinks, so without recycling a session holds the
-//! high-water mark of its largest call; with it (the default), an instance
-//! left above 16 MiB is replaced after the call.
+//! How much linear memory does a session keep after a call? Wasm memory
+//! never shrinks, so without recycling a session holds the high-water mark of
+//! its largest call; with it (the default), an instance left above 16 MiB is
+//! replaced after the call. Sizes, not times: both sessions make the same
+//! calls, and nothing here is a baseline.
 
 use std::fmt::Write as _;
 
-use host_demo::{Recycling, RuntimeOptions, Session, SessionConfig};
+use tool_output_cap::{Recycling, RuntimeOptions, Session, SessionConfig};
 
 use crate::corpus::{self, KIB, Kind, MIB};
 use crate::setup::{self, CALL_ID};

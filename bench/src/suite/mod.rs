@@ -1,4 +1,5 @@
-//! The comparisons of the report, one module per question the README answers.
+//! The comparisons of the report, one module per question bench/README.md
+//! answers.
 //! Each suite appends its rows; a suite runs only if the filter names it.
 
 pub mod component;
@@ -6,6 +7,7 @@ pub mod core_cap;
 pub mod hosts;
 pub mod memory;
 pub mod readback;
+pub mod recall;
 pub mod refs;
 pub mod startup;
 

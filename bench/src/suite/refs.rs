@@ -1,4 +1,4 @@
-//! Question 5a: what does `find-refs` cost over 1 MiB of conversation text,
+//! What does `find-refs` cost over 1 MiB of conversation text,
 //! with no references in it and with a genuine one every 4 KiB?
 
 use std::hint::black_box;

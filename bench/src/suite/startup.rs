@@ -1,16 +1,26 @@
-//! Question 4: what does start-up cost? Compiling the component, loading a
-//! cached serialized one, instantiating it from an `InstancePre`, and opening
-//! a session through the embedding API, with and without the pooling
-//! allocator.
+//! What does start-up cost? Compiling the component, loading a serialized
+//! one, instantiating it from an `InstancePre`, and opening a session through
+//! the embedding API, with and without the pooling allocator; and a whole
+//! second process started with and without wasmtime's compiled-code cache
+//! ([`RuntimeOptions::compiled_code_cache`]).
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::fs;
 use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant, SystemTime};
 
 use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
+use tool_output_cap::{COMPONENT_WASM, RuntimeOptions, ToolCap};
+
+use crate::corpus::{self, KIB, Kind};
 use crate::measure::{self, Plan};
-use crate::setup;
+use crate::setup::{self, CALL_ID};
 use crate::table::Row;
 
 /// Pool slots of the pooling engines here and in the sessions benchmarked.
@@ -18,17 +28,17 @@ pub const POOL_SLOTS: u32 = 16;
 
 /// Compile, deserialize, instantiate and open, interleaved in one group.
 pub fn run(plan: Plan, rows: &mut Vec<Row>) {
-    let wasm = setup::component_wasm();
+    let wasm = COMPONENT_WASM;
     let engine = Engine::new(&Config::new()).unwrap();
-    let serialized = Component::new(&engine, &wasm).unwrap().serialize().unwrap();
-    let on_demand = Instantiator::new(Config::new(), &wasm);
-    let pooled = Instantiator::new(pooling_config(), &wasm);
+    let serialized = Component::new(&engine, wasm).unwrap().serialize().unwrap();
+    let on_demand = Instantiator::new(Config::new(), wasm);
+    let pooled = Instantiator::new(pooling_config(), wasm);
     let api_on_demand = setup::tool_cap(None);
     let api_pooled = setup::tool_cap(Some(POOL_SLOTS));
     let spill = tempfile::tempdir().unwrap();
 
     let mut compile = || {
-        black_box(Component::new(&engine, &wasm).unwrap());
+        black_box(Component::new(&engine, wasm).unwrap());
     };
     let mut deserialize = || {
         black_box(deserialize(&engine, &serialized));
@@ -90,9 +100,145 @@ pub fn run(plan: Plan, rows: &mut Vec<Row>) {
         "open session on demand",
         m[4],
     ));
+    second_process(plan, rows);
 }
 
-/// A pooling engine shaped like `host-demo`'s with [`POOL_SLOTS`] slots.
+/// The hidden first argument that turns the report binary into one second
+/// process of [`second_process`]: `report --startup-probe SPILL_DIR [CACHE_DIR]`.
+pub const PROBE_ARG: &str = "--startup-probe";
+
+/// A whole process start as a host sees it, measured by spawning the report
+/// binary itself with [`PROBE_ARG`] (so it runs the code being measured,
+/// never a stale binary): each spawn creates a runtime with
+/// `ToolCap::with_options`, opens a session, caps 1 KiB that fits, and exits.
+/// Without the cache every spawn compiles; with it, a first spawn fills an
+/// empty cache directory and the measured ones load from it. Checked: the
+/// cache holds compiled code after the first spawn, no later spawn rewrites
+/// it, and `with_options` (timed inside the child) is faster from it.
+fn second_process(plan: Plan, rows: &mut Vec<Row>) {
+    // This very file, even if a build replaces the binary during the run.
+    let proc_exe = Path::new("/proc/self/exe");
+    let exe = if proc_exe.exists() {
+        proc_exe.to_owned()
+    } else {
+        std::env::current_exe().expect("the report binary's path")
+    };
+    let spill = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let spawn = |cache: Option<&Path>| -> Duration {
+        let mut command = Command::new(&exe);
+        command.arg(PROBE_ARG).arg(spill.path()).args(cache);
+        let output = command.output().expect("the report binary starts");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "{PROBE_ARG} failed ({}): {stdout}{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        parse_probe(&stdout).unwrap_or_else(|| panic!("no probe line in {stdout:?}"))
+    };
+    spawn(Some(cache.path()));
+    let compiled = cache_entries(cache.path());
+    assert!(
+        !compiled.is_empty(),
+        "wasmtime stored no compiled code in {}",
+        cache.path().display()
+    );
+
+    let inner = RefCell::new([Vec::new(), Vec::new()]);
+    let mut without = || inner.borrow_mut()[0].push(spawn(None));
+    let mut with = || inner.borrow_mut()[1].push(spawn(Some(cache.path())));
+    let m = measure::medians(&mut [&mut without, &mut with], plan);
+    let [inner_without, inner_with] = inner.into_inner().map(measure::median);
+    assert_eq!(
+        cache_entries(cache.path()),
+        compiled,
+        "a start with the warm cache compiled and stored the component again"
+    );
+    assert!(
+        inner_with < inner_without / 2,
+        "the warm cache did not make ToolCap::with_options faster: \
+         {inner_with:?} with it, {inner_without:?} without"
+    );
+    rows.push(Row::alone(
+        "second process: start, with_options, open, cap 1 KiB; no cache",
+        None,
+        m[0],
+    ));
+    rows.push(Row::vs(
+        "second process, warm compiled-code cache",
+        None,
+        m[1],
+        "no cache",
+        m[0],
+    ));
+    rows.push(Row::alone(
+        "second process: ToolCap::with_options alone, no cache",
+        None,
+        inner_without,
+    ));
+    rows.push(Row::vs(
+        "second process: ToolCap::with_options, warm cache",
+        None,
+        inner_with,
+        "no cache",
+        inner_without,
+    ));
+}
+
+/// One second process (see [`second_process`]), given the arguments after
+/// [`PROBE_ARG`]: `SPILL_DIR [CACHE_DIR]`. Prints how long
+/// `ToolCap::with_options` took, in nanoseconds, as `with_options_ns=N`.
+pub fn probe(args: &[String]) {
+    let (spill, cache) = match args {
+        [spill] => (Path::new(spill), None),
+        [spill, cache] => (Path::new(spill), Some(PathBuf::from(cache))),
+        _ => panic!("usage: report {PROBE_ARG} SPILL_DIR [CACHE_DIR]"),
+    };
+    let start = Instant::now();
+    let options = RuntimeOptions {
+        compiled_code_cache: cache,
+        ..RuntimeOptions::default()
+    };
+    let tool_cap = ToolCap::with_options(COMPONENT_WASM, &options).expect("the component loads");
+    let with_options = start.elapsed();
+    let mut session = setup::session(&tool_cap, Some(spill));
+    let text = corpus::text(Kind::Ascii, KIB);
+    let budget = setup::host_budget(&setup::roomy_budget());
+    let capped = session.cap(&text, &budget, CALL_ID).expect("the cap runs");
+    assert!(!capped.report.truncated);
+    println!("with_options_ns={}", with_options.as_nanos());
+}
+
+fn parse_probe(stdout: &str) -> Option<Duration> {
+    let ns = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("with_options_ns="))?;
+    Some(Duration::from_nanos(ns.trim().parse().ok()?))
+}
+
+/// The compiled-code files in a wasmtime cache directory (not its `.stats`
+/// usage counters), with their size and modification time.
+fn cache_entries(dir: &Path) -> BTreeMap<PathBuf, (u64, SystemTime)> {
+    let mut found = BTreeMap::new();
+    let mut pending = vec![dir.to_owned()];
+    while let Some(dir) = pending.pop() {
+        for entry in fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_none() {
+                found.insert(path, (meta.len(), meta.modified().unwrap()));
+            }
+        }
+    }
+    found
+}
+
+/// A pooling engine shaped like the `tool-output-cap` crate's (host/src/runtime.rs)
+/// with [`POOL_SLOTS`] slots.
 pub fn pooling_config() -> Config {
     let mut pool = PoolingAllocationConfig::default();
     pool.total_component_instances(POOL_SLOTS)
@@ -127,7 +273,8 @@ impl WasiView for Bare {
     }
 }
 
-/// An engine and a pre-instance: instantiation alone, as `host-demo` does it.
+/// An engine and a pre-instance: instantiation alone, as the `tool-output-cap`
+/// crate does it.
 pub struct Instantiator {
     engine: Engine,
     pre: InstancePre<Bare>,

@@ -1,0 +1,14 @@
+//! Preview recall: does the preview keep what a model needs? A corpus of
+//! realistic tool outputs, each with the exact strings ("needles") a model
+//! needs to act on it; the `recall` suite (crate::suite::recall) counts the
+//! needles each preview shows.
+
+pub mod corpus;
+
+mod build;
+mod data;
+mod logs;
+mod runs;
+mod synth;
+
+pub use corpus::{Case, Family, Needle, Position, cases};

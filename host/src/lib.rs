@@ -11,7 +11,7 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let spill = tempfile::tempdir()?;
 //! # let spill_dir = spill.path();
-//! let tool_cap = ToolCap::new()?; // compile once (~60 ms); clone it into every thread
+//! let tool_cap = ToolCap::new()?; // compile once per process; clone it into every thread
 //! let mut session = tool_cap.open_session(SessionConfig::new("thread-42", spill_dir))?;
 //!
 //! // Every tool result goes through `cap` before it joins the conversation.

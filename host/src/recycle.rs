@@ -5,11 +5,10 @@
 
 /// Default recycling threshold: 16 MiB of linear memory.
 ///
-/// Measured (`make bench`): a session holds 1.1 MiB after opening and about
-/// 1.1 MiB plus the input after a `cap` (5.1 MiB after 4 MiB, 65.1 MiB after
-/// 64 MiB). Outputs of up to about 14 MiB keep their instance; a larger one
-/// costs one fresh instance and `open` (about 0.1 ms) on top of a call that
-/// takes tens of milliseconds. An idle session then holds at most 16 MiB.
+/// A session holds about a megabyte after opening and that plus the input
+/// after a `cap` (`make bench`, memory suite). Outputs up to about 14 MiB keep
+/// their instance; a larger one costs one fresh instance and `open`, small
+/// next to the call that grew it. An idle session then holds at most 16 MiB.
 pub const DEFAULT_RECYCLE_ABOVE: usize = 16 << 20;
 
 /// When a session replaces its instance to give linear memory back.

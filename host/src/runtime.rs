@@ -19,7 +19,7 @@ use crate::{COMPONENT_WASM, Error, OverflowKind};
 #[derive(Clone, Debug, Default)]
 pub struct RuntimeOptions {
     /// Preallocate this many instance slots with wasmtime's pooling allocator:
-    /// faster instantiation (about 12 us instead of 20 us) for at most this many
+    /// faster instantiation (bench/README.md, startup rows) for at most this many
     /// live sessions (and `classify` calls) at once; one more fails to open.
     /// `None` (the default) allocates on demand, with no such limit.
     pub pooled_instances: Option<u32>,
@@ -57,7 +57,8 @@ struct Runtime {
 }
 
 impl ToolCap {
-    /// Compiles the component embedded in this crate (about 60 ms; do it once).
+    /// Compiles the component embedded in this crate (tens of milliseconds:
+    /// do it once per process, or use [`RuntimeOptions::compiled_code_cache`]).
     pub fn new() -> Result<Self, Error> {
         Self::from_bytes(COMPONENT_WASM)
     }
@@ -156,9 +157,9 @@ fn engine_config(options: &RuntimeOptions) -> Result<Config, Error> {
     if let Some(dir) = &options.compiled_code_cache {
         compiled_code_cache(&mut config, dir)?;
     }
-    // Call deadlines. Measured on a 16 MiB cap (CPU time, best of 24): no
-    // instrumentation 63.8 ms, epoch checks 62.6 ms, fuel 63.8 ms; epochs
-    // cost nothing here and measure wall-clock time, which a host reasons in.
+    // Call deadlines by epochs, not fuel: they cost nothing measurable on a
+    // cap (bench/README.md) and measure wall-clock time, which a host
+    // reasons in.
     config.epoch_interruption(true);
     if let Some(slots) = options.pooled_instances {
         let mut pool = PoolingAllocationConfig::default();

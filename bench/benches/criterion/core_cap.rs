@@ -1,9 +1,9 @@
-//! `cargo bench -p toolcap-bench --bench core_cap`: the core's cap natively,
+//! `cargo bench -p toolcap-bench -- core_cap/`: the core's cap natively,
 //! next to a naive copy-and-cut and to memcpy, for every corpus and size.
 
 use std::hint::black_box;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use toolcap_bench::corpus::{self, Kind, SIZES};
 use toolcap_bench::native::Discard;
 use toolcap_bench::setup::{self, CALL_ID};
@@ -41,4 +41,3 @@ criterion_group! {
     config = toolcap_bench::criterion();
     targets = core_cap
 }
-criterion_main!(benches);

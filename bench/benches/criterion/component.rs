@@ -1,10 +1,10 @@
-//! `cargo bench -p toolcap-bench --bench component`: calls through wasmtime
+//! `cargo bench -p toolcap-bench -- component/`: calls through wasmtime
 //! next to the same core function natively; a fitting result, and a cut
 //! result spilled to disk.
 
 use std::hint::black_box;
 
-use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group};
 use toolcap_bench::corpus::{self, KIB, Kind, MIB};
 use toolcap_bench::native::{self, Discard, FsSpill};
 use toolcap_bench::setup::{self, CALL_ID, CallIds, THREAD};
@@ -80,4 +80,3 @@ criterion_group! {
     config = toolcap_bench::criterion();
     targets = call_overhead, spill
 }
-criterion_main!(benches);

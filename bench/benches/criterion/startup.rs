@@ -1,4 +1,4 @@
-//! `cargo bench -p toolcap-bench --bench startup`: compile, load a serialized
+//! `cargo bench -p toolcap-bench -- startup/`: compile, load a serialized
 //! component, instantiate from an `InstancePre`, open a session; with and
 //! without the pooling allocator. A second process with and without the
 //! compiled-code cache is measured by the report only (`startup` suite): it
@@ -6,7 +6,7 @@
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 use toolcap_bench::setup;
 use toolcap_bench::suite::startup::{Instantiator, POOL_SLOTS, deserialize, pooling_config};
 use wasmtime::component::Component;
@@ -47,4 +47,3 @@ criterion_group! {
     config = toolcap_bench::criterion();
     targets = startup
 }
-criterion_main!(benches);

@@ -1,10 +1,10 @@
-//! `cargo bench -p toolcap-bench --bench readback`: find-refs over 1 MiB with
+//! `cargo bench -p toolcap-bench -- readback/`: find-refs over 1 MiB with
 //! and without notices; grep and read-lines on a 64 MiB spill. Component and
 //! native core side by side.
 
 use std::hint::black_box;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 use toolcap_bench::corpus::{self, KIB, Kind, MIB};
 use toolcap_bench::native::FsFile;
 use toolcap_bench::setup;
@@ -73,4 +73,3 @@ criterion_group! {
     config = toolcap_bench::criterion();
     targets = find_refs, spilled_file
 }
-criterion_main!(benches);

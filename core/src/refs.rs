@@ -260,7 +260,7 @@ impl RefScheme {
     /// `text`: substring searches, one decoding pass over the JSON strings
     /// that hold a backslash, and a bounded parse at each hit.
     pub fn find_refs(&self, text: &str) -> Vec<OverflowRef> {
-        self.find_refs_with_work(text).0
+        self.refs_and_work(text).0
     }
 
     /// [`find_refs`](Self::find_refs), and the bytes its bounded parse
@@ -269,9 +269,13 @@ impl RefScheme {
     /// the canonical render). At most about two
     /// [`max_token_len`](Self::max_token_len) per hit, in the text or in a
     /// decoded JSON string, so tests can check that scanning stays linear
-    /// without timing it.
-    #[doc(hidden)]
+    /// without timing it. Test support only (feature `test-support`).
+    #[cfg(any(test, feature = "test-support"))]
     pub fn find_refs_with_work(&self, text: &str) -> (Vec<OverflowRef>, usize) {
+        self.refs_and_work(text)
+    }
+
+    fn refs_and_work(&self, text: &str) -> (Vec<OverflowRef>, usize) {
         let mut work = 0;
         let mut found: Vec<(usize, OverflowRef)> = Vec::new();
         let bytes = text.as_bytes();

@@ -18,10 +18,10 @@
 //! let output = "a line of tool output\n".repeat(100_000);
 //! let budget = Budget { max_lines: Some(200), ..Budget::new(16 * 1024) };
 //! let capped = session.cap(&output, &budget, "call-1")?;
-//! assert!(capped.truncated && capped.text.len() <= 16 * 1024);
+//! assert!(capped.report.truncated && capped.text.len() <= 16 * 1024);
 //!
 //! // Its notice names the spill file; a "read spilled output" tool reads it back.
-//! let reference = capped.spill.clone().expect("saved");
+//! let reference = capped.report.spill.clone().expect("saved");
 //! let hits = session.grep(&reference.path, "tool output", 3)?;
 //! assert_eq!(hits.total_matches, 100_000);
 //!

@@ -38,7 +38,7 @@ def test_the_readme_example_runs(in_tmp: Path) -> None:
 
 
 def test_a_failing_readme_assertion_would_fail_the_test(in_tmp: Path) -> None:
-    broken = readme_example().replace("reference.bytes == 2_200_000", "reference.bytes == 1")
+    broken = readme_example().replace("total_matches == 100_000", "total_matches == 1")
     assert broken != readme_example()
     with pytest.raises(AssertionError):
         exec(compile(broken, "broken-readme", "exec"), {"__name__": "readme_example"})

@@ -1,16 +1,60 @@
 //! Capping one tool result: decide, spill through the host's store, preview,
 //! and account for every byte.
+//!
+//! # The preview
+//!
+//! A text that does not fit becomes a preview and a notice, within every
+//! limit of the budget, notice included:
+//!
+//! ```text
+//! <head: the first lines>
+//! [... 90232 bytes omitted here (bytes 629..90861 of the full output, from line 23) ...]
+//! <tail: the last lines>
+//! [toolcap] ...the notice...
+//! ```
+//!
+//! With every refinement on ([`PreviewFeatures::ALL`]):
+//!
+//! - **Notable lines** of the omitted middle stand between two markers
+//!   instead of the one gap marker, each with its line number
+//!   ([`crate::notable`] gives the format and the patterns), within a
+//!   quarter of the budget.
+//! - **Folding**: a run of lines that differ only in numbers shows one line
+//!   and `[... 118 more lines like the one above]` (`below` in the tail;
+//!   [`crate::fold`]).
+//! - **Fill**: the side chosen last cuts the line that does not fit to fill
+//!   its room, and the budget still left flows back to lines cut by
+//!   `max-line-bytes` and to the partly shown lines at the gap, so a single
+//!   huge line shows both of its ends up to the budget. Cuts inside a line
+//!   keep extended grapheme clusters whole.
+//! - **JSON**: a whole JSON object or array becomes one header line
+//!   ([`JSON_HEADER`]), a preview that is valid JSON
+//!   ([`crate::json_preview`]), and the notice.
+//!
+//! # Accounting
+//!
+//! `omitted-bytes` counts the bytes of the input not shown verbatim;
+//! `omitted-lines` the lines of which no byte is shown (folded lines, the
+//! similar lines a notable line stands for, and whole lines of the gap);
+//! `gap-line` is the line of the first omitted byte; `notable-lines` the
+//! lines shown with a `[line N]` prefix; `folded-lines` the lines behind
+//! fold markers. All are counted from the ranges of the input the preview
+//! shows. A JSON preview is a new rendering, not ranges of the input, so it
+//! is accounted for simply: `omitted-bytes` is how much shorter it is than
+//! the input, `omitted-lines` how many fewer lines it has, and `gap-line` the
+//! first line where it differs from the input.
 
 use std::borrow::Cow;
 
 use crate::budget::{Budget, Keep, NoticeRoom};
 use crate::call::Call;
-use crate::cut::{self, Allowance, Side};
+use crate::cut::{self, Allowance, Last, Middle, Shape, Side};
 use crate::error::CapError;
-use crate::naming;
+use crate::notable::{self, Patterns, Room, Selection};
 use crate::notice::{self, GAP_LINES, Loss, NoticeForm, NoticeStyle, Saved};
 use crate::refs::{OverflowRef, RefScheme};
 use crate::text::{LineIndex, count_lfs, count_lines, digits};
+use crate::{fold, json_preview, naming};
 
 /// Where full outputs go. The guest writes through WASI; tests use memory or
 /// real directories.
@@ -57,7 +101,9 @@ pub struct PreviewFeatures {
     pub fold: bool,
     /// A whole JSON document gets a valid JSON preview.
     pub json: bool,
-    /// Budget left over flows back to long lines, so the preview uses it.
+    /// Budget left over flows back to long lines, so the preview uses it,
+    /// and cuts inside a line keep extended grapheme clusters whole (0.1 cut
+    /// on char boundaries only).
     pub fill: bool,
     /// The compact notice for small budgets, and a tail-leaning preview of a
     /// failed call.
@@ -138,6 +184,7 @@ pub struct Capper {
     scheme: RefScheme,
     settings: PreviewSettings,
     room: NoticeRoom,
+    patterns: Patterns,
 }
 
 /// Largest number a notice can hold, for worst-case sizes.
@@ -156,10 +203,12 @@ impl Capper {
     pub fn with_settings(scheme: RefScheme, settings: PreviewSettings) -> Result<Self, CapError> {
         settings.validate()?;
         let room = worst_room(&scheme, &settings);
+        let patterns = Patterns::new(&settings.notable_patterns);
         Ok(Capper {
             scheme,
             settings,
             room,
+            patterns,
         })
     }
 
@@ -261,21 +310,21 @@ impl Capper {
             style: &self.settings.notice,
             features: self.settings.features,
         };
-        let (preview, loss) = preview_within(text, budget, &index, outcome, &notice);
+        let preview = preview_within(text, budget, &index, outcome, &notice, &self.patterns);
         let (spill, spill_error) = match saved {
             Ok(r) => (Some(r), None),
             Err(e) => (None, Some(e.to_string())),
         };
         Ok(Capped {
-            text: preview,
+            text: preview.text,
             truncated: true,
             original_bytes: bytes,
             original_lines: lines,
-            omitted_bytes: loss.omitted_bytes,
-            omitted_lines: loss.omitted_lines,
-            gap_line: Some(loss.gap_line),
-            notable_lines: 0,
-            folded_lines: 0,
+            omitted_bytes: preview.loss.omitted_bytes,
+            omitted_lines: preview.loss.omitted_lines,
+            gap_line: Some(preview.loss.gap_line),
+            notable_lines: preview.notable,
+            folded_lines: preview.folded,
             spill,
             spill_error,
         })
@@ -374,15 +423,16 @@ fn worst_room(scheme: &RefScheme, settings: &PreviewSettings) -> NoticeRoom {
     }
 }
 
-/// The room this call's notice needs in `form`, with its real path, reason
-/// and call, and numbers bounded by the input's size.
+/// The room this call's notice needs in `form` (with the LF before it), and
+/// the room of a gap marker (with its LF), with its real path, reason and
+/// call, and numbers bounded by the input's size.
 fn call_room(
     bytes: u64,
     lines: u64,
     outcome: Saved<'_>,
     notice: &NoticeParts<'_>,
     form: NoticeForm,
-) -> usize {
+) -> (usize, usize) {
     let bound = Loss {
         original_bytes: bytes,
         original_lines: lines,
@@ -396,8 +446,25 @@ fn call_room(
         + 3 * digits(bytes)
         + digits(lines.max(1))
         + 1;
-    text + gap + 1
+    (text + 1, gap)
 }
+
+/// A preview with its notice, and what it shows.
+struct Preview {
+    text: String,
+    loss: Loss,
+    notable: u64,
+    folded: u64,
+}
+
+/// The first line of a JSON preview.
+pub const JSON_HEADER: &str =
+    "[toolcap] JSON document cut to fit; the notice at the end says where the full output is.";
+
+/// Largest input given a JSON preview. Parsing builds the whole document in
+/// memory, several times the text's size; a larger document gets the text
+/// preview, which needs no more memory than the budget.
+pub const JSON_MAX_INPUT: usize = 8 * 1024 * 1024;
 
 /// Build the preview and notice for a text that does not fit.
 fn preview_within(
@@ -406,36 +473,133 @@ fn preview_within(
     index: &LineIndex<'_>,
     outcome: Saved<'_>,
     notice: &NoticeParts<'_>,
-) -> (String, Loss) {
+    patterns: &Patterns,
+) -> Preview {
     let bytes = text.len() as u64;
     let lines = index.lines();
     let max_bytes = budget.max_bytes as usize;
-    let form = notice.form(
-        budget,
-        call_room(bytes, lines, outcome, notice, NoticeForm::Full),
-    );
-    let reserve = call_room(bytes, lines, outcome, notice, form);
+    let features = notice.features;
+    let full_room = call_room(bytes, lines, outcome, notice, NoticeForm::Full);
+    let form = notice.form(budget, full_room.0 + full_room.1);
+    if features.json
+        && let Some(json) = json_within(text, budget, index, outcome, notice, form)
+    {
+        return json;
+    }
+    let (notice_room, gap_room) = call_room(bytes, lines, outcome, notice, form);
     let allow = Allowance {
-        bytes: max_bytes.saturating_sub(reserve),
+        bytes: max_bytes.saturating_sub(notice_room + gap_room),
         lines: budget.max_lines.map_or(usize::MAX, |m| {
             (m as usize).saturating_sub((form.lines() + GAP_LINES) as usize)
         }),
     };
-    let max_line = budget.max_line_bytes.map(|m| m as usize);
+    let shape = Shape {
+        max_line: budget.max_line_bytes.map(|m| m as usize),
+        graphemes: features.fill,
+        fill_room: features.fill,
+        fold_reach: features.fold.then_some(0),
+        spare_last_line: false,
+    };
     let leaning = lean_to_tail(budget, notice);
-    let (head, head_end, tail) = choose(text, &leaning, allow, max_line);
-    let loss = account(text, index, &head, &tail);
+    let notables = if features.notable {
+        with_notable_lines(text, index, &leaning, allow, shape, patterns, gap_room)
+    } else {
+        None
+    };
+    let (mut chosen, mut selection, used) = notables.unwrap_or_else(|| {
+        (
+            choose(text, &leaning, allow, shape),
+            Selection::default(),
+            (0, 0),
+        )
+    });
+    if features.fill {
+        join_split_line(&mut chosen);
+    }
+    // Number the notable lines and render them; their markers' room beyond
+    // the gap marker's comes out of the allowance.
+    let (head_end, tail_start) = (chosen.head_end, chosen.tail_start);
+    selection.number(
+        text.as_bytes(),
+        (head_end, index.line_of(head_end)),
+        (tail_start, index.line_of(tail_start)),
+    );
+    let markers = notable::marker_overhead(bytes, lines, gap_room);
+    let last = if effective_keep(&leaning) == Keep::Head {
+        Last::Head
+    } else {
+        Last::Tail
+    };
+    // Budget left goes to the lines cut (`fill`); a side that grows up to
+    // a notable line takes it in (`adjoin`) and may grow on.
+    for _ in 0..4 {
+        let adjoined = adjoin(text, &mut chosen, &mut selection);
+        if !features.fill || (!adjoined && fill_done(&chosen, &selection)) {
+            break;
+        }
+        let notable_bytes = selection.cost(text, 0).0 + selection.digits_len();
+        let markers = if selection.lines.is_empty() {
+            0
+        } else {
+            markers
+        };
+        debug_assert!(selection.lines.is_empty() || notable_bytes + markers <= used.0);
+        let (head_end, tail_start) = (chosen.head_end, chosen.tail_start);
+        let shown_lines = chosen.head.lines + chosen.tail.lines + selection.lines.len();
+        // Without a gap, the gap marker's room is free too.
+        let no_gap = head_end >= tail_start;
+        let room = Allowance {
+            bytes: (allow.bytes + if no_gap { gap_room } else { 0 })
+                .saturating_sub(chosen.head.bytes + chosen.tail.bytes + notable_bytes + markers),
+            lines: allow
+                .lines
+                .saturating_add(if no_gap { GAP_LINES as usize } else { 0 })
+                .saturating_sub(shown_lines + usize::from(!selection.lines.is_empty())),
+        };
+        let middle = Middle {
+            head_end,
+            tail_start,
+            head_max: selection.lines.first().map_or(tail_start, |s| s.start),
+            tail_min: selection.lines.last().map_or(head_end, |s| s.end),
+            new_line: Some(last),
+        };
+        (chosen.head_end, chosen.tail_start) =
+            cut::fill(text, &mut chosen.head, &mut chosen.tail, room, middle);
+        chosen.filled = true;
+    }
+    let (notable_items, _) = selection.items(text);
+    let Chosen {
+        head,
+        head_end,
+        tail,
+        tail_start,
+        ..
+    } = chosen;
+    let loss = account(text, index, &head, &selection, &tail);
     // Never reserve the budget itself: max-bytes may be huge next to the text.
-    let mut out = String::with_capacity(max_bytes.min(text.len() + reserve));
+    let mut out = String::with_capacity(max_bytes.min(text.len() + notice_room + gap_room));
     cut::render(text, &head.items, &mut out);
-    let tail_start = tail.ranges().next().map_or(text.len(), |(a, _)| a);
     if head_end < tail_start {
-        let gap_line = index.line_of(head_end);
-        out.push_str(&notice::gap_marker(
-            head_end as u64,
-            tail_start as u64,
-            gap_line,
-        ));
+        let first_line = index.line_of(head_end);
+        let last_line = index.line_of(tail_start - 1);
+        if selection.lines.is_empty() {
+            out.push_str(&notice::gap_marker(
+                head_end as u64,
+                tail_start as u64,
+                index.line_of(head_end),
+            ));
+        } else {
+            out.push_str(&notable::open_marker(
+                head_end as u64,
+                tail_start as u64,
+                first_line,
+                last_line,
+                selection.lines.len(),
+            ));
+            out.push('\n');
+            cut::render(text, &notable_items, &mut out);
+            out.push_str(&notable::close_marker(first_line, last_line));
+        }
         out.push('\n');
     }
     cut::render(text, &tail.items, &mut out);
@@ -450,7 +614,223 @@ fn preview_within(
         form,
     ));
     debug_assert!(out.len() <= max_bytes, "{} > {max_bytes}", out.len());
-    (out, loss)
+    Preview {
+        text: out,
+        loss,
+        notable: selection.lines.len() as u64,
+        folded: head.folded + tail.folded,
+    }
+}
+
+/// A line the head shows in part and the tail shows the rest of, with
+/// nothing omitted between them, is one line: the LF added after the
+/// head's part goes.
+fn join_split_line(chosen: &mut Chosen) {
+    if let [.., cut::Item::Range(_, e), cut::Item::Newline] = chosen.head.items[..]
+        && e == chosen.head_end
+        && chosen.tail_start == e
+        && chosen.tail.start() == Some(e)
+    {
+        chosen.head.items.pop();
+        chosen.head.bytes -= 1;
+        chosen.head.lines -= 1;
+    }
+}
+
+/// Whether `fill` has nothing more to do: it ran, and no side reached a
+/// notable line it could take in.
+fn fill_done(chosen: &Chosen, selection: &Selection) -> bool {
+    chosen.filled
+        && selection
+            .lines
+            .first()
+            .is_none_or(|s| s.start != chosen.head_end)
+        && selection
+            .lines
+            .last()
+            .is_none_or(|s| s.end != chosen.tail_start)
+}
+
+/// Notable lines right after the head, or right before the tail, join it
+/// as plain lines (a cut one keeps its cut, and shows its own line break):
+/// nothing is omitted between them, and the side can then go on past them.
+/// Whether any did.
+fn adjoin(text: &str, chosen: &mut Chosen, selection: &mut Selection) -> bool {
+    let before = selection.lines.len();
+    while let Some(&first) = selection.lines.first()
+        && first.start == chosen.head_end
+        && let Some((items, bytes)) = plain_line(text, &first)
+    {
+        chosen.head.items.extend(items);
+        chosen.head.bytes += bytes;
+        chosen.head.lines += 1;
+        chosen.head_end = first.end;
+        selection.lines.remove(0);
+    }
+    while let Some(&last) = selection.lines.last()
+        && last.end == chosen.tail_start
+        && let Some((items, bytes)) = plain_line(text, &last)
+    {
+        chosen.tail.items.splice(0..0, items);
+        chosen.tail.bytes += bytes;
+        chosen.tail.lines += 1;
+        chosen.tail_start = last.start;
+        selection.lines.pop();
+    }
+    selection.lines.len() < before
+}
+
+/// The items of a notable line shown as a plain line, and their bytes;
+/// `None` for a line without LF.
+fn plain_line(text: &str, s: &notable::Shown) -> Option<(Vec<cut::Item>, usize)> {
+    let b = text.as_bytes();
+    if b[s.end - 1] != b'\n' {
+        return None;
+    }
+    let (a, e) = s.range(text);
+    if e == s.end {
+        return Some((vec![cut::Item::Range(a, e)], e - a));
+    }
+    // A CRLF stays whole: the CR is shown with the LF, not cut.
+    let body = if b[s.end - 2] == b'\r' && s.end - 2 >= e {
+        s.end - 2
+    } else {
+        s.end - 1
+    };
+    let cut = body - e;
+    let marker = if cut == 0 {
+        0
+    } else {
+        cut::line_cut_marker(cut).len()
+    };
+    let items = vec![
+        cut::Item::Range(a, e),
+        cut::Item::LineCut(cut),
+        cut::Item::Range(body, s.end),
+    ];
+    Some((items, (e - a) + marker + (s.end - body)))
+}
+
+/// Head, tail and the notable lines of the middle between them, within
+/// `allow`: head and tail are chosen with [`notable::SHARE_PERCENT`] of it
+/// set aside, the notable lines of the middle they leave take what they need
+/// of that share, and [`cut::fill`] gives the rest back. `None` when the
+/// middle has no notable line that fits. With the selection come the bytes
+/// and lines it uses, markers included.
+fn with_notable_lines(
+    text: &str,
+    index: &LineIndex<'_>,
+    budget: &Budget,
+    allow: Allowance,
+    shape: Shape,
+    patterns: &Patterns,
+    gap_room: usize,
+) -> Option<(Chosen, Selection, (usize, usize))> {
+    let bytes = text.len() as u64;
+    let overhead = notable::marker_overhead(bytes, index.lines(), gap_room);
+    let share = Allowance {
+        bytes: allow.bytes * notable::SHARE_PERCENT / 100,
+        lines: if allow.lines == usize::MAX {
+            usize::MAX
+        } else {
+            allow.lines * notable::SHARE_PERCENT / 100
+        },
+    };
+    let room = Room {
+        bytes: share.bytes.checked_sub(overhead)?,
+        lines: share.lines.checked_sub(1).filter(|&l| l > 0)?,
+        max_line: shape.max_line,
+        line_digits: digits(index.lines()),
+    };
+    let less = |used: (usize, usize)| Allowance {
+        bytes: allow.bytes - used.0,
+        lines: if allow.lines == usize::MAX {
+            usize::MAX
+        } else {
+            allow.lines - used.1
+        },
+    };
+    let provisional = choose(text, budget, less((share.bytes, share.lines)), shape);
+    let (lo, hi) = provisional.scan_bounds(text)?;
+    // As many distinct lines as could ever be shown, twice over.
+    let keep = room.lines.min(room.bytes / 12).clamp(1, 2048) * 2;
+    let candidates = notable::scan(text, lo, hi, patterns, keep);
+    let selection = notable::select(text, &candidates, lo, hi, room);
+    if selection.lines.is_empty() {
+        return None;
+    }
+    // What the lines leave of their share goes to `cut::fill`: the middle
+    // stays as scanned, so no chosen line is lost to a growing head.
+    let cost = selection.cost(text, room.line_digits);
+    Some((provisional, selection, (cost.0 + overhead, cost.1 + 1)))
+}
+
+/// The JSON preview of a whole JSON document: [`JSON_HEADER`], the preview,
+/// the notice. `None` when the text is not one JSON object or array, or no
+/// preview fits (then the text preview applies).
+fn json_within(
+    text: &str,
+    budget: &Budget,
+    index: &LineIndex<'_>,
+    outcome: Saved<'_>,
+    notice: &NoticeParts<'_>,
+    form: NoticeForm,
+) -> Option<Preview> {
+    if text.len() > JSON_MAX_INPUT {
+        return None;
+    }
+    let doc = json_preview::parse_document(text)?;
+    let bytes = text.len() as u64;
+    let lines = index.lines();
+    let (notice_room, _) = call_room(bytes, lines, outcome, notice, form);
+    let reserve = notice_room + JSON_HEADER.len() + 1;
+    let max_json = (budget.max_bytes as usize).checked_sub(reserve)?;
+    let max_lines = budget.max_lines.map_or(usize::MAX, |m| {
+        (m as usize).saturating_sub(form.lines() as usize + 1)
+    });
+    if max_lines == 0 {
+        return None;
+    }
+    let pretty = text.trim().contains('\n');
+    let mut json = json_preview::preview(&doc, max_json, pretty)?;
+    if count_lines(json.text.as_bytes()) > max_lines as u64 {
+        // Too many lines pretty: one compact line keeps the structure.
+        json = json_preview::preview(&doc, max_json, false)?;
+        if count_lines(json.text.as_bytes()) > max_lines as u64 {
+            return None;
+        }
+    }
+    let same = text
+        .bytes()
+        .zip(json.text.bytes())
+        .position(|(a, b)| a != b)
+        .unwrap_or(json.text.len().min(text.len()));
+    let loss = Loss {
+        original_bytes: bytes,
+        original_lines: lines,
+        omitted_bytes: bytes.saturating_sub(json.text.len() as u64),
+        omitted_lines: lines.saturating_sub(count_lines(json.text.as_bytes())),
+        gap_line: index.line_of(same).min(lines.max(1)),
+    };
+    let mut out = String::with_capacity(reserve + json.text.len());
+    out.push_str(JSON_HEADER);
+    out.push('\n');
+    out.push_str(&json.text);
+    out.push('\n');
+    out.push_str(&notice::render_notice(
+        &loss,
+        outcome,
+        notice.call,
+        notice.style,
+        form,
+    ));
+    debug_assert!(out.len() <= budget.max_bytes as usize);
+    Some(Preview {
+        text: out,
+        loss,
+        notable: 0,
+        folded: 0,
+    })
 }
 
 /// A failed call's head-and-tail preview gives the head half its usual share:
@@ -480,14 +860,45 @@ fn effective_keep(budget: &Budget) -> Keep {
     }
 }
 
+/// Head and tail of a preview, and the omitted middle between them.
+#[derive(Debug, Clone)]
+struct Chosen {
+    head: Side,
+    /// Where the middle starts: after the head and the lines it folded.
+    head_end: usize,
+    tail: Side,
+    /// Where the middle ends: before the tail and the lines it folded.
+    tail_start: usize,
+    /// `cut::fill` has run.
+    filled: bool,
+}
+
+impl Chosen {
+    /// The whole lines of the middle, `lo..hi`, where notable lines are
+    /// looked for; `None` when there are none.
+    fn scan_bounds(&self, text: &str) -> Option<(usize, usize)> {
+        let b = text.as_bytes();
+        if self.head_end >= self.tail_start {
+            return None;
+        }
+        let lo = if self.head_end == 0 || b[self.head_end - 1] == b'\n' {
+            self.head_end
+        } else {
+            memchr::memchr(b'\n', &b[self.head_end..self.tail_start])
+                .map(|i| self.head_end + i + 1)?
+        };
+        let hi = if self.tail_start == text.len() || b[self.tail_start - 1] == b'\n' {
+            self.tail_start
+        } else {
+            memchr::memrchr(b'\n', &b[lo..self.tail_start]).map(|i| lo + i + 1)?
+        };
+        (lo < hi).then_some((lo, hi))
+    }
+}
+
 /// Split the allowance between head and tail as `keep` asks; the tail gets
 /// whatever the head leaves.
-fn choose(
-    text: &str,
-    budget: &Budget,
-    allow: Allowance,
-    max_line: Option<usize>,
-) -> (Side, usize, Side) {
+fn choose(text: &str, budget: &Budget, allow: Allowance, shape: Shape) -> Chosen {
     let keep = effective_keep(budget);
     let share = match keep {
         Keep::Head => 100,
@@ -502,44 +913,101 @@ fn choose(
             allow.lines * share / 100
         },
     };
-    let (head, head_end) = cut::head(text, text.len(), head_allow, max_line);
+    let head_shape = Shape {
+        fill_room: shape.fill_room && keep == Keep::Head,
+        fold_reach: shape.fold_reach.map(|_| fold::reach(head_allow.bytes)),
+        spare_last_line: keep != Keep::Head,
+        ..shape
+    };
+    let (head, head_end) = cut::head(text, text.len(), head_allow, head_shape);
     if keep == Keep::Head {
-        return (head, head_end, Side::default());
+        return Chosen {
+            head,
+            head_end,
+            tail: Side::default(),
+            tail_start: text.len(),
+            filled: false,
+        };
     }
     let tail_allow = Allowance {
         bytes: allow.bytes - head.bytes,
         lines: allow.lines.saturating_sub(head.lines),
     };
-    let (tail, _) = cut::tail(text, head_end, tail_allow, max_line);
-    (head, head_end, tail)
+    let tail_shape = Shape {
+        fold_reach: shape.fold_reach.map(|_| fold::reach(tail_allow.bytes)),
+        ..shape
+    };
+    let (tail, tail_start) = cut::tail(text, head_end, tail_allow, tail_shape);
+    Chosen {
+        head,
+        head_end,
+        tail,
+        tail_start,
+        filled: false,
+    }
 }
 
-/// Exact loss accounting from the ranges actually shown.
-fn account(text: &str, index: &LineIndex<'_>, head: &Side, tail: &Side) -> Loss {
+/// Exact loss accounting from the ranges actually shown: the head's and the
+/// tail's, and the notable lines' (numbered).
+fn account(
+    text: &str,
+    index: &LineIndex<'_>,
+    head: &Side,
+    notable: &Selection,
+    tail: &Side,
+) -> Loss {
+    let b = text.as_bytes();
     let lines = index.lines();
-    let shown = (head.shown() + tail.shown()) as u64;
-    let mut cursor = 0;
-    let mut gap = None;
-    for (a, e) in head.ranges().chain(tail.ranges()) {
-        if a > cursor && gap.is_none() {
-            gap = Some(cursor);
-        }
-        cursor = e;
+    // Each shown range with the first and last line it touches, in order.
+    let mut spans: Vec<(usize, usize, u64, u64)> = Vec::new();
+    let (mut pos, mut line) = (0, 1);
+    let mut forward = |p: usize| {
+        line += count_lfs(&b[pos..p]);
+        pos = p;
+        line
+    };
+    for (a, e) in head.ranges() {
+        let first = forward(a);
+        spans.push((a, e, first, forward(e - 1)));
     }
-    let gap = gap.unwrap_or(cursor);
-    let head_last = head
-        .ranges()
-        .last()
-        .map_or(0, |(_, e)| index.line_of(e - 1));
-    let tail_first = tail
-        .ranges()
-        .next()
-        .map_or(lines + 1, |(a, _)| index.line_of(a));
+    for s in &notable.lines {
+        let (a, e) = s.range(text);
+        spans.push((a, e, s.line, s.line));
+    }
+    let mut back = Vec::new();
+    let (mut pos, mut line) = (text.len(), index.line_of(text.len()));
+    let mut backward = |p: usize| {
+        line -= count_lfs(&b[p..pos]);
+        pos = p;
+        line
+    };
+    for (a, e) in tail.ranges().collect::<Vec<_>>().into_iter().rev() {
+        let last = backward(e - 1);
+        back.push((a, e, backward(a), last));
+    }
+    spans.extend(back.into_iter().rev());
+    let shown: usize = spans.iter().map(|&(a, e, _, _)| e - a).sum();
+    let mut touched = 0;
+    let mut last_counted = 0;
+    for &(_, _, first, last) in &spans {
+        let first = first.max(last_counted + 1);
+        if last >= first {
+            touched += last - first + 1;
+            last_counted = last;
+        }
+    }
+    let mut gap = 0;
+    for &(a, e, _, _) in &spans {
+        if a > gap {
+            break;
+        }
+        gap = gap.max(e);
+    }
     Loss {
         original_bytes: text.len() as u64,
         original_lines: lines,
-        omitted_bytes: text.len() as u64 - shown,
-        omitted_lines: tail_first.saturating_sub(head_last + 1),
+        omitted_bytes: (text.len() - shown) as u64,
+        omitted_lines: lines - touched,
         gap_line: index.line_of(gap),
     }
 }

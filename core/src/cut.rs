@@ -1,10 +1,20 @@
 //! Choosing the preview: which bytes of the original stay, at the head, the
 //! tail or both, cutting on line boundaries when it does not waste the budget
 //! and always on character boundaries.
+//!
+//! A [`Shape`] with every refinement off cuts exactly as 0.1 did. With them
+//! on: cuts inside a line fall on extended grapheme cluster boundaries (a
+//! CRLF, one cluster, stays whole), the side chosen last fills its room with
+//! a part of the line that does not fit, runs of similar lines fold into a
+//! marker ([`crate::fold`]), and [`fill`] gives the budget left over back to
+//! the lines that were cut.
 
 use memchr::{memchr, memrchr};
 
-use crate::text::{ceil_boundary, digits, floor_boundary};
+use crate::fold;
+use crate::text::{
+    GRAPHEME_REACH, ceil_boundary, ceil_grapheme, digits, floor_boundary, floor_grapheme,
+};
 
 /// One piece of a rendered preview.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,10 +22,25 @@ pub enum Item {
     /// Bytes `start..end` of the original, verbatim.
     Range(usize, usize),
     /// The marker of a line shortened by `max-line-bytes`; how many bytes of
-    /// that line are not shown.
+    /// that line are not shown. Renders nothing when 0.
     LineCut(usize),
     /// A LF that is not in the original: it ends a line shown in part.
     Newline,
+    /// The `[line N] ` prefix of a notable line ([`crate::notable`]).
+    LineNo {
+        /// Its 1-based line number.
+        line: u64,
+        /// Lines like it that are not shown.
+        similar: u64,
+    },
+    /// The marker line (LF included) of `lines` folded lines: like the line
+    /// above it, or below it in the tail.
+    Fold {
+        /// Lines of the input it stands for.
+        lines: u64,
+        /// True in the tail: the folded lines precede the line shown.
+        below: bool,
+    },
 }
 
 /// Bytes and lines a side of the preview may use.
@@ -27,6 +52,92 @@ pub struct Allowance {
     pub lines: usize,
 }
 
+/// How a side cuts: the per-line limit and the refinements that are on.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    /// Longest line shown whole (`max-line-bytes`).
+    pub max_line: Option<usize>,
+    /// Cuts inside a line fall on grapheme cluster boundaries, and a CRLF is
+    /// shown or cut whole.
+    pub graphemes: bool,
+    /// This side is chosen last: a line that does not fit is cut to fill the
+    /// room, whatever the side already holds.
+    pub fill_room: bool,
+    /// Fold runs of similar lines, comparing at most this many bytes.
+    pub fold_reach: Option<usize>,
+    /// A run folded by the head stops before the text's last line, which is
+    /// left to the tail (the latest state of a progress bar, say).
+    pub spare_last_line: bool,
+}
+
+impl Shape {
+    /// The 0.1 cut: no refinement.
+    pub fn plain(max_line: Option<usize>) -> Shape {
+        Shape {
+            max_line,
+            graphemes: false,
+            fill_room: false,
+            fold_reach: None,
+            spare_last_line: false,
+        }
+    }
+
+    fn floor(&self, text: &str, i: usize) -> usize {
+        if self.graphemes {
+            floor_grapheme(text, i)
+        } else {
+            floor_boundary(text, i)
+        }
+    }
+
+    fn ceil(&self, text: &str, i: usize) -> usize {
+        if self.graphemes {
+            ceil_grapheme(text, i)
+        } else {
+            ceil_boundary(text, i)
+        }
+    }
+
+    /// `k` bytes of a line of `content` bytes at `start` shortened by
+    /// `max-line-bytes`, or, when that is none and clusters are kept whole,
+    /// its first cluster if it fits `room` with the marker: a cluster longer
+    /// than `max-line-bytes` is not cut.
+    fn at_least_a_cluster(
+        &self,
+        text: &str,
+        start: usize,
+        k: usize,
+        content: usize,
+        room: usize,
+    ) -> usize {
+        if k > 0 || !self.graphemes {
+            return k;
+        }
+        let one = ceil_grapheme(text, start + 1) - start;
+        let marker = if one < content {
+            max_marker_len(content)
+        } else {
+            0
+        };
+        if one <= content && one + marker <= room {
+            one
+        } else {
+            0
+        }
+    }
+
+    /// Where the body of the line `start..content_end` ends: before the CR
+    /// of a CRLF when cuts keep clusters whole (CR LF is one), else at its
+    /// LF or the end of the text.
+    fn body_end(&self, b: &[u8], start: usize, content_end: usize, has_lf: bool) -> usize {
+        if self.graphemes && has_lf && content_end > start && b[content_end - 1] == b'\r' {
+            content_end - 1
+        } else {
+            content_end
+        }
+    }
+}
+
 /// One end of a preview.
 #[derive(Debug, Clone, Default)]
 pub struct Side {
@@ -36,6 +147,8 @@ pub struct Side {
     pub bytes: usize,
     /// Rendered lines.
     pub lines: usize,
+    /// Lines of the input folded into markers.
+    pub folded: u64,
 }
 
 /// The text of a [`Item::LineCut`] marker.
@@ -43,8 +156,17 @@ pub fn line_cut_marker(cut: usize) -> String {
     format!(" [... {cut} bytes cut]")
 }
 
+/// Bytes of the marker of `cut` bytes: nothing for 0.
+fn line_cut_len(cut: usize) -> usize {
+    if cut == 0 {
+        0
+    } else {
+        " [...  bytes cut]".len() + digits(cut as u64)
+    }
+}
+
 /// Longest marker for a line of `len` bytes.
-fn max_marker_len(len: usize) -> usize {
+pub fn max_marker_len(len: usize) -> usize {
     " [...  bytes cut]".len() + digits(len as u64)
 }
 
@@ -53,41 +175,143 @@ pub fn render(text: &str, items: &[Item], out: &mut String) {
     for item in items {
         match *item {
             Item::Range(a, b) => out.push_str(&text[a..b]),
+            Item::LineCut(0) => {}
             Item::LineCut(n) => out.push_str(&line_cut_marker(n)),
             Item::Newline => out.push('\n'),
+            Item::LineNo { line, similar } => out.push_str(&crate::notable::prefix(line, similar)),
+            Item::Fold { lines, below } => {
+                out.push_str(&fold::marker(lines, below));
+                out.push('\n');
+            }
         }
     }
 }
 
+/// A run of lines similar to one line.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    /// Lines in the run, the one shown excluded.
+    lines: u64,
+    /// Bytes of those lines.
+    bytes: usize,
+    /// Where the run ends (head) or starts (tail).
+    edge: usize,
+    /// The run went on past the fold reach.
+    by_reach: bool,
+}
+
+impl Run {
+    /// Whether folding the run saves bytes and lines.
+    fn worth_it(&self) -> bool {
+        self.lines >= fold::FOLD_MIN && self.bytes > fold::marker(self.lines, false).len() + 1
+    }
+}
+
+/// The lines from `from` on (up to `end`) similar to `line`; with
+/// `spare_last`, not the line that ends at `end`.
+fn run_after(
+    b: &[u8],
+    line: &[u8],
+    from: usize,
+    end: usize,
+    reach: usize,
+    spare_last: bool,
+) -> Run {
+    let mut run = Run {
+        lines: 0,
+        bytes: 0,
+        edge: from,
+        by_reach: false,
+    };
+    let mut p = from;
+    while p < end {
+        let nl = memchr(b'\n', &b[p..end]).map(|i| p + i);
+        let (content_end, line_end) = nl.map_or((end, end), |i| (i, i + 1));
+        if (spare_last && line_end == end) || !fold::similar(line, &b[p..content_end]) {
+            break;
+        }
+        if run.bytes + (line_end - p) > reach {
+            run.by_reach = true;
+            break;
+        }
+        run.lines += 1;
+        run.bytes += line_end - p;
+        p = line_end;
+        run.edge = p;
+    }
+    run
+}
+
+/// The whole lines before `to` (down to `start`) similar to `line`.
+fn run_before(b: &[u8], line: &[u8], to: usize, start: usize, reach: usize) -> Run {
+    let mut run = Run {
+        lines: 0,
+        bytes: 0,
+        edge: to,
+        by_reach: false,
+    };
+    let mut p = to;
+    // Each line before `p` ends with a LF at `p - 1`.
+    while p > start {
+        let content_end = p - 1;
+        let line_start = memrchr(b'\n', &b[start..content_end]).map_or(start, |i| start + i + 1);
+        if line_start == start && start > 0 && b[start - 1] != b'\n' {
+            break; // shown in part by the head
+        }
+        if !fold::similar(line, &b[line_start..content_end]) {
+            break;
+        }
+        if run.bytes + (p - line_start) > reach {
+            run.by_reach = true;
+            break;
+        }
+        run.lines += 1;
+        run.bytes += p - line_start;
+        p = line_start;
+        run.edge = p;
+    }
+    run
+}
+
 /// Take whole lines from the start of `text[..end]` while they fit. A line
 /// over `max_line` bytes is shortened with a marker; a line that does not fit
-/// is cut only if the head would otherwise stay under half full.
-pub fn head(text: &str, end: usize, allow: Allowance, max_line: Option<usize>) -> (Side, usize) {
+/// is cut only if the head would otherwise stay under half full (or, with
+/// `fill_room`, always).
+pub fn head(text: &str, end: usize, allow: Allowance, shape: Shape) -> (Side, usize) {
     let b = text.as_bytes();
     let mut side = Side::default();
     let mut pos = 0;
+    let mut reach = shape.fold_reach.unwrap_or(0);
     while pos < end && side.lines < allow.lines {
         let room = allow.bytes - side.bytes;
         let nl = memchr(b'\n', &b[pos..end]).map(|i| pos + i);
         let content_end = nl.unwrap_or(end);
         let line_end = nl.map_or(end, |i| i + 1);
-        let content = content_end - pos;
-        let too_long = max_line.is_some_and(|m| content > m);
+        let body = shape.body_end(b, pos, content_end, nl.is_some());
+        let content = body - pos;
+        let too_long = shape.max_line.is_some_and(|m| content > m);
+        let line_start = pos;
         if !too_long && line_end - pos <= room {
             side.push(Item::Range(pos, line_end), line_end - pos);
             side.lines += 1;
             pos = line_end;
-            continue;
-        }
-        if let (true, Some(m)) = (too_long, max_line) {
-            let keep = m.min(room.saturating_sub(max_marker_len(content) + 1));
-            let k = floor_boundary(text, pos + keep) - pos;
+        } else if let (true, Some(m)) = (too_long, shape.max_line) {
+            let term = if nl.is_some() { line_end - body } else { 1 };
+            let keep = m.min(room.saturating_sub(max_marker_len(content) + term));
+            let k = shape.at_least_a_cluster(
+                text,
+                pos,
+                shape.floor(text, pos + keep) - pos,
+                content,
+                room.saturating_sub(term),
+            );
             if k == 0 {
                 break;
             }
-            if nl.is_none() {
-                // The last line: its end is left to the tail, which can show
-                // it (a single-line bundle then shows both of its ends).
+            if nl.is_none() || (shape.graphemes && line_end == b.len()) {
+                // The text's last line: its end is left to the tail, which
+                // can show it (a single-line bundle or grep hit then shows
+                // both of its ends, with or without a final LF).
                 side.push(Item::Range(pos, pos + k), k);
                 side.push(Item::Newline, 1);
                 side.lines += 1;
@@ -96,22 +320,45 @@ pub fn head(text: &str, end: usize, allow: Allowance, max_line: Option<usize>) -
             }
             side.push(Item::Range(pos, pos + k), k);
             let marker = Item::LineCut(content - k);
-            side.push(marker, line_cut_marker(content - k).len());
-            side.push(nl.map_or(Item::Newline, |i| Item::Range(i, i + 1)), 1);
+            side.push(marker, line_cut_len(content - k));
+            side.push(Item::Range(body, line_end), line_end - body);
             side.lines += 1;
             pos = line_end;
-            continue;
+        } else {
+            if side.bytes * 2 < allow.bytes || shape.fill_room {
+                let k = shape.floor(text, pos + room.saturating_sub(1)) - pos;
+                if k > 0 {
+                    side.push(Item::Range(pos, pos + k), k);
+                    side.push(Item::Newline, 1);
+                    side.lines += 1;
+                    pos += k;
+                }
+            }
+            break;
         }
-        if side.bytes * 2 < allow.bytes {
-            let k = floor_boundary(text, pos + room.saturating_sub(1)) - pos;
-            if k > 0 {
-                side.push(Item::Range(pos, pos + k), k);
-                side.push(Item::Newline, 1);
+        // The line is shown (whole or shortened) and ends with a LF: fold
+        // the similar lines after it.
+        if shape.fold_reach.is_some() && nl.is_some() && side.lines < allow.lines {
+            let spare = shape.spare_last_line && end == b.len();
+            let run = run_after(b, &b[line_start..content_end], pos, end, reach, spare);
+            let marker = fold::marker(run.lines, false).len() + 1;
+            if run.worth_it() && marker <= allow.bytes - side.bytes {
+                side.push(
+                    Item::Fold {
+                        lines: run.lines,
+                        below: false,
+                    },
+                    marker,
+                );
                 side.lines += 1;
-                pos += k;
+                side.folded += run.lines;
+                reach -= run.bytes;
+                pos = run.edge;
+                if run.by_reach {
+                    break;
+                }
             }
         }
-        break;
     }
     (side, pos)
 }
@@ -119,20 +366,23 @@ pub fn head(text: &str, end: usize, allow: Allowance, max_line: Option<usize>) -
 /// Take whole lines from the end of `text[start..]` while they fit, the mirror
 /// of [`head`]. A line shortened by `max_line` shows its start, as in the head;
 /// a line cut for the budget shows its end.
-pub fn tail(text: &str, start: usize, allow: Allowance, max_line: Option<usize>) -> (Side, usize) {
+pub fn tail(text: &str, start: usize, allow: Allowance, shape: Shape) -> (Side, usize) {
     let b = text.as_bytes();
     let mut rev: Vec<Item> = Vec::new();
     let mut side = Side::default();
     let mut pos = text.len();
+    let mut reach = shape.fold_reach.unwrap_or(0);
     while pos > start && side.lines < allow.lines {
         let room = allow.bytes - side.bytes;
         let line_end = pos;
-        let content_end = if b[pos - 1] == b'\n' { pos - 1 } else { pos };
+        let has_lf = b[pos - 1] == b'\n';
+        let content_end = if has_lf { pos - 1 } else { pos };
         let line_start = memrchr(b'\n', &b[start..content_end]).map_or(start, |i| start + i + 1);
-        let content = content_end - line_start;
+        let body = shape.body_end(b, line_start, content_end, has_lf);
+        let content = body - line_start;
         // A line whose start the head already showed is continued, not restarted.
         let continued = line_start == start && start > 0 && b[start - 1] != b'\n';
-        let too_long = max_line.is_some_and(|m| content > m);
+        let too_long = shape.max_line.is_some_and(|m| content > m);
         let whole = line_end - line_start;
         if !too_long && whole <= room {
             push_rev(
@@ -142,17 +392,18 @@ pub fn tail(text: &str, start: usize, allow: Allowance, max_line: Option<usize>)
                 whole,
             );
             pos = line_start;
-            continue;
-        }
-        if let (true, false, Some(m)) = (too_long, continued, max_line) {
-            let keep = m.min(room.saturating_sub(max_marker_len(content) + 1));
-            let k = floor_boundary(text, line_start + keep) - line_start;
+        } else if let (true, false, Some(m)) = (too_long, continued, shape.max_line) {
+            let term = if body < line_end { line_end - body } else { 1 };
+            let keep = m.min(room.saturating_sub(max_marker_len(content) + term));
+            let k = shape.floor(text, line_start + keep) - line_start;
+            let k =
+                shape.at_least_a_cluster(text, line_start, k, content, room.saturating_sub(term));
             if k == 0 {
                 break;
             }
-            let marker_len = line_cut_marker(content - k).len();
-            let end_item = if content_end < line_end {
-                Item::Range(content_end, line_end)
+            let marker_len = line_cut_len(content - k);
+            let end_item = if body < line_end {
+                Item::Range(body, line_end)
             } else {
                 Item::Newline
             };
@@ -161,24 +412,43 @@ pub fn tail(text: &str, start: usize, allow: Allowance, max_line: Option<usize>)
                 Item::LineCut(content - k),
                 end_item,
             ];
-            push_rev(&mut rev, &mut side, &items, k + marker_len + 1);
+            push_rev(&mut rev, &mut side, &items, k + marker_len + term);
             pos = line_start;
-            continue;
+        } else {
+            if side.bytes * 2 < allow.bytes || continued || shape.fill_room {
+                let keep = room.min(shape.max_line.map_or(usize::MAX, |m| m + (line_end - body)));
+                let s = shape.ceil(text, line_end - keep.min(whole));
+                if s < line_end {
+                    push_rev(
+                        &mut rev,
+                        &mut side,
+                        &[Item::Range(s, line_end)],
+                        line_end - s,
+                    );
+                    pos = s;
+                }
+            }
+            break;
         }
-        if side.bytes * 2 < allow.bytes || continued {
-            let keep = room.min(max_line.map_or(usize::MAX, |m| m + (line_end - content_end)));
-            let s = ceil_boundary(text, line_end - keep.min(whole));
-            if s < line_end {
-                push_rev(
-                    &mut rev,
-                    &mut side,
-                    &[Item::Range(s, line_end)],
-                    line_end - s,
-                );
-                pos = s;
+        // The line is shown whole or shortened: fold the similar whole lines
+        // before it.
+        if shape.fold_reach.is_some() && !continued && side.lines < allow.lines {
+            let run = run_before(b, &b[line_start..content_end], pos, start, reach);
+            let marker = fold::marker(run.lines, true).len() + 1;
+            if run.worth_it() && marker <= allow.bytes - side.bytes {
+                let fold = Item::Fold {
+                    lines: run.lines,
+                    below: true,
+                };
+                push_rev(&mut rev, &mut side, &[fold], marker);
+                side.folded += run.lines;
+                reach -= run.bytes;
+                pos = run.edge;
+                if run.by_reach {
+                    break;
+                }
             }
         }
-        break;
     }
     rev.reverse();
     side.items = rev;
@@ -205,14 +475,342 @@ impl Side {
             .sum()
     }
 
-    /// The original ranges shown, in order.
+    /// The original ranges shown, in order (empty ones left out).
     pub fn ranges(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        self.items.iter().filter_map(|i| {
-            if let Item::Range(a, b) = *i {
-                Some((a, b))
-            } else {
-                None
-            }
+        self.items.iter().filter_map(|i| match *i {
+            Item::Range(a, b) if a < b => Some((a, b)),
+            _ => None,
         })
     }
+
+    /// Where this side's shown text starts in the original (a tail's start).
+    pub fn start(&self) -> Option<usize> {
+        self.ranges().next().map(|(a, _)| a)
+    }
+}
+
+/// What [`fill`] may grow: the omitted middle, and who may start a new line
+/// in it.
+#[derive(Debug, Clone, Copy)]
+pub struct Middle {
+    /// Where the middle starts (after the head and the lines it folded).
+    pub head_end: usize,
+    /// Where it ends (before the tail and the lines it folded).
+    pub tail_start: usize,
+    /// The head may grow up to here (the first notable line, or the tail).
+    pub head_max: usize,
+    /// The tail may grow down to here (after the last notable line, or the
+    /// head).
+    pub tail_min: usize,
+    /// The side chosen last may start showing one more line in part.
+    pub new_line: Option<Last>,
+}
+
+/// The side a preview chooses last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Last {
+    /// Keep head only.
+    Head,
+    /// Keep tail, or head and tail.
+    Tail,
+}
+
+/// One piece [`fill`] can grow.
+#[derive(Debug, Clone, Copy)]
+enum Piece {
+    /// A line shortened by `max-line-bytes`: `items[at]` is its shown
+    /// `Range`, `items[at + 1]` its `LineCut`.
+    Cut { tail: bool, at: usize },
+    /// The head's last line, shown in part: `head.items[at]` is its `Range`
+    /// (a `Newline` follows), ending at the middle.
+    HeadEnd { at: usize },
+    /// The tail's first line, shown from within (or not yet at all):
+    /// `tail.items[0]`, starting at the middle.
+    TailStart,
+}
+
+/// The budget [`fill`] has left, and the middle as it shrinks.
+#[derive(Debug)]
+struct Budget {
+    bytes: usize,
+    lines: usize,
+    middle: Middle,
+}
+
+/// Give up to `room.bytes` bytes (and `room.lines` lines) of unused budget to
+/// the lines the preview cut, evenly, on grapheme boundaries: lines
+/// shortened by `max-line-bytes` grow back towards their whole length, the
+/// head's last line and the tail's first line grow into the omitted middle,
+/// and the side chosen last ([`Middle::new_line`]) goes on into further
+/// lines while lines are left. The middle never closes inside a line.
+/// Returns the middle's new bounds.
+pub fn fill(
+    text: &str,
+    head: &mut Side,
+    tail: &mut Side,
+    room: Allowance,
+    middle: Middle,
+) -> (usize, usize) {
+    let b = text.as_bytes();
+    let open = middle.head_end < middle.tail_start;
+    let mut left = Budget {
+        bytes: room.bytes,
+        lines: room.lines,
+        middle,
+    };
+    let mut pieces = Vec::new();
+    for (in_tail, side) in [(false, &*head), (true, &*tail)] {
+        for (at, w) in side.items.windows(2).enumerate() {
+            if let [Item::Range(..), Item::LineCut(c)] = w
+                && *c > 0
+            {
+                pieces.push(Piece::Cut { tail: in_tail, at });
+            }
+        }
+    }
+    let at_line_start = |i: usize| i == 0 || b[i - 1] == b'\n';
+    if open {
+        let e = middle.head_end;
+        if let [.., Item::Range(_, end), Item::Newline] = head.items[..]
+            && end == e
+        {
+            pieces.push(Piece::HeadEnd {
+                at: head.items.len() - 2,
+            });
+        } else if middle.new_line == Some(Last::Head)
+            && at_line_start(e)
+            && left.lines > 0
+            && left.bytes > 0
+        {
+            head.items.push(Item::Range(e, e));
+            head.items.push(Item::Newline);
+            head.bytes += 1;
+            head.lines += 1;
+            left.bytes -= 1;
+            left.lines -= 1;
+            pieces.push(Piece::HeadEnd {
+                at: head.items.len() - 2,
+            });
+        }
+        let s = middle.tail_start;
+        match tail.items.first() {
+            Some(Item::Range(start, _)) if *start == s => pieces.push(Piece::TailStart),
+            _ if middle.new_line == Some(Last::Tail) => {
+                // Nothing shown from the line before the tail (or its
+                // folds) yet: an empty range to grow.
+                tail.items.insert(0, Item::Range(s, s));
+                for p in &mut pieces {
+                    if let Piece::Cut { tail: true, at } = p {
+                        *at += 1;
+                    }
+                }
+                pieces.push(Piece::TailStart);
+            }
+            _ => {}
+        }
+    }
+    let mut done = vec![false; pieces.len()];
+    while left.bytes > 0 {
+        let active = done.iter().filter(|d| !**d).count();
+        if active == 0 {
+            break;
+        }
+        let share = (left.bytes / active).max(1);
+        let mut progressed = false;
+        for i in 0..pieces.len() {
+            if done[i] || left.bytes == 0 {
+                continue;
+            }
+            let want = share.min(left.bytes);
+            // A piece that cannot grow now may after others give bytes back.
+            if let Some(whole) = grow(text, head, tail, &mut pieces[i], want, &mut left) {
+                progressed = true;
+                done[i] = whole;
+            }
+        }
+        if !progressed {
+            break;
+        }
+    }
+    // Markers of lines now whole, and new lines that got nothing, go.
+    for side in [&mut *head, &mut *tail] {
+        side.items.retain(|i| *i != Item::LineCut(0));
+    }
+    if let Some(Item::Range(s, e)) = tail.items.first()
+        && s == e
+    {
+        tail.items.remove(0);
+    }
+    if let [.., Item::Range(s, e), Item::Newline] = head.items[..]
+        && s == e
+    {
+        head.items.truncate(head.items.len() - 2);
+        head.lines -= 1;
+        head.bytes -= 1;
+    }
+    (left.middle.head_end, left.middle.tail_start)
+}
+
+/// Grow `piece` by about `want` bytes of text, within `left`; whether the
+/// piece is done, or `None` when it cannot grow.
+fn grow(
+    text: &str,
+    head: &mut Side,
+    tail: &mut Side,
+    piece: &mut Piece,
+    want: usize,
+    left: &mut Budget,
+) -> Option<bool> {
+    let b = text.as_bytes();
+    let middle = &mut left.middle;
+    match *piece {
+        Piece::Cut { tail: in_tail, at } => {
+            let side = if in_tail { tail } else { head };
+            let (Item::Range(a, e), Item::LineCut(c)) = (side.items[at], side.items[at + 1]) else {
+                return None;
+            };
+            let limit = e + c;
+            let e2 = step_forward(text, e, want, limit)?;
+            let c2 = limit - e2;
+            // Growing shrinks the marker, or drops it: the cost may be a gain.
+            let new = e2 - e + line_cut_len(c2);
+            let old = line_cut_len(c);
+            if new > old + left.bytes {
+                return None;
+            }
+            side.items[at] = Item::Range(a, e2);
+            side.items[at + 1] = Item::LineCut(c2);
+            side.bytes = side.bytes + new - old;
+            left.bytes = left.bytes + old - new;
+            Some(c2 == 0)
+        }
+        Piece::HeadEnd { at } => {
+            let Item::Range(a, e) = head.items[at] else {
+                return None;
+            };
+            // Up to the end of this line's body, never into the tail.
+            let hard = middle.head_max.min(middle.tail_start.saturating_sub(1));
+            // The line's end, as far as the bytes left could reach.
+            let window = (e + left.bytes + GRAPHEME_REACH).min(hard);
+            let limit = if e >= window {
+                e
+            } else {
+                memchr(b'\n', &b[e..window]).map_or(window, |i| e + i)
+            };
+            let at_end = matches!(&b[e..], [b'\n', ..] | [b'\r', b'\n', ..]);
+            let e2 = if at_end {
+                e
+            } else {
+                step_forward(text, e, want, limit)?
+            };
+            // Grown to its end, the line is whole: its own LF (or CRLF)
+            // replaces the one added.
+            let terminator = match &b[e2..] {
+                [b'\n', ..] => 1,
+                [b'\r', b'\n', ..] => 2,
+                _ => 0,
+            };
+            if terminator > 0 && e2 + terminator <= middle.tail_start {
+                let cost = (e2 - e) + terminator - 1;
+                if cost > left.bytes {
+                    return None;
+                }
+                let line_end = e2 + terminator;
+                head.items[at] = Item::Range(a, line_end);
+                head.items.remove(at + 1);
+                head.bytes += cost;
+                left.bytes -= cost;
+                middle.head_end = line_end;
+                // The side chosen last goes on with the next line.
+                let more = middle.new_line == Some(Last::Head)
+                    && line_end < middle.head_max.min(middle.tail_start)
+                    && left.lines > 0
+                    && left.bytes > 0;
+                if !more {
+                    return Some(true);
+                }
+                head.items.push(Item::Range(line_end, line_end));
+                head.items.push(Item::Newline);
+                head.bytes += 1;
+                head.lines += 1;
+                left.bytes -= 1;
+                left.lines -= 1;
+                *piece = Piece::HeadEnd {
+                    at: head.items.len() - 2,
+                };
+                return Some(false);
+            }
+            if e2 - e > left.bytes {
+                return None;
+            }
+            head.items[at] = Item::Range(a, e2);
+            head.bytes += e2 - e;
+            left.bytes -= e2 - e;
+            middle.head_end = e2;
+            Some(false)
+        }
+        Piece::TailStart => {
+            let Some(Item::Range(s, e)) = tail.items.first().copied() else {
+                return None;
+            };
+            let hard = middle.tail_min.max(middle.head_end + 1);
+            // Nothing shown yet, or a whole line shown first: the next bytes
+            // are on a new line of the preview.
+            let fresh = s == e;
+            let crossing = s > 0 && b[s - 1] == b'\n';
+            let new_line = fresh || crossing;
+            if new_line && (left.lines == 0 || middle.new_line != Some(Last::Tail)) {
+                return None;
+            }
+            // A new line starts with the LF that ends it.
+            let search_end = if crossing { s - 1 } else { s };
+            let window = search_end
+                .saturating_sub(left.bytes + GRAPHEME_REACH)
+                .max(hard);
+            let limit = if window >= search_end {
+                window.min(s)
+            } else {
+                memrchr(b'\n', &b[window..search_end]).map_or(window, |i| window + i + 1)
+            };
+            let s2 = step_back(text, s, want, limit)?;
+            if s - s2 > left.bytes {
+                return None;
+            }
+            // Across a line start the range spans two lines: rendering and
+            // accounting take ranges of any length.
+            tail.items[0] = Item::Range(s2, e);
+            if new_line {
+                tail.lines += 1;
+                left.lines -= 1;
+            }
+            tail.bytes += s - s2;
+            left.bytes -= s - s2;
+            middle.tail_start = s2;
+            Some(false)
+        }
+    }
+}
+
+/// A grapheme boundary after `e`, about `want` bytes on, at most `limit`.
+fn step_forward(text: &str, e: usize, want: usize, limit: usize) -> Option<usize> {
+    if e >= limit {
+        return None;
+    }
+    let mut e2 = floor_grapheme(text, (e + want).min(limit));
+    if e2 <= e {
+        e2 = ceil_grapheme(text, e + 1);
+    }
+    (e2 > e && e2 <= limit).then_some(e2)
+}
+
+/// A grapheme boundary before `s`, about `want` bytes back, at least `limit`.
+fn step_back(text: &str, s: usize, want: usize, limit: usize) -> Option<usize> {
+    if s <= limit {
+        return None;
+    }
+    let mut s2 = ceil_grapheme(text, s.saturating_sub(want).max(limit));
+    if s2 >= s {
+        s2 = floor_grapheme(text, s - 1);
+    }
+    (s2 < s && s2 >= limit).then_some(s2)
 }

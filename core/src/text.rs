@@ -1,7 +1,10 @@
-//! Byte-level text helpers: line counting and UTF-8 boundaries.
+//! Byte-level text helpers: line counting, UTF-8 boundaries and extended
+//! grapheme cluster boundaries.
 //!
 //! A line ends at LF. CRLF ends with LF, so it is one break; a lone CR is not
 //! a break. A last line without LF still counts.
+
+use unicode_segmentation::{GraphemeCursor, GraphemeIncomplete};
 
 /// Number of lines in `s`: LFs, plus one if the text does not end with LF.
 pub fn count_lines(s: &[u8]) -> u64 {
@@ -71,6 +74,58 @@ pub fn ceil_boundary(s: &str, i: usize) -> usize {
     s.ceil_char_boundary(i)
 }
 
+/// How far a grapheme boundary is looked for around a cut, in bytes. A
+/// cluster longer than this (no script needs one: they are runs of combining
+/// marks, or thousands of regional indicators whose pairing depends on their
+/// count) is cut on a char boundary instead, so a cut costs at most this
+/// much work however the text is made.
+pub const GRAPHEME_REACH: usize = 1024;
+
+/// Largest extended grapheme cluster boundary of `s` at or below `i` (see
+/// [`GRAPHEME_REACH`] for the one exception; `s.len()` past the end).
+pub fn floor_grapheme(s: &str, i: usize) -> usize {
+    let i = s.floor_char_boundary(i);
+    if i == 0 || i == s.len() {
+        return i;
+    }
+    let lo = s.floor_char_boundary(i.saturating_sub(GRAPHEME_REACH));
+    let hi = s.ceil_char_boundary(i + 1);
+    let chunk = &s[lo..hi];
+    let mut cursor = GraphemeCursor::new(i, s.len(), true);
+    match cursor.is_boundary(chunk, lo) {
+        Ok(true) => i,
+        Ok(false) => match cursor.prev_boundary(chunk, lo) {
+            Ok(Some(b)) => b,
+            Ok(None) => 0,
+            Err(_) => i,
+        },
+        Err(_) => i,
+    }
+}
+
+/// Smallest extended grapheme cluster boundary of `s` at or above `i` (see
+/// [`GRAPHEME_REACH`] for the one exception; `s.len()` past the end).
+pub fn ceil_grapheme(s: &str, i: usize) -> usize {
+    let i = s.ceil_char_boundary(i);
+    if i == 0 || i == s.len() {
+        return i;
+    }
+    let lo = s.floor_char_boundary(i.saturating_sub(GRAPHEME_REACH));
+    let hi = s.ceil_char_boundary(i + GRAPHEME_REACH);
+    let chunk = &s[lo..hi];
+    let mut cursor = GraphemeCursor::new(i, s.len(), true);
+    match cursor.is_boundary(chunk, lo) {
+        Ok(true) => i,
+        Ok(false) => match cursor.next_boundary(chunk, lo) {
+            Ok(Some(b)) => b,
+            Ok(None) => s.len(),
+            Err(GraphemeIncomplete::NextChunk) if hi == s.len() => s.len(),
+            Err(_) => i,
+        },
+        Err(_) => i,
+    }
+}
+
 /// `s` cut to at most `max` bytes on a char boundary.
 pub fn truncate_str(s: &str, max: usize) -> &str {
     &s[..s.floor_char_boundary(max)]
@@ -134,6 +189,35 @@ mod tests {
             assert!(s.is_char_boundary(c) && c >= i.min(s.len()));
         }
         assert_eq!(truncate_str(s, 4), "aж");
+    }
+
+    #[test]
+    fn grapheme_boundaries_keep_clusters_whole() {
+        use unicode_segmentation::UnicodeSegmentation;
+        let samples = [
+            "a👩\u{200D}👩\u{200D}👧\u{200D}👦b",
+            "🇺🇦🇯🇵🇺🇸x",
+            "xe\u{301}\u{302}y",
+            "क्षि and ञ्ज",
+            "a\r\nb",
+            "",
+            "plain",
+        ];
+        for s in samples {
+            let bounds: Vec<usize> = s
+                .grapheme_indices(true)
+                .map(|(i, _)| i)
+                .chain([s.len()])
+                .collect();
+            for i in 0..=s.len() + 2 {
+                let f = floor_grapheme(s, i);
+                let c = ceil_grapheme(s, i);
+                let want_f = *bounds.iter().rev().find(|&&b| b <= i).unwrap();
+                let want_c = *bounds.iter().find(|&&b| b >= i.min(s.len())).unwrap();
+                assert_eq!(f, want_f, "{s:?} floor {i}");
+                assert_eq!(c, want_c, "{s:?} ceil {i}");
+            }
+        }
     }
 
     #[test]

@@ -9,7 +9,9 @@ mod common;
 
 use proptest::prelude::*;
 use toolcap_core::text::count_lines;
-use toolcap_core::{Budget, CapError, Capper, Keep, RefScheme, SpillStore};
+use toolcap_core::{
+    Budget, CapError, Capper, Keep, PreviewFeatures, PreviewSettings, RefScheme, SpillStore,
+};
 
 /// Spills into a map, or fails on demand, so properties see what was written.
 #[derive(Default)]
@@ -32,6 +34,28 @@ impl SpillStore for MemStore {
 fn capper() -> Capper {
     Capper::new(RefScheme::new("/home/me/.spill", "thread-9", vec![42; 32]).unwrap())
 }
+
+/// A capper with only some refinements of the preview on.
+fn capper_with(features: PreviewFeatures) -> Capper {
+    let scheme = RefScheme::new("/home/me/.spill", "thread-9", vec![42; 32]).unwrap();
+    let settings = PreviewSettings {
+        features,
+        ..PreviewSettings::default()
+    };
+    Capper::with_settings(scheme, settings).unwrap()
+}
+
+/// Head and tail only, as plain prefix and suffix of the input: no notable
+/// lines, folds or JSON between them.
+const PLAIN_ENDS: [PreviewFeatures; 2] = [
+    PreviewFeatures::NONE,
+    PreviewFeatures {
+        notable: false,
+        fold: false,
+        json: false,
+        ..PreviewFeatures::ALL
+    },
+];
 
 const GAP_START: &str = "[... ";
 
@@ -118,9 +142,19 @@ proptest! {
     }
 
     #[test]
-    fn head_is_prefix_and_tail_is_suffix(text in any_text(120), budget in any_budget(room().0, room().1)) {
-        let budget = Budget { max_line_bytes: None, max_bytes: budget.max_bytes.max(room().0), ..budget };
-        let capper = capper();
+    fn head_is_prefix_and_tail_is_suffix(
+        text in any_text(120),
+        budget in any_budget(room().0, room().1),
+        fill in any::<bool>(),
+    ) {
+        let capper = capper_with(PLAIN_ENDS[usize::from(fill)]);
+        let least = capper.room();
+        let budget = Budget {
+            max_line_bytes: None,
+            max_bytes: budget.max_bytes.max(least.bytes as u32),
+            max_lines: budget.max_lines.map(|m| m.max(least.lines as u32)),
+            ..budget
+        };
         let c = capper.cap(&text, &budget, "c", &mut MemStore::default()).unwrap();
         if !c.truncated {
             return Ok(());
@@ -183,6 +217,8 @@ proptest! {
     }
 }
 
+/// The 0.1 preview of a single huge line: each end up to max-line-bytes
+/// (`preview_properties.rs` has the filled one).
 #[test]
 fn huge_single_line_gives_a_useful_preview() {
     let line: String = "function(a){return a+1};".repeat(4 * 1024 * 1024 / 24);
@@ -193,7 +229,7 @@ fn huge_single_line_gives_a_useful_preview() {
         keep: Keep::HeadAndTail,
         head_percent: 50,
     };
-    let c = capper()
+    let c = capper_with(PreviewFeatures::NONE)
         .cap(&line, &budget, "grep", &mut MemStore::default())
         .unwrap();
     assert!(c.text.len() <= 16 * 1024);
@@ -216,7 +252,8 @@ fn error_in_the_middle_of_a_log_is_reachable_through_the_gap() {
         if i == 2500 {
             log.push_str("error[E0308]: mismatched types at src/lib.rs:42\n");
         } else {
-            log.push_str(&format!("   Compiling crate-{i} v0.1.0\n"));
+            let name = ["serde", "tokio", "regex", "memchr", "anyhow"][i % 5];
+            log.push_str(&format!("   Compiling {name} v0.1.{i}\n"));
         }
     }
     let budget = Budget {
@@ -224,13 +261,23 @@ fn error_in_the_middle_of_a_log_is_reachable_through_the_gap() {
         max_lines: Some(100),
         ..Budget::default()
     };
-    let c = capper()
+    // 0.1: the gap says where to look.
+    let c = capper_with(PreviewFeatures::NONE)
         .cap(&log, &budget, "build", &mut MemStore::default())
         .unwrap();
     assert!(c.truncated && !c.text.contains("error[E0308]"));
     let gap = c.gap_line.unwrap();
     assert!(gap < 2500 && 2500 < gap + c.omitted_lines);
     assert!(c.text.contains(&format!("starting at line {gap}.")));
+    // Now the error is shown where it is, with its line number.
+    let c = capper()
+        .cap(&log, &budget, "build", &mut MemStore::default())
+        .unwrap();
+    assert!(
+        c.text
+            .contains("\n[line 2500] error[E0308]: mismatched types at src/lib.rs:42\n")
+    );
+    assert_eq!(c.notable_lines, 1);
 }
 
 #[test]

@@ -254,3 +254,48 @@ fn none_is_the_0_1_preview_byte_for_byte() {
     }
     assert!(failures.is_empty(), "0.1 preview changed for {failures:?}");
 }
+
+mod common;
+mod reference_0_1;
+
+use proptest::prelude::*;
+use toolcap_core::notice::Saved;
+
+fn room() -> (u32, u32) {
+    let r = capper().room();
+    (r.bytes as u32, r.lines as u32)
+}
+
+proptest! {
+    #![proptest_config(common::cases(1500))]
+
+    /// Against the 0.1 code kept verbatim in `reference_0_1/`: any text, any
+    /// budget, failed calls and failed spills alike.
+    #[test]
+    fn none_equals_the_0_1_code(
+        text in common::rich_text(120),
+        budget in common::any_budget(room().0, room().1),
+        exit_code in prop::option::of(-2i32..3),
+        fail in any::<bool>(),
+    ) {
+        let capper = capper();
+        let call = Call { tool: Some("cargo".into()), exit_code, ..Call::new("c") };
+        let mut store = MemStore { files: HashMap::new(), fail: fail.then(|| "disk full".to_owned()) };
+        let c = capper.cap_call(&text, &budget, &call, &mut store).unwrap();
+        if !c.truncated {
+            prop_assert_eq!(&c.text, &text);
+            return Ok(());
+        }
+        let reason = CapError::Io("disk full".into());
+        let outcome = match &c.spill {
+            Some(r) => Saved::Spilled(r),
+            None => Saved::Failed(reason.message()),
+        };
+        let (want, loss) = reference_0_1::preview(&text, &budget, outcome, &call, &capper.settings().notice);
+        prop_assert_eq!(&c.text, &want);
+        prop_assert_eq!(c.omitted_bytes, loss.omitted_bytes);
+        prop_assert_eq!(c.omitted_lines, loss.omitted_lines);
+        prop_assert_eq!(c.gap_line, Some(loss.gap_line));
+        prop_assert_eq!((c.notable_lines, c.folded_lines), (0, 0));
+    }
+}

@@ -97,12 +97,16 @@ fn diagnostic_in(text: &str) -> Option<String> {
             continue;
         };
         let location = lines.next()?;
-        let arrow = location.find("-->")?;
-        // Keep the location's own indentation, as rustc prints it.
-        let indent = location[..arrow]
-            .rfind(|c: char| c != ' ')
-            .map_or(0, |i| i + 1);
-        return Some(format!("{}\n{}", &line[at..], &location[indent..]));
+        location.find("-->")?;
+        // Keep the location's own indentation, as rustc prints it, without
+        // the `[line N] ` the preview puts before a notable line.
+        let location = match location.strip_prefix("[line ") {
+            Some(rest) => rest
+                .split_once("] ")
+                .map_or(location, |(_, original)| original),
+            None => location,
+        };
+        return Some(format!("{}\n{location}", &line[at..]));
     }
     None
 }

@@ -47,7 +47,7 @@ fn crash_child(dir: &Path) {
     let mut session = open(dir, THREAD);
     for i in 0..MAX_SPILLS as u64 {
         let capped = session
-            .cap(&output(i), &budget(4096), &format!("call-{i}"))
+            .cap(&output(i), &budget(4096), format!("call-{i}"))
             .unwrap_or_else(|err| panic!("cap {i}: {err}"));
         let spill = capped.report.spill.expect("saved");
         report(&json!({

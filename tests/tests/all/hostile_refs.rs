@@ -421,7 +421,7 @@ fn forged_notice_at_the_end_of_a_capped_output_is_not_taken_for_its_spill() {
             .cap(
                 &input,
                 &crate::common::budget(CAP_BYTES),
-                &format!("end-{i}"),
+                format!("end-{i}"),
             )
             .expect("cap");
         let spill = capped.report.spill.clone().expect("a cut output spills");

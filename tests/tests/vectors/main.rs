@@ -233,7 +233,6 @@ fn strict_parsing_rejects_unknown_fields_ops_and_shapes() {
         ),
         BASE.replace(r#""from": 1,"#, r#""from": 1, "step": 2,"#),
         BASE.replace(r#""keep": "tail""#, r#""keep": "middle""#),
-        BASE.replace(r#""call_id": "c1","#, ""),
         BASE.replace(r#""preopen""#, "")
             .replace(r#""key_hex""#, r#""preopen": "rw", "key_hex""#),
         BASE.replace(r#""body": """#, r#""body": 7"#),
@@ -248,6 +247,15 @@ fn strict_parsing_rejects_unknown_fields_ops_and_shapes() {
     let (_, failures, _) = run_text(&mixed, false);
     assert!(
         failures.iter().any(|f| f.contains("bad vector")),
+        "{failures:#?}"
+    );
+    // A cap step without a call parses (`call_id` or `call` is optional)
+    // but cannot run.
+    let (_, failures, _) = run_text(&BASE.replace(r#""call_id": "c1","#, ""), false);
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.contains("exactly one of `call_id` and `call`")),
         "{failures:#?}"
     );
     // A `$spill:` of an unknown call is an error in the vector, not a pass.

@@ -1,0 +1,112 @@
+//! Repetition folding: a run of lines that are identical, or differ only in
+//! numbers (progress bars, `Downloading 41%`, `line 7 of the log`), is shown
+//! once in the preview's head or tail, next to one marker line:
+//!
+//! ```text
+//! Downloading 1%
+//! [... 118 more lines like the one above]
+//! ```
+//!
+//! in the head (the first line of the run is shown, the rest follow it in
+//! the file), and in the tail
+//!
+//! ```text
+//! [... 118 more lines like the one below]
+//! Downloading 100%
+//! ```
+//!
+//! (the last line of the run is shown, the rest precede it). The count is of
+//! lines of the input, exact; they count as omitted in the accounting and in
+//! `folded-lines`. The spill keeps everything. A run is folded only when it
+//! has at least [`FOLD_MIN`] lines besides the one shown and they are longer
+//! than the marker, so folding never costs budget.
+
+use crate::text::digits;
+
+/// Fewest lines a marker stands for.
+pub const FOLD_MIN: u64 = 2;
+
+/// Bytes of input a side may fold, at least: a run of repeated lines is
+/// compared byte by byte, so the work of folding is bounded by this (or by
+/// [`REACH_PER_BUDGET_BYTE`] times the side's budget, if larger). A run that
+/// reaches it ends the side there; the rest of the run is in the omitted
+/// middle, where the gap marker counts it.
+pub const MIN_REACH: usize = 1024 * 1024;
+
+/// Bytes of input a side may fold per byte of its budget.
+pub const REACH_PER_BUDGET_BYTE: usize = 16;
+
+/// The fold reach of a side whose budget is `bytes`.
+pub fn reach(bytes: usize) -> usize {
+    MIN_REACH.max(bytes.saturating_mul(REACH_PER_BUDGET_BYTE))
+}
+
+/// The marker for `lines` folded lines; `below` when they precede the line
+/// shown (in the tail).
+pub fn marker(lines: u64, below: bool) -> String {
+    format!(
+        "[... {lines} more lines like the one {}]",
+        if below { "below" } else { "above" }
+    )
+}
+
+/// Longest marker for up to `lines` folded lines, LF included.
+pub fn max_marker_len(lines: u64) -> usize {
+    "[...  more lines like the one above]".len() + digits(lines) + 1
+}
+
+/// True when `a` and `b` are equal once every run of ASCII digits counts as
+/// equal to every other (`Downloading 4%` and `Downloading 100%`).
+pub fn similar(a: &[u8], b: &[u8]) -> bool {
+    if a == b {
+        return true;
+    }
+    let (mut i, mut j) = (0, 0);
+    loop {
+        match (a.get(i), b.get(j)) {
+            (None, None) => return true,
+            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+                while a.get(i).is_some_and(u8::is_ascii_digit) {
+                    i += 1;
+                }
+                while b.get(j).is_some_and(u8::is_ascii_digit) {
+                    j += 1;
+                }
+            }
+            (Some(x), Some(y)) if x == y => {
+                i += 1;
+                j += 1;
+            }
+            _ => return false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_that_differ_only_in_numbers_are_similar() {
+        assert!(similar(b"Downloading 4%", b"Downloading 100%"));
+        assert!(similar(b"line 7 of 9", b"line 12345 of 0"));
+        assert!(similar(b"same", b"same"));
+        assert!(similar(b"", b""));
+        assert!(!similar(b"Downloading 4%", b"Downloading 4% done"));
+        assert!(!similar(b"a1", b"b1"));
+        assert!(!similar(b"v1.2", b"v1-2"));
+        assert!(!similar(b"12", b"12x"));
+    }
+
+    #[test]
+    fn markers_fit_their_bound() {
+        for n in [2, 9, 10, 118, u64::MAX] {
+            assert!(marker(n, false).len() < max_marker_len(n));
+            assert_eq!(marker(n, true).len(), marker(n, false).len());
+        }
+        assert_eq!(
+            marker(118, false),
+            "[... 118 more lines like the one above]"
+        );
+    }
+}

@@ -1,0 +1,810 @@
+//! Properties of the refined preview (notable lines, folding, fill, grapheme
+//! cuts, JSON previews) against naive oracles: the preview is parsed back
+//! into the ranges of the input it shows, and everything the result claims
+//! is recounted from those ranges.
+//!
+//! What is proved here, for any text of the generators and any valid budget,
+//! with every combination of features:
+//!
+//! - the budget holds: bytes and lines, notice included;
+//! - every line of the preview is verbatim input, a marker that says exactly
+//!   what it stands for, or a notable line whose `[line N]` is its number;
+//! - `omitted-bytes`, `omitted-lines`, `gap-line`, `notable-lines` and
+//!   `folded-lines` equal a naive recount from the parsed ranges;
+//! - with fill on, no cut splits an extended grapheme cluster;
+//! - a JSON preview parses as JSON;
+//! - with fill on, when the line limit does not bind and the input is larger
+//!   than `max-bytes` and not a JSON document, the preview (notice included)
+//!   is at least 90% of `max-bytes`, unless every omitted byte was folded
+//!   (nothing is left to show: every line is shown or stands behind a fold
+//!   marker).
+
+mod common;
+
+use proptest::prelude::*;
+use toolcap_core::cap::{JSON_HEADER, PreviewFeatures, PreviewSettings};
+use toolcap_core::text::count_lines;
+use toolcap_core::{Budget, Call, CapError, Capped, Capper, Keep, RefScheme, SpillStore};
+use unicode_segmentation::UnicodeSegmentation;
+
+struct Discard;
+
+impl SpillStore for Discard {
+    fn save(&mut self, _: &str, _: &str, _: &[u8]) -> Result<(), CapError> {
+        Ok(())
+    }
+}
+
+fn capper(features: PreviewFeatures, patterns: Vec<String>) -> Capper {
+    let scheme = RefScheme::new("/home/me/.spill", "thread-9", vec![42; 32]).unwrap();
+    let settings = PreviewSettings {
+        features,
+        notable_patterns: patterns,
+        ..PreviewSettings::default()
+    };
+    Capper::with_settings(scheme, settings).unwrap()
+}
+
+fn features() -> impl Strategy<Value = PreviewFeatures> {
+    prop_oneof![
+        2 => Just(PreviewFeatures::ALL),
+        1 => any::<[bool; 5]>().prop_map(|f| PreviewFeatures {
+            notable: f[0],
+            fold: f[1],
+            json: f[2],
+            fill: f[3],
+            adaptive_notice: f[4],
+        }),
+    ]
+}
+
+/// A budget from raw numbers, valid for `capper`.
+fn budget_for(capper: &Capper, raw: (u32, Option<u32>, Option<u32>, u8, u8)) -> Budget {
+    let room = capper.room();
+    let (extra, lines, line_bytes, keep, head_percent) = raw;
+    Budget {
+        max_bytes: room.bytes as u32 + extra,
+        max_lines: lines.map(|l| room.lines as u32 + l),
+        max_line_bytes: line_bytes,
+        keep: [Keep::Head, Keep::Tail, Keep::HeadAndTail][usize::from(keep % 3)],
+        head_percent,
+    }
+}
+
+fn raw_budget() -> impl Strategy<Value = (u32, Option<u32>, Option<u32>, u8, u8)> {
+    (
+        0u32..4000,
+        prop::option::of(0u32..60),
+        prop::option::of(1u32..300),
+        any::<u8>(),
+        0u8..=100,
+    )
+}
+
+/// Digit runs as one placeholder: what folding and deduplication compare.
+fn digits_as_one(s: &str) -> String {
+    let mut out = String::new();
+    let mut in_digits = false;
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('#');
+            }
+            in_digits = true;
+        } else {
+            out.push(c);
+            in_digits = false;
+        }
+    }
+    out
+}
+
+/// What a text preview shows, parsed back.
+#[derive(Debug, Default)]
+struct Parsed {
+    /// Ranges of the input shown verbatim, in order.
+    ranges: Vec<(usize, usize)>,
+    /// Lines behind fold markers, and the ranges of those lines.
+    folded: u64,
+    folded_ranges: Vec<(usize, usize)>,
+    /// Notable lines: (line number, similar count).
+    notable: Vec<(u64, u64)>,
+}
+
+/// The lines of the input: (start, end of content, end after LF).
+fn input_lines(text: &str) -> Vec<(usize, usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        match text[start..].find('\n') {
+            Some(i) => {
+                out.push((start, start + i, start + i + 1));
+                start += i + 1;
+            }
+            None => {
+                out.push((start, text.len(), text.len()));
+                start = text.len();
+            }
+        }
+    }
+    out
+}
+
+fn parse_marker<'a>(line: &'a str, prefix: &str, suffix: &str) -> Option<&'a str> {
+    line.strip_prefix(prefix)?.strip_suffix(suffix)
+}
+
+fn numbers(s: &str) -> Vec<u64> {
+    s.split(|c: char| !c.is_ascii_digit())
+        .filter(|p| !p.is_empty())
+        .map(|p| p.parse().unwrap())
+        .collect()
+}
+
+/// Split ` [... N bytes cut]` (and a CR after it) off a preview line.
+fn cut_suffix(line: &str) -> (&str, Option<usize>, &str) {
+    let (body, cr) = match line.strip_suffix('\r') {
+        Some(b) if b.ends_with(" bytes cut]") => (b, "\r"),
+        _ => (line, ""),
+    };
+    if let Some(i) = body.rfind(" [... ")
+        && body.ends_with(" bytes cut]")
+    {
+        let n = &body[i + 6..body.len() - " bytes cut]".len()];
+        if let Ok(n) = n.parse() {
+            return (&body[..i], Some(n), cr);
+        }
+    }
+    (line, None, "")
+}
+
+/// Parse the body of a text preview back into what it shows of `text`.
+/// With `strict`, a line shown in part is always followed by a gap (0.1
+/// could split a line between head and tail with nothing omitted).
+fn parse(text: &str, body: &str, strict: bool) -> Result<Parsed, String> {
+    let lines = input_lines(text);
+    let line_at = |pos: usize| {
+        lines
+            .iter()
+            .position(|&(s, _, e)| s <= pos && pos < e.max(s + 1))
+    };
+    let mut p = Parsed::default();
+    let mut cursor = 0usize;
+    let mut middle_end = None;
+    let mut in_notables = false;
+    let mut last_shown: Option<(usize, usize)> = None;
+    let mut out_lines: Vec<&str> = body.split_inclusive('\n').collect();
+    if let Some(last) = out_lines.last_mut() {
+        *last = last.strip_suffix('\n').ok_or("body does not end with LF")?;
+    }
+    let count = out_lines.len();
+    for (k, raw) in out_lines.iter().enumerate() {
+        let l = raw.strip_suffix('\n').unwrap_or(raw);
+        if in_notables {
+            if parse_marker(l, "[... end of the omitted lines ", " ...]").is_some() {
+                in_notables = false;
+                cursor = middle_end.take().unwrap();
+                continue;
+            }
+            let (head, rest) = l
+                .split_once("] ")
+                .ok_or(format!("bad notable line {l:?}"))?;
+            let n = numbers(head);
+            let (line_no, similar) = match n.as_slice() {
+                [a] if head == format!("[line {a}") => (*a, 0),
+                [a, b] if head == format!("[line {a} and {b} more like it") => (*a, *b),
+                _ => return Err(format!("bad notable prefix {head:?}")),
+            };
+            let (s, ce, e) = *lines
+                .get(line_no as usize - 1)
+                .ok_or(format!("no line {line_no}"))?;
+            let (content, cut, _) = cut_suffix(rest);
+            match cut {
+                Some(c) => {
+                    if !text[s..ce].starts_with(content) || content.len() + c != ce - s {
+                        return Err(format!("notable line {line_no} {rest:?} is not its cut"));
+                    }
+                    p.ranges.push((s, s + content.len()));
+                }
+                None => {
+                    if &text[s..ce] != rest {
+                        return Err(format!("notable line {line_no} {rest:?} is not verbatim"));
+                    }
+                    p.ranges.push((s, e));
+                }
+            }
+            p.notable.push((line_no, similar));
+            continue;
+        }
+        if l.starts_with("[... ") && l.contains(" bytes omitted here (bytes ") {
+            let n = numbers(l);
+            let [len, a, b, line] = n[..] else {
+                return Err(format!("bad gap marker {l:?}"));
+            };
+            if a as usize != cursor
+                || b - a != len
+                || line_at(cursor).map(|i| i as u64 + 1) != Some(line)
+            {
+                return Err(format!("gap marker {l:?} at {cursor}"));
+            }
+            cursor = b as usize;
+            continue;
+        }
+        if l.starts_with("[... lines ") && l.ends_with(" notable lines ...]") {
+            let n = numbers(l);
+            let [first, last, a, b, _count] = n[..] else {
+                return Err(format!("bad open marker {l:?}"));
+            };
+            let line_of = |pos: usize| {
+                1 + text.as_bytes()[..pos]
+                    .iter()
+                    .filter(|&&c| c == b'\n')
+                    .count() as u64
+            };
+            if a as usize != cursor || line_of(cursor) != first || line_of(b as usize - 1) != last {
+                return Err(format!("open marker {l:?} at {cursor}"));
+            }
+            middle_end = Some(b as usize);
+            in_notables = true;
+            continue;
+        }
+        if let Some(n) = parse_marker(l, "[... ", " more lines like the one above]") {
+            let n: usize = n.parse().map_err(|_| format!("bad fold {l:?}"))?;
+            let (ls, le) = last_shown.ok_or("fold with no line above")?;
+            let like = digits_as_one(text[ls..le].trim_end_matches('\n'));
+            for _ in 0..n {
+                let i = line_at(cursor).ok_or("fold past the end")?;
+                let (s, ce, e) = lines[i];
+                if s != cursor || digits_as_one(&text[s..ce]) != like.trim_end_matches('\n') {
+                    return Err(format!("folded line {} is not like {like:?}", i + 1));
+                }
+                p.folded_ranges.push((s, e));
+                cursor = e;
+            }
+            p.folded += n as u64;
+            continue;
+        }
+        if let Some(n) = parse_marker(l, "[... ", " more lines like the one below]") {
+            let n: usize = n.parse().map_err(|_| format!("bad fold {l:?}"))?;
+            let i = line_at(cursor).ok_or("fold past the end")?;
+            let (s2, ce2, _) = *lines.get(i + n).ok_or("fold with no line below")?;
+            let like = digits_as_one(&text[s2..ce2]);
+            for j in 0..n {
+                let (s, ce, e) = lines[i + j];
+                if s != cursor || digits_as_one(&text[s..ce]) != like {
+                    return Err(format!("folded line {} is not like {like:?}", i + j + 1));
+                }
+                p.folded_ranges.push((s, e));
+                cursor = e;
+            }
+            p.folded += n as u64;
+            continue;
+        }
+        // Verbatim input, whole or cut.
+        let rest = &text[cursor..];
+        let (content, cut, cr) = cut_suffix(l);
+        if let Some(c) = cut {
+            let i = line_at(cursor).ok_or("cut line past the end")?;
+            let (_, ce, e) = lines[i];
+            if !rest.starts_with(content) {
+                return Err(format!("cut line {l:?} is not input at {cursor}"));
+            }
+            let body_end = cursor + content.len() + c;
+            let term = &text[body_end..e];
+            if !(term == format!("{cr}\n") || (term.is_empty() && cr.is_empty() && ce == e)) {
+                return Err(format!("cut line {l:?}: {c} bytes then {term:?}"));
+            }
+            p.ranges.push((cursor, cursor + content.len()));
+            if !term.is_empty() {
+                p.ranges.push((body_end, e));
+            }
+            last_shown = Some((cursor, e));
+            cursor = e;
+            continue;
+        }
+        let whole = format!("{l}\n");
+        if rest.starts_with(&whole) {
+            p.ranges.push((cursor, cursor + whole.len()));
+            last_shown = Some((cursor, cursor + whole.len()));
+            cursor += whole.len();
+        } else if rest == l && k + 1 == count {
+            p.ranges.push((cursor, text.len()));
+            last_shown = Some((cursor, text.len()));
+            cursor = text.len();
+        } else if rest.starts_with(l) && !l.is_empty() {
+            // A line shown in part: a gap follows.
+            p.ranges.push((cursor, cursor + l.len()));
+            last_shown = Some((cursor, cursor + l.len()));
+            cursor += l.len();
+            let next = out_lines.get(k + 1).copied().unwrap_or("");
+            if strict && (!next.starts_with("[... ") || next.contains("more lines like")) {
+                return Err(format!("partial line {l:?} not followed by a gap"));
+            }
+        } else {
+            return Err(format!("line {l:?} is not input at {cursor}"));
+        }
+    }
+    if cursor != text.len() {
+        return Err(format!("preview ends at {cursor} of {}", text.len()));
+    }
+    p.ranges.retain(|(a, b)| a < b);
+    Ok(p)
+}
+
+/// The accounting a preview should report, recounted from `p`.
+fn recount(text: &str, p: &Parsed) -> (u64, u64, u64) {
+    let mut shown = vec![false; text.len()];
+    for &(a, b) in &p.ranges {
+        for s in &mut shown[a..b] {
+            assert!(!*s, "byte shown twice");
+            *s = true;
+        }
+    }
+    let omitted_bytes = shown.iter().filter(|s| !**s).count() as u64;
+    let omitted_lines = input_lines(text)
+        .iter()
+        .filter(|&&(s, _, e)| !shown[s..e].iter().any(|x| *x))
+        .count() as u64;
+    let first_omitted = shown.iter().position(|s| !*s).unwrap_or(text.len());
+    let gap_line = 1 + text[..first_omitted].matches('\n').count() as u64;
+    (omitted_bytes, omitted_lines, gap_line)
+}
+
+fn body_of(c: &Capped) -> &str {
+    &c.text[..c.text.rfind("[toolcap] ").unwrap()]
+}
+
+fn check(
+    text: &str,
+    budget: &Budget,
+    features: PreviewFeatures,
+    c: &Capped,
+) -> Result<(), TestCaseError> {
+    check_with(text, budget, features, c, true)
+}
+
+/// [`check`], with the utilisation guarantee only if `full` (a fold that
+/// reached its reach is the one case it does not cover).
+fn check_with(
+    text: &str,
+    budget: &Budget,
+    features: PreviewFeatures,
+    c: &Capped,
+    full: bool,
+) -> Result<(), TestCaseError> {
+    prop_assert!(
+        c.text.len() <= budget.max_bytes as usize,
+        "{} > {}",
+        c.text.len(),
+        budget.max_bytes
+    );
+    if let Some(m) = budget.max_lines {
+        prop_assert!(count_lines(c.text.as_bytes()) <= u64::from(m));
+    }
+    if c.text.starts_with(JSON_HEADER) {
+        prop_assert!(features.json);
+        let json = &c.text[JSON_HEADER.len() + 1..c.text.rfind("\n[toolcap] ").unwrap()];
+        let parsed: Result<serde_json::Value, _> = serde_json::from_str(json);
+        prop_assert!(parsed.is_ok(), "JSON preview does not parse: {json}");
+        prop_assert_eq!((c.notable_lines, c.folded_lines), (0, 0));
+        return Ok(());
+    }
+    let p = parse(text, body_of(c), features.fill)
+        .map_err(|e| TestCaseError::fail(format!("{e}\n{}", c.text)))?;
+    let (omitted_bytes, omitted_lines, gap_line) = recount(text, &p);
+    prop_assert_eq!(c.omitted_bytes, omitted_bytes, "omitted bytes\n{}", c.text);
+    prop_assert_eq!(c.omitted_lines, omitted_lines, "omitted lines\n{}", c.text);
+    prop_assert_eq!(c.gap_line, Some(gap_line), "gap line\n{}", c.text);
+    prop_assert_eq!(c.notable_lines, p.notable.len() as u64);
+    prop_assert_eq!(c.folded_lines, p.folded);
+    if !features.notable {
+        prop_assert!(p.notable.is_empty());
+    }
+    if !features.fold {
+        prop_assert_eq!(p.folded, 0);
+    }
+    if features.fill {
+        let bounds: std::collections::HashSet<usize> = text
+            .grapheme_indices(true)
+            .map(|(i, _)| i)
+            .chain([text.len()])
+            .collect();
+        for &(a, b) in &p.ranges {
+            prop_assert!(
+                bounds.contains(&a) && bounds.contains(&b),
+                "cut {a}..{b} splits a cluster\n{:?}",
+                c.text
+            );
+        }
+        // Used, not wasted.
+        let lines_bind = budget
+            .max_lines
+            .is_some_and(|m| count_lines(c.text.as_bytes()) >= u64::from(m));
+        if full && !lines_bind && text.len() > budget.max_bytes as usize {
+            let mut omitted = vec![true; text.len()];
+            for &(a, b) in p.ranges.iter().chain(&p.folded_ranges) {
+                omitted[a..b].iter_mut().for_each(|x| *x = false);
+            }
+            let all_folded = !omitted.iter().any(|x| *x);
+            prop_assert!(
+                c.text.len() * 10 >= budget.max_bytes as usize * 9 || all_folded,
+                "{} of {} bytes used\n{}",
+                c.text.len(),
+                budget.max_bytes,
+                c.text
+            );
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(common::cases(3000))]
+
+    #[test]
+    fn every_preview_parses_back_and_accounts_exactly(
+        text in common::rich_text(150),
+        raw in raw_budget(),
+        features in features(),
+        failed in any::<bool>(),
+        host in any::<bool>(),
+    ) {
+        let patterns = if host { vec!["word a".to_owned()] } else { Vec::new() };
+        let capper = capper(features, patterns);
+        let budget = budget_for(&capper, raw);
+        let call = Call { exit_code: failed.then_some(2), ..Call::new("c") };
+        let c = capper.cap_call(&text, &budget, &call, &mut Discard).unwrap();
+        if !c.truncated {
+            prop_assert_eq!(&c.text, &text);
+            return Ok(());
+        }
+        check(&text, &budget, features, &c)?;
+    }
+
+    /// Long texts, tight budgets: the share of notable lines, folds reaching
+    /// far, lines cut by max-line-bytes and grown back.
+    #[test]
+    fn long_texts_parse_back_too(
+        text in common::rich_text(1500),
+        raw in raw_budget(),
+        features in features(),
+    ) {
+        let capper = capper(features, Vec::new());
+        let budget = budget_for(&capper, raw);
+        let c = capper.cap(&text, &budget, "c", &mut Discard).unwrap();
+        if c.truncated {
+            check(&text, &budget, features, &c)?;
+        }
+    }
+
+    #[test]
+    fn json_documents_get_json_previews(
+        items in prop::collection::vec((any::<u32>(), "[a-zé😀 ]{0,30}", any::<bool>()), 1..300),
+        pretty in any::<bool>(),
+        raw in raw_budget(),
+    ) {
+        let doc: Vec<serde_json::Value> = items
+            .iter()
+            .map(|(n, s, b)| serde_json::json!({"id": n, "name": s, "ok": b, "tags": [s, s]}))
+            .collect();
+        let doc = serde_json::json!({"items": doc, "count": items.len()});
+        let text = if pretty {
+            serde_json::to_string_pretty(&doc).unwrap()
+        } else {
+            serde_json::to_string(&doc).unwrap()
+        };
+        let capper = capper(PreviewFeatures::ALL, Vec::new());
+        let budget = budget_for(&capper, raw);
+        let c = capper.cap(&text, &budget, "c", &mut Discard).unwrap();
+        if c.truncated {
+            check(&text, &budget, PreviewFeatures::ALL, &c)?;
+            prop_assert!(c.omitted_bytes <= text.len() as u64);
+        }
+    }
+}
+
+#[test]
+fn a_huge_single_line_fills_the_budget_with_both_ends() {
+    let line: String = "function(a){return a+1};".repeat(4 * 1024 * 1024 / 24);
+    let budget = Budget {
+        max_bytes: 16 * 1024,
+        max_lines: Some(200),
+        max_line_bytes: Some(2000),
+        keep: Keep::HeadAndTail,
+        head_percent: 50,
+    };
+    let c = capper(PreviewFeatures::ALL, Vec::new())
+        .cap(&line, &budget, "grep", &mut Discard)
+        .unwrap();
+    assert!(c.text.len() <= 16 * 1024);
+    assert!(c.text.len() * 10 >= 16 * 1024 * 9, "{}", c.text.len());
+    let (head, rest) = c.text.split_once("\n[... ").unwrap();
+    let tail = rest.split_once(" ...]\n").unwrap().1;
+    let tail = tail.split_once("\n[toolcap]").unwrap().0;
+    assert!(line.starts_with(head) && line.ends_with(tail));
+    // Both ends, about evenly.
+    assert!(
+        head.len() > 5000 && tail.len() > 5000,
+        "{} {}",
+        head.len(),
+        tail.len()
+    );
+    assert_eq!(
+        (c.original_lines, c.omitted_lines, c.gap_line),
+        (1, 0, Some(1))
+    );
+    assert_eq!(
+        c.omitted_bytes,
+        (line.len() - head.len() - tail.len()) as u64
+    );
+}
+
+fn build_log(lines: usize, error_at: usize) -> String {
+    let mut log = String::new();
+    for i in 1..=lines {
+        if i == error_at {
+            log.push_str("error[E0308]: mismatched types\n  --> src/lib.rs:42:5\n");
+        } else {
+            log.push_str(&format!(
+                "   Compiling crate-{i} v0.1.{} ({})\n",
+                i % 7,
+                if i % 3 == 0 { "build script" } else { "lib" }
+            ));
+        }
+    }
+    log
+}
+
+#[test]
+fn an_error_in_the_middle_of_a_build_log_is_shown_with_its_location() {
+    let log = build_log(20_000, 10_000);
+    let budget = Budget {
+        max_bytes: 16 * 1024,
+        max_lines: None,
+        ..Budget::default()
+    };
+    let c = capper(PreviewFeatures::ALL, Vec::new())
+        .cap(&log, &budget, "build", &mut Discard)
+        .unwrap();
+    assert!(
+        c.text
+            .contains("\n[line 10000] error[E0308]: mismatched types\n"),
+        "{}",
+        c.text
+    );
+    assert!(
+        c.text.contains("\n[line 10001]   --> src/lib.rs:42:5\n"),
+        "{}",
+        c.text
+    );
+    assert_eq!(c.notable_lines, 2);
+    assert!(c.text.len() * 10 >= 16 * 1024 * 9);
+    check(&log, &budget, PreviewFeatures::ALL, &c).unwrap();
+}
+
+#[test]
+fn look_alikes_do_not_flood_the_preview_and_the_real_failure_wins() {
+    let mut log = String::new();
+    for i in 0..3000 {
+        log.push_str(&match i % 6 {
+            0 => format!("test error::case_{i} ... ok\n"),
+            1 => format!("summary: 0 errors, error_count=0, errors: [] ({i})\n"),
+            2 => format!("cc -Werror -o obj/{i}.o src/{i}.c\n"),
+            3 => format!("const ERROR_CODES_{i} = [];\n"),
+            4 => format!("  ✓ handles error {i} (3 ms)\n"),
+            _ => format!("retrying request {i}: connection error\n"),
+        });
+        if i == 1700 {
+            log.push_str("thread 'main' panicked at src/main.rs:3:5:\nindex out of bounds\n");
+        }
+    }
+    let budget = Budget {
+        max_bytes: 8 * 1024,
+        max_lines: None,
+        ..Budget::default()
+    };
+    let c = capper(PreviewFeatures::ALL, Vec::new())
+        .cap(&log, &budget, "test", &mut Discard)
+        .unwrap();
+    let notable: Vec<&str> = c.text.lines().filter(|l| l.starts_with("[line ")).collect();
+    assert!(
+        notable.contains(&"[line 1702] thread 'main' panicked at src/main.rs:3:5:"),
+        "{notable:?}"
+    );
+    assert!(
+        notable.contains(&"[line 1703] index out of bounds"),
+        "{notable:?}"
+    );
+    // The weak "connection error" lines count once, as similar.
+    assert!(notable.len() <= 3, "{notable:?}");
+    for l in &notable {
+        for fake in ["0 errors", "-Werror", "ERROR_CODES", "✓", "... ok"] {
+            assert!(!l.contains(fake), "{l}");
+        }
+    }
+    check(&log, &budget, PreviewFeatures::ALL, &c).unwrap();
+}
+
+#[test]
+fn host_patterns_are_notable_first() {
+    let mut log = String::new();
+    let words = ["fine", "good", "done", "ready", "idle"];
+    for i in 0..5000 {
+        log.push_str(&format!("step {i} {}\n", words[i % 5]));
+        if i == 2500 {
+            log.push_str("deploy: QUOTA-EXCEEDED in region x\n");
+            log.push_str("error: something else went wrong\n");
+        }
+    }
+    let budget = Budget {
+        max_bytes: 4 * 1024,
+        max_lines: None,
+        ..Budget::default()
+    };
+    let c = capper(PreviewFeatures::ALL, vec!["QUOTA-EXCEEDED".into()])
+        .cap(&log, &budget, "deploy", &mut Discard)
+        .unwrap();
+    assert!(
+        c.text
+            .contains("[line 2502] deploy: QUOTA-EXCEEDED in region x\n"),
+        "{}",
+        c.text
+    );
+    check(&log, &budget, PreviewFeatures::ALL, &c).unwrap();
+}
+
+#[test]
+fn progress_bars_fold_in_head_and_tail() {
+    let mut text = String::new();
+    for i in 0..3000 {
+        text.push_str(&format!("Downloading {}%\n", i % 101));
+    }
+    text.push_str("Download failed: connection reset\n");
+    for i in 0..3000 {
+        text.push_str(&format!("Retrying {}%\n", i % 101));
+    }
+    let budget = Budget {
+        max_bytes: 2048,
+        max_lines: None,
+        ..Budget::default()
+    };
+    let c = capper(PreviewFeatures::ALL, Vec::new())
+        .cap(&text, &budget, "dl", &mut Discard)
+        .unwrap();
+    let body = body_of(&c);
+    assert_eq!(
+        body,
+        format!(
+            "Downloading 0%\n[... 2999 more lines like the one above]\n\
+             Download failed: connection reset\nRetrying 0%\n\
+             [... 2998 more lines like the one above]\nRetrying {}%\n",
+            2999 % 101
+        )
+    );
+    assert_eq!(c.folded_lines, 2999 + 2998);
+    check(&text, &budget, PreviewFeatures::ALL, &c).unwrap();
+}
+
+#[test]
+fn a_fold_stops_at_its_reach() {
+    // Far more repetition than a side may compare: the head stops there,
+    // and the gap marker covers the rest of the run.
+    let text: String = (0..400_000)
+        .map(|i| format!("line {i} of the log\n"))
+        .collect();
+    let budget = Budget {
+        max_bytes: 2048,
+        max_lines: None,
+        ..Budget::default()
+    };
+    let c = capper(PreviewFeatures::ALL, Vec::new())
+        .cap(&text, &budget, "log", &mut Discard)
+        .unwrap();
+    let body = body_of(&c);
+    assert!(body.starts_with("line 0 of the log\n[... "), "{body}");
+    assert!(body.contains(" bytes omitted here "), "{body}");
+    assert!(body.ends_with("line 399999 of the log\n"), "{body}");
+    assert!(c.folded_lines > 1000);
+    check_with(&text, &budget, PreviewFeatures::ALL, &c, false).unwrap();
+}
+
+#[test]
+fn cuts_keep_emoji_flags_and_combining_marks_whole() {
+    let unit = "👩\u{200D}👩\u{200D}👧\u{200D}👦🇺🇦e\u{301}\u{302}क्षिx";
+    for lines in [1, 40] {
+        let text = (0..lines)
+            .map(|_| unit.repeat(300 / lines + 20))
+            .collect::<Vec<_>>()
+            .join("\r\n");
+        for max_line_bytes in [None, Some(7), Some(33), Some(100)] {
+            for keep in [Keep::Head, Keep::Tail, Keep::HeadAndTail] {
+                let capper = capper(PreviewFeatures::ALL, Vec::new());
+                for extra in [0, 13, 101, 999] {
+                    let budget = Budget {
+                        max_bytes: capper.room().bytes as u32 + extra,
+                        max_lines: None,
+                        max_line_bytes,
+                        keep,
+                        head_percent: 40,
+                    };
+                    let c = capper.cap(&text, &budget, "c", &mut Discard).unwrap();
+                    check(&text, &budget, PreviewFeatures::ALL, &c).unwrap();
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_json_document_keeps_its_structure() {
+    let items: Vec<String> = (0..4000)
+        .map(|i| format!("    {{\"id\": {i}, \"name\": \"item-{i}\"}}"))
+        .collect();
+    let text = format!("{{\n  \"items\": [\n{}\n  ]\n}}\n", items.join(",\n"));
+    let budget = Budget {
+        max_bytes: 16 * 1024,
+        max_lines: None,
+        ..Budget::default()
+    };
+    let c = capper(PreviewFeatures::ALL, Vec::new())
+        .cap(&text, &budget, "api", &mut Discard)
+        .unwrap();
+    assert!(
+        c.text
+            .starts_with(&format!("{JSON_HEADER}\n{{\n  \"items\": [\n")),
+        "{}",
+        c.text
+    );
+    check(&text, &budget, PreviewFeatures::ALL, &c).unwrap();
+    assert_eq!(c.gap_line, Some(3)); // the preview renders items its own way
+    let off = capper(
+        PreviewFeatures {
+            json: false,
+            ..PreviewFeatures::ALL
+        },
+        Vec::new(),
+    )
+    .cap(&text, &budget, "api", &mut Discard)
+    .unwrap();
+    assert!(!off.text.starts_with(JSON_HEADER));
+    // Not a document: JSON Lines, or a log that starts with `[`.
+    for not_json in [
+        "{\"a\":1}\n{\"a\":2}\n".repeat(3000),
+        "[INFO] started\n".repeat(3000),
+    ] {
+        let c = capper(PreviewFeatures::ALL, Vec::new())
+            .cap(&not_json, &budget, "x", &mut Discard)
+            .unwrap();
+        assert!(c.truncated && !c.text.starts_with(JSON_HEADER));
+    }
+}
+
+#[test]
+fn a_failed_call_leans_to_the_tail_and_says_so_first() {
+    let log = build_log(3000, 2990);
+    let budget = Budget {
+        max_bytes: 8 * 1024,
+        max_lines: None,
+        ..Budget::default()
+    };
+    let call = Call {
+        tool: Some("cargo".into()),
+        exit_code: Some(101),
+        ..Call::new("b")
+    };
+    let capper = capper(PreviewFeatures::ALL, Vec::new());
+    let failed = capper.cap_call(&log, &budget, &call, &mut Discard).unwrap();
+    let ok = capper.cap(&log, &budget, "b", &mut Discard).unwrap();
+    let head = |c: &Capped| body_of(c).split_once("\n[... ").unwrap().0.len();
+    assert!(
+        head(&failed) * 3 < head(&ok) * 2,
+        "{} {}",
+        head(&failed),
+        head(&ok)
+    );
+    assert!(
+        failed
+            .text
+            .contains("[toolcap] The tool `cargo` failed (exit code 101). ")
+    );
+}

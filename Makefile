@@ -31,9 +31,12 @@ guest: setup
 demo: guest
 	$(CARGO) run --release -p host-demo
 
+# The benches are compiled (not run) in the same cargo invocation as the
+# tests: the same package set resolves the same features, so wasmtime is
+# built once, not a second time for `cargo bench -p toolcap-bench` alone.
 test: guest check fuzz-smoke
+	$(CARGO) test --release $(HOST_CRATES) --all-targets --no-run
 	$(CARGO) test --release $(HOST_CRATES)
-	$(CARGO) bench --no-run -p toolcap-bench
 	$(MAKE) --keep-going js-test py-test py-test-lowest
 
 # JavaScript (js/README.md): npm packages go into js/node_modules, pinned by

@@ -103,10 +103,12 @@ wit: guest $(JS_INSTALLED)
 
 # The crate as a dependent gets it: the component packaged inside, checked by
 # building a scratch project that depends on the packaged crate by path with
-# TOOLCAP_WASM unset and no guest sources in reach.
+# TOOLCAP_WASM unset and no guest sources in reach. The copy in host/ is
+# removed again, so later in-tree builds never embed a stale component.
 package: guest
 	cp $(TOOLCAP_WASM) host/tool_output_cap.wasm
-	env -u TOOLCAP_WASM $(CARGO) package -p tool-output-cap --allow-dirty --no-verify
+	env -u TOOLCAP_WASM $(CARGO) package -p tool-output-cap --allow-dirty --no-verify; \
+		status=$$?; rm -f host/tool_output_cap.wasm; exit $$status
 	env -u TOOLCAP_WASM sh scripts/check-package.sh
 
 # Fuzzing (fuzz/README.md). `fuzz-smoke` runs every fuzz check on stable with

@@ -39,9 +39,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&spill)?;
     let mut session = ToolCap::new()?.open_session(SessionConfig::new("t1", &spill))?;
     let capped = session.cap(&"x\n".repeat(50_000), &Budget::new(4096), "c1")?;
-    assert!(capped.truncated && capped.text.len() <= 4096 && capped.spill.is_some());
+    assert!(capped.report.truncated && capped.text.len() <= 4096 && capped.report.spill.is_some());
     std::fs::remove_dir_all(&spill)?;
-    println!("packaged crate: capped {} bytes to {}", capped.original_bytes, capped.text.len());
+    println!("packaged crate: capped {} bytes to {}", capped.report.original_bytes, capped.text.len());
     Ok(())
 }
 RS

@@ -3,33 +3,12 @@
 //! tail a suffix, accounting is exact, the spill is the input byte for byte,
 //! and the notice's reference is found again.
 
-use std::collections::HashMap;
-
 mod common;
 
+use common::MemStore;
 use proptest::prelude::*;
 use toolcap_core::text::count_lines;
-use toolcap_core::{
-    Budget, CapError, Capper, Keep, PreviewFeatures, PreviewSettings, RefScheme, SpillStore,
-};
-
-/// Spills into a map, or fails on demand, so properties see what was written.
-#[derive(Default)]
-struct MemStore {
-    files: HashMap<String, Vec<u8>>,
-    fail: Option<String>,
-}
-
-impl SpillStore for MemStore {
-    fn save(&mut self, thread: &str, name: &str, content: &[u8]) -> Result<(), CapError> {
-        if let Some(why) = &self.fail {
-            return Err(CapError::Io(why.clone()));
-        }
-        self.files
-            .insert(format!("{thread}/{name}"), content.to_vec());
-        Ok(())
-    }
-}
+use toolcap_core::{Budget, CapError, Capper, Keep, PreviewFeatures, PreviewSettings, RefScheme};
 
 fn capper() -> Capper {
     Capper::new(RefScheme::new("/home/me/.spill", "thread-9", vec![42; 32]).unwrap())
@@ -77,25 +56,6 @@ fn any_text(max: usize) -> impl Strategy<Value = String> {
     prop::collection::vec(pieces, 0..max).prop_map(|v| v.concat())
 }
 
-fn any_budget(room_bytes: u32, room_lines: u32) -> impl Strategy<Value = Budget> {
-    (
-        prop_oneof![Just(0u32), room_bytes..room_bytes + 4000],
-        prop::option::of(room_lines..room_lines + 60),
-        prop::option::of(1u32..300),
-        prop_oneof![Just(Keep::Head), Just(Keep::Tail), Just(Keep::HeadAndTail)],
-        0u8..=100,
-    )
-        .prop_map(
-            |(max_bytes, max_lines, max_line_bytes, keep, head_percent)| Budget {
-                max_bytes,
-                max_lines,
-                max_line_bytes,
-                keep,
-                head_percent,
-            },
-        )
-}
-
 fn room() -> (u32, u32) {
     let r = capper().room();
     (r.bytes as u32, r.lines as u32)
@@ -105,7 +65,7 @@ proptest! {
     #![proptest_config(common::cases(2000))]
 
     #[test]
-    fn budget_holds_and_spill_is_exact(text in any_text(120), budget in any_budget(room().0, room().1)) {
+    fn budget_holds_and_spill_is_exact(text in any_text(120), budget in common::any_budget(room().0, room().1)) {
         let capper = capper();
         let mut store = MemStore::default();
         let c = capper.cap(&text, &budget, "call-1", &mut store).unwrap();
@@ -132,7 +92,7 @@ proptest! {
     }
 
     #[test]
-    fn cap_owned_answers_like_cap(text in any_text(120), budget in any_budget(room().0, room().1)) {
+    fn cap_owned_answers_like_cap(text in any_text(120), budget in common::any_budget(room().0, room().1)) {
         let capper = capper();
         let (mut borrowed, mut owned) = (MemStore::default(), MemStore::default());
         let by_ref = capper.cap(&text, &budget, "call-1", &mut borrowed);
@@ -144,7 +104,7 @@ proptest! {
     #[test]
     fn head_is_prefix_and_tail_is_suffix(
         text in any_text(120),
-        budget in any_budget(room().0, room().1),
+        budget in common::any_budget(room().0, room().1),
         fill in any::<bool>(),
     ) {
         let capper = capper_with(PLAIN_ENDS[usize::from(fill)]);
@@ -183,7 +143,7 @@ proptest! {
     #[test]
     fn head_percent_100_is_head_and_0_is_tail(
         text in any_text(120),
-        budget in any_budget(room().0, room().1),
+        budget in common::any_budget(room().0, room().1),
         fail in any::<bool>(),
     ) {
         let capper = capper();
@@ -200,7 +160,7 @@ proptest! {
     }
 
     #[test]
-    fn failed_spill_still_fits_and_says_why(text in any_text(120), budget in any_budget(room().0, room().1)) {
+    fn failed_spill_still_fits_and_says_why(text in any_text(120), budget in common::any_budget(room().0, room().1)) {
         let capper = capper();
         let mut store = MemStore { fail: Some("disk full\nreally".into()), ..MemStore::default() };
         let c = capper.cap(&text, &budget, "c", &mut store).unwrap();

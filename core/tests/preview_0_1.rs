@@ -8,24 +8,9 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use common::MemStore;
 use toolcap_core::cap::{PreviewFeatures, PreviewSettings};
-use toolcap_core::{Budget, Call, CapError, Capped, Capper, Keep, RefScheme, SpillStore};
-
-struct MemStore {
-    files: HashMap<String, Vec<u8>>,
-    fail: Option<String>,
-}
-
-impl SpillStore for MemStore {
-    fn save(&mut self, thread: &str, name: &str, content: &[u8]) -> Result<(), CapError> {
-        if let Some(why) = &self.fail {
-            return Err(CapError::Io(why.clone()));
-        }
-        self.files
-            .insert(format!("{thread}/{name}"), content.to_vec());
-        Ok(())
-    }
-}
+use toolcap_core::{Budget, Call, CapError, Capped, Capper, Keep, RefScheme};
 
 fn capper() -> Capper {
     let scheme = RefScheme::new("/home/me/.spill", "thread-9", vec![42; 32]).unwrap();

@@ -69,3 +69,27 @@ pub fn any_budget(room_bytes: u32, room_lines: u32) -> impl Strategy<Value = too
             },
         )
 }
+
+/// Spills into a map, or fails on demand, so properties see what was written.
+#[allow(dead_code)]
+#[derive(Default)]
+pub struct MemStore {
+    pub files: std::collections::HashMap<String, Vec<u8>>,
+    pub fail: Option<String>,
+}
+
+impl toolcap_core::SpillStore for MemStore {
+    fn save(
+        &mut self,
+        thread: &str,
+        name: &str,
+        content: &[u8],
+    ) -> Result<(), toolcap_core::CapError> {
+        if let Some(why) = &self.fail {
+            return Err(toolcap_core::CapError::Io(why.clone()));
+        }
+        self.files
+            .insert(format!("{thread}/{name}"), content.to_vec());
+        Ok(())
+    }
+}

@@ -16,8 +16,10 @@
 //!
 //! Each notable line is the input's line verbatim after a `[line N] ` prefix
 //! (N is its 1-based line number), or `[line N and K more like it] ` when K
-//! more lines of the omitted part equal it once digit runs and hex ids are
-//! replaced by a placeholder (those K are not shown). A line longer than
+//! more lines of the omitted part equal it once digit runs, ids (hex, and
+//! random-looking names such as Kubernetes' `web-7d9f8c6b5-x2k4p`) and
+//! base64 tokens are replaced by a placeholder and a table's padding by one
+//! space ([`dedupe_key`]; those K are not shown). A line longer than
 //! `max-line-bytes`, or than what is left of the share, is cut on a grapheme
 //! boundary and ends with ` [... M bytes cut]`. Lines come in file order.
 //! Some lines bring the lines that say where or why (each numbered too):
@@ -28,7 +30,10 @@
 //! exception line that ends it, an exception its first `at` frame, `on
 //! main.tf line 42` or `Detail:` line, a Rust panic its message (and an
 //! assertion's `left:`/`right:`), a pytest `file.py:N: Error` location the
-//! `E` line above it, a Go `--- FAIL` the nearest `file.go:N:` line, an
+//! `E` line above it, a Go `--- FAIL` the nearest `file.go:N:` line, a Go
+//! `panic:`, `fatal error:` or `WARNING: DATA RACE` the first stack frame in
+//! the program's own code (its function line and its `\t/app/lru.go:77
+//! +0x2d` line, frames of the Go runtime and `testing` skipped), an
 //! ESLint error the file it is in, a Jest `●` failure its first frame
 //! outside `node_modules`, and any line a `Detail:` or `symbol:` line right
 //! after it. A notable line right next to the head or tail joins it as a
@@ -40,19 +45,38 @@
 //! one substring each for the words failures are written with, and one
 //! three-byte search for rarer signs. Each hit's line is then classified
 //! ([`classify`]) into a confidence from 1 (weak: a lone "error" in prose) to
-//! 4 (definitive: a compiler error, a panic, a failed test, a Kubernetes
-//! crash reason); the host's own patterns (literal substrings) rank above
-//! all at 5. Look-alikes score 0 and are dropped: counts of zero (`0
-//! errors`, `failed: 0`, `errors: []`, `error: null`), identifiers and flags
-//! (`error_count`, `ERROR_CODES`, `-Werror`, `--fail-fast`, `on_error`),
-//! paths (`src/error.rs`), and, below 4, lines that also say a test passed
-//! (`test error_path ... ok`, `✓ handles errors`) or are warnings. The
-//! preview takes the best ranked (confidence, then file order) that fit its
-//! share of the budget. Work is linear in the middle, and memory bounded by
-//! the budget: only as many distinct candidates are kept as could be shown.
+//! 4 (definitive: a compiler error, a panic, a failed test, a Go data race,
+//! an out-of-memory kill, a Kubernetes crash reason); an error log level
+//! (`ERROR`, `CRITICAL`, `level=critical`, nginx's `[crit]`) is 3. The
+//! host's own patterns (literal substrings) rank above all at 5.
+//! Look-alikes score 0 and are dropped: counts of zero (`0 errors`, `failed:
+//! 0`, `errors: []`, `error: null`, `CRITICAL: 0`), identifiers and flags
+//! (`error_count`, `ERROR_CODES`, `CRITICAL_THRESHOLD`, `-Werror`,
+//! `--fail-fast`, `on_error`), paths (`src/error.rs`), code (`panic(err)`,
+//! `catch (OutOfMemoryError e)`), `critical` in prose (`critical section`),
+//! and, below 4, lines that also say a test passed (`test error_path ...
+//! ok`, `✓ handles errors`) or are warnings (a race report's `WARNING: DATA
+//! RACE` is 4, so it stays).
+//!
+//! # Choosing them
+//!
+//! A long log often says the same thing many times with different names: a
+//! cluster's events list the same failed readiness probe for hundreds of
+//! pods, and one `OOMKilling` among them. So lines alike count as one
+//! family ([`Sketch`]: at least 60% of their words in common, any word with
+//! a digit counting as one same word), and the preview prefers variety:
+//! ranked by confidence, then file order, a line alike to one already shown
+//! waits behind every other line of its confidence, and the lines that
+//! waited fill what room is left, in file order. The scan keeps the same
+//! order of merit: when it must drop candidates, it keeps the first lines
+//! of each family before the tenth of another, so that a rare line late in
+//! the log is still there to choose.
+//!
+//! Work is linear in the middle (each line is compared with a few families
+//! at most), and memory bounded by the budget: only as many distinct
+//! candidates are kept as could be shown, a few times over.
 
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
 
 use memchr::memmem::Finder;
 use memchr::{memchr, memchr3_iter, memrchr};
@@ -61,8 +85,9 @@ use crate::cut::{Item, line_cut_marker, max_marker_len};
 use crate::text::{count_lfs, digits, floor_grapheme};
 
 /// Substrings that start the search for failure lines. Each is one pass of
-/// `memchr::memmem` over the middle; [`RARE`] bytes are one more.
-const ANCHORS: [&str; 10] = [
+/// `memchr::memmem` over the middle; [`RARE`] bytes are one more. A hit
+/// counts if [`LEVEL_ANCHORS`] allow it.
+const ANCHORS: [&str; 13] = [
     "rror",        // error, Error, TypeError, make's `Error 2`, `error TS2322`
     "ERR",         // ERROR, npm ERR!, docker `ERROR [`
     "FA",          // FAIL, FAILED, FAILURE, FATAL
@@ -73,11 +98,19 @@ const ANCHORS: [&str; 10] = [
     "BackOff",     // CrashLoopBackOff, ImagePullBackOff, BackOff
     "egmentation", // Segmentation fault
     "\" 5",        // HTTP 5xx in access logs
+    "CRIT",        // CRITICAL, CRIT
+    "crit",        // level=critical, nginx's [crit], .NET's `crit:`
+    "DATA RACE",   // Go's race detector
 ];
 
+/// Anchors that are words of prose too (`critical path`): a hit counts only
+/// where a log level is written, after `=`, `[` or `"`, or starting a line.
+const LEVEL_ANCHORS: [&str; 1] = ["crit"];
+
 /// Bytes searched together (`memchr3`), each checked where it occurs: `x`
-/// of exception and exit, `K` of Killed and OOMKilled, and the lead byte of
-/// the cross marks of test runners (✕ ✖ ✗ ✘) and of Jest's `●`.
+/// of exception and exit, `K` of Kill, Killed, OOMKilled and OOMKilling
+/// (and so of the kernel's `Out of memory: Killed process`), and the lead
+/// byte of the cross marks of test runners (✕ ✖ ✗ ✘) and of Jest's `●`.
 const RARE: [u8; 3] = [b'x', b'K', 0xE2];
 
 /// Lines longer than this are not taken as notable (minified code, data):
@@ -92,7 +125,7 @@ const CLASSIFY_BYTES: usize = 4096;
 const CHUNK: usize = 256 * 1024;
 
 /// Confidence of a host pattern.
-const HOST_SCORE: u8 = 5;
+pub const HOST_SCORE: u8 = 5;
 
 /// The share of the preview's budget (bytes and lines) notable lines may
 /// take, in percent.
@@ -104,7 +137,8 @@ const MIN_SHOWN: usize = 24;
 /// The searches for one session: built-in anchors and the host's patterns.
 #[derive(Debug, Clone)]
 pub struct Patterns {
-    anchors: Vec<Finder<'static>>,
+    /// Each built-in anchor, and whether it is a [`LEVEL_ANCHORS`] one.
+    anchors: Vec<(Finder<'static>, bool)>,
     host: Vec<Finder<'static>>,
 }
 
@@ -114,13 +148,21 @@ impl Patterns {
         Patterns {
             anchors: ANCHORS
                 .iter()
-                .map(|a| Finder::new(a.as_bytes()).into_owned())
+                .map(|a| {
+                    let finder = Finder::new(a.as_bytes()).into_owned();
+                    (finder, LEVEL_ANCHORS.contains(a))
+                })
                 .collect(),
             host: patterns
                 .iter()
                 .map(|p| Finder::new(p.as_bytes()).into_owned())
                 .collect(),
         }
+    }
+
+    /// True when one of the host's patterns occurs in `s`.
+    pub fn host_matches(&self, s: &str) -> bool {
+        self.host.iter().any(|f| f.find(s.as_bytes()).is_some())
     }
 }
 
@@ -143,6 +185,11 @@ pub enum Kind {
     Traceback,
     /// A Go `--- FAIL`: the nearest `file.go:N:` line around it.
     GoFail,
+    /// A Go `panic:`, `fatal error:` or `WARNING: DATA RACE`: the first
+    /// stack frame below it in the program's own code (not the Go
+    /// runtime's or `testing`'s), its function line and its
+    /// `\t/path/file.go:77 +0x2d` line.
+    GoStack,
     /// A pytest location `file.py:N: Error`: the `E` line above it.
     PytestLocation,
     /// An ESLint error `12:5  error  ...`: the file it is in, above it.
@@ -168,8 +215,10 @@ pub struct Candidate {
 }
 
 /// Find the notable lines of `text[from..to]`; `from` starts a line and
-/// `to` ends one (or is the end of the text). At most about `keep` distinct
-/// candidates of each confidence are kept, the earliest.
+/// `to` ends one (or is the end of the text). Distinct candidates are
+/// kept up to 4 x `keep`, then cut back to the best `keep` by confidence,
+/// then rank in their family of lines alike (round robin between
+/// families), then file order.
 pub fn scan(
     text: &str,
     from: usize,
@@ -178,12 +227,7 @@ pub fn scan(
     keep: usize,
 ) -> Vec<Candidate> {
     let b = text.as_bytes();
-    let mut found = Found {
-        kept: Vec::new(),
-        by_key: HashMap::new(),
-        at_least: [0; 6],
-        keep: keep.max(1),
-    };
+    let mut found = Found::new(keep);
     let mut hits: Vec<(usize, bool)> = Vec::new();
     let mut pos = from;
     while pos < to {
@@ -194,12 +238,12 @@ pub fn scan(
             memchr(b'\n', &b[target..to]).map_or(to, |i| target + i + 1)
         };
         hits.clear();
-        for finder in &patterns.anchors {
-            lines_with(finder, b, pos, end, false, &mut hits);
+        for (finder, level) in &patterns.anchors {
+            lines_with(finder, *level, b, pos, end, false, &mut hits);
         }
         rare_lines(b, pos, end, &mut hits);
         for finder in &patterns.host {
-            lines_with(finder, b, pos, end, true, &mut hits);
+            lines_with(finder, false, b, pos, end, true, &mut hits);
         }
         // One entry per line, host patterns first.
         hits.sort_unstable_by_key(|&(start, host)| (start, !host));
@@ -213,9 +257,11 @@ pub fn scan(
     found.kept
 }
 
-/// The lines of `b[lo..hi]` (which starts a line) where `finder` matches.
+/// The lines of `b[lo..hi]` (which starts a line) where `finder` matches;
+/// only where a log level is written if `level`.
 fn lines_with(
     finder: &Finder<'_>,
+    level: bool,
     b: &[u8],
     lo: usize,
     hi: usize,
@@ -228,6 +274,10 @@ fn lines_with(
             break;
         };
         let hit = p + i;
+        if level && hit > lo && !matches!(b[hit - 1], b'=' | b'[' | b'"' | b'\n') {
+            p = hit + 1;
+            continue;
+        }
         if let Some(start) = line_start(b, lo, hit) {
             out.push((start, host));
         }
@@ -235,7 +285,7 @@ fn lines_with(
     }
 }
 
-/// The lines of `b[lo..hi]` with a rare sign: `exception`, `exit`, `Killed`,
+/// The lines of `b[lo..hi]` with a rare sign: `exception`, `exit`, `Kill`,
 /// or a cross mark.
 fn rare_lines(b: &[u8], lo: usize, hi: usize, out: &mut Vec<(usize, bool)>) {
     let hay = &b[lo..hi];
@@ -251,7 +301,7 @@ fn rare_lines(b: &[u8], lo: usize, hi: usize, out: &mut Vec<(usize, bool)>) {
                     && matches!(hay[i - 1], b'e' | b'E')
                     && (rest[1..].starts_with(b"ception") || rest[1..].starts_with(b"it"))
             }
-            b'K' => rest.starts_with(b"Killed"),
+            b'K' => rest.starts_with(b"Kill"),
             _ => {
                 rest.len() >= 3
                     && ((rest[1] == 0x9C && matches!(rest[2], 0x95..=0x98))
@@ -279,17 +329,66 @@ fn line_start(b: &[u8], lo: usize, hit: usize) -> Option<usize> {
     }
 }
 
-/// The candidates kept so far.
+/// Kept members of a family told apart in ranking; later ones rank alike.
+const RANKS: usize = 16;
+
+/// Shown lines a candidate is compared with in [`select`], at most, so that
+/// the work per candidate stays bounded.
+const MAX_COMPARE: usize = 128;
+
+/// Families a line is compared with in the scan: the most often seen ones
+/// (where a flood finds its family at once), then those of each of its
+/// [`Sketch::keys`], at most.
+const FAMILY_COMPARE: usize = 4;
+
+/// The candidates kept so far: at most about 4 x `keep`, cut back to the
+/// best `keep` by confidence, then rank in their family (round robin
+/// between families), then file order.
 struct Found {
     kept: Vec<Candidate>,
+    /// For each kept candidate: its family (index in `families`) and its
+    /// rank there (0 for the first kept).
+    place: Vec<(usize, usize)>,
     /// Dedupe key of each kept line: its index in `kept`.
     by_key: HashMap<u64, usize>,
-    /// `at_least[s]`: kept candidates of confidence `s` or more.
-    at_least: [usize; 6],
+    families: Vec<Family>,
+    /// The most often seen families of each confidence (up to
+    /// [`FAMILY_COMPARE`]), the most seen first.
+    hot: [Vec<usize>; 6],
+    /// The families of each confidence by each of their [`Sketch::keys`].
+    by_sketch_key: HashMap<(u8, u32), Vec<usize>>,
+    /// The sketch of the line considered.
+    sketch: Sketch,
+    /// `slots[s][r]`: kept candidates of confidence `s` and rank `r` (the
+    /// last counts every rank from `RANKS - 1` on).
+    slots: [[usize; RANKS]; 6],
     keep: usize,
 }
 
+/// Kept lines alike ([`Sketch::similar`]) and of one confidence.
+struct Family {
+    sketch: Sketch,
+    /// The rank of the next member.
+    next_rank: usize,
+    /// Lines found alike, kept or not.
+    seen: usize,
+}
+
 impl Found {
+    fn new(keep: usize) -> Found {
+        Found {
+            kept: Vec::new(),
+            place: Vec::new(),
+            by_key: HashMap::new(),
+            families: Vec::new(),
+            hot: Default::default(),
+            by_sketch_key: HashMap::new(),
+            sketch: Sketch::default(),
+            slots: [[0; RANKS]; 6],
+            keep: keep.max(1),
+        }
+    }
+
     fn consider(
         &mut self,
         text: &str,
@@ -321,10 +420,34 @@ impl Found {
             self.kept[i].similar += 1;
             return;
         }
-        // Earlier lines of this confidence or more fill every place already.
-        if self.at_least[usize::from(score)] >= self.keep {
+        let s = usize::from(score);
+        // Even as the first of a new family, earlier lines of this
+        // confidence or more fill every place already.
+        if self.ahead(s, 0) >= self.keep {
             return;
         }
+        self.sketch.set(line.as_bytes());
+        let family = self.family_of(score);
+        let rank = family.map_or(0, |f| self.families[f].next_rank);
+        if rank > 0 && self.ahead(s, rank) >= self.keep {
+            return; // one more like lines kept already
+        }
+        let f = family.unwrap_or_else(|| {
+            let f = self.families.len();
+            for key in self.sketch.keys() {
+                self.by_sketch_key.entry((score, key)).or_default().push(f);
+            }
+            self.families.push(Family {
+                sketch: self.sketch.clone(),
+                next_rank: 0,
+                seen: 1,
+            });
+            if self.hot[s].len() < FAMILY_COMPARE {
+                self.hot[s].push(f);
+            }
+            f
+        });
+        self.families[f].next_rank += 1;
         let context = context_lines(b, start, end, kind, from, to);
         self.by_key.insert(key, self.kept.len());
         self.kept.push(Candidate {
@@ -334,80 +457,372 @@ impl Found {
             similar: 0,
             context,
         });
-        for s in 0..=usize::from(score) {
-            self.at_least[s] += 1;
-        }
+        self.place.push((f, rank));
+        self.slots[s][rank.min(RANKS - 1)] += 1;
         if self.kept.len() > 4 * self.keep {
             self.compact(text);
         }
     }
 
+    /// Kept candidates that rank before a new one of confidence `s` and
+    /// rank `rank` in its family.
+    fn ahead(&self, s: usize, rank: usize) -> usize {
+        let above: usize = self.slots[s + 1..].iter().flatten().sum();
+        above + self.slots[s][..=rank.min(RANKS - 1)].iter().sum::<usize>()
+    }
+
+    /// The family of confidence `score` the line of `self.sketch` belongs
+    /// to, if any is found; counted as seen.
+    fn family_of(&mut self, score: u8) -> Option<usize> {
+        let s = usize::from(score);
+        let (families, sketch) = (&self.families, &self.sketch);
+        let alike = |&f: &usize| families[f].sketch.similar(sketch);
+        let f = match self.hot[s].iter().find(|f| alike(f)) {
+            Some(&f) => f,
+            None => sketch.keys().find_map(|key| {
+                let bucket = self.by_sketch_key.get(&(score, key))?;
+                bucket
+                    .iter()
+                    .take(FAMILY_COMPARE)
+                    .find(|f| alike(f))
+                    .copied()
+            })?,
+        };
+        self.families[f].seen += 1;
+        // Keep the most seen first.
+        let hot = &mut self.hot[s];
+        let mut k = match hot.iter().position(|&h| h == f) {
+            Some(k) => k,
+            None if hot.len() < FAMILY_COMPARE => {
+                hot.push(f);
+                hot.len() - 1
+            }
+            None if self.families[hot[hot.len() - 1]].seen < self.families[f].seen => {
+                let last = hot.len() - 1;
+                hot[last] = f;
+                last
+            }
+            None => return Some(f),
+        };
+        while k > 0 && self.families[hot[k - 1]].seen < self.families[f].seen {
+            hot.swap(k - 1, k);
+            k -= 1;
+        }
+        Some(f)
+    }
+
     /// Keep only the best `keep` candidates.
     fn compact(&mut self, text: &str) {
-        self.kept
-            .sort_by_key(|c| (std::cmp::Reverse(c.score), c.start));
-        self.kept.truncate(self.keep);
-        self.kept.sort_by_key(|c| c.start);
+        let mut best: Vec<usize> = (0..self.kept.len()).collect();
+        best.sort_by_key(|&i| {
+            (
+                std::cmp::Reverse(self.kept[i].score),
+                self.place[i].1.min(RANKS - 1),
+                self.kept[i].start,
+            )
+        });
+        best.truncate(self.keep);
+        best.sort_unstable();
+        let mut kept = std::mem::take(&mut self.kept);
+        let mut place = std::mem::take(&mut self.place);
+        let mut i = 0;
+        kept.retain(|_| {
+            i += 1;
+            best.binary_search(&(i - 1)).is_ok()
+        });
+        let mut i = 0;
+        place.retain(|_| {
+            i += 1;
+            best.binary_search(&(i - 1)).is_ok()
+        });
+        // Families with no member left go; the others are numbered anew.
+        let mut next_rank = vec![0; self.families.len()];
+        for &(f, rank) in &place {
+            next_rank[f] = next_rank[f].max(rank + 1);
+        }
+        let mut renumber = vec![usize::MAX; self.families.len()];
+        let mut families = Vec::new();
+        for (f, mut family) in std::mem::take(&mut self.families).into_iter().enumerate() {
+            if next_rank[f] > 0 {
+                renumber[f] = families.len();
+                family.next_rank = next_rank[f];
+                families.push(family);
+            }
+        }
+        for hot in &mut self.hot {
+            hot.retain_mut(|f| {
+                *f = renumber[*f];
+                *f != usize::MAX
+            });
+        }
+        self.by_sketch_key.retain(|_, bucket| {
+            bucket.retain_mut(|f| {
+                *f = renumber[*f];
+                *f != usize::MAX
+            });
+            !bucket.is_empty()
+        });
+        self.families = families;
         self.by_key.clear();
-        self.at_least = [0; 6];
-        for (i, c) in self.kept.iter().enumerate() {
-            let b = text.as_bytes();
+        self.slots = [[0; RANKS]; 6];
+        let b = text.as_bytes();
+        for (i, (c, (f, rank))) in kept.iter().zip(&mut place).enumerate() {
+            *f = renumber[*f];
             let content_end = if b[c.end - 1] == b'\n' {
                 c.end - 1
             } else {
                 c.end
             };
             self.by_key.insert(dedupe_key(&b[c.start..content_end]), i);
-            for s in 0..=usize::from(c.score) {
-                self.at_least[s] += 1;
-            }
+            self.slots[usize::from(c.score)][(*rank).min(RANKS - 1)] += 1;
         }
+        self.kept = kept;
+        self.place = place;
+    }
+}
+
+/// Lines this alike (in percent of their words, [`Sketch::similar`]) count
+/// as one family: they are ranked behind the other lines of their
+/// confidence.
+const SIMILAR_PERCENT: usize = 60;
+
+/// Words of a line a [`Sketch`] keeps, at most.
+const SKETCH_WORDS: usize = 32;
+
+/// The words of a line, to tell lines alike: the sorted hashes of its
+/// distinct words (a word holding a digit counts as one same word, so
+/// numbers, ages and ids do not matter), the smallest [`SKETCH_WORDS`] only
+/// (a bottom-k sketch).
+#[derive(Debug, Clone, Default)]
+struct Sketch(Vec<u32>);
+
+/// The hash every word holding a digit has in a [`Sketch`].
+const NUMBER_WORD: u32 = 0x9e37_79b9;
+
+impl Sketch {
+    fn of(line: &[u8]) -> Sketch {
+        let mut sketch = Sketch::default();
+        sketch.set(line);
+        sketch
+    }
+
+    /// Make this the sketch of `line`, reusing its memory.
+    fn set(&mut self, line: &[u8]) {
+        /// Bytes of words: ASCII letters, digits and `_`, and every byte
+        /// of a non-ASCII character.
+        static WORD: [bool; 256] = {
+            let mut table = [false; 256];
+            let mut c = 0;
+            while c < 256 {
+                table[c] = is_word_byte(c as u8) || c >= 0x80;
+                c += 1;
+            }
+            table
+        };
+        let line = &line[..line.len().min(CLASSIFY_BYTES)];
+        let word = |c: u8| WORD[usize::from(c)];
+        let hashes = &mut self.0;
+        hashes.clear();
+        let mut i = 0;
+        while i < line.len() {
+            if !word(line[i]) {
+                i += 1;
+                continue;
+            }
+            // FNV-1a.
+            let (mut h, mut digit) = (0x811c_9dc5_u32, false);
+            while i < line.len() && word(line[i]) {
+                digit |= line[i].is_ascii_digit();
+                h = (h ^ u32::from(line[i])).wrapping_mul(0x0100_0193);
+                i += 1;
+            }
+            hashes.push(if digit { NUMBER_WORD } else { h });
+        }
+        hashes.sort_unstable();
+        hashes.dedup();
+        hashes.truncate(SKETCH_WORDS);
+    }
+
+    /// True when the Jaccard similarity of the two lines' word sets is at
+    /// least [`SIMILAR_PERCENT`]: exact for lines of up to [`SKETCH_WORDS`]
+    /// distinct words, estimated from the smallest hashes of their union
+    /// beyond.
+    fn similar(&self, other: &Sketch) -> bool {
+        let (a, b) = (&self.0, &other.0);
+        let (mut i, mut j, mut union, mut both) = (0, 0, 0, 0);
+        while union < SKETCH_WORDS && (i < a.len() || j < b.len()) {
+            match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) if x == y => {
+                    both += 1;
+                    i += 1;
+                    j += 1;
+                }
+                (Some(x), Some(y)) if x > y => j += 1,
+                (Some(_), _) => i += 1,
+                (None, _) => j += 1,
+            }
+            union += 1;
+        }
+        union > 0 && both * 100 >= union * SIMILAR_PERCENT
+    }
+
+    /// The keys a family is found by: its two smallest hashes. Lines alike
+    /// share their smallest hash with a chance of their similarity, so
+    /// these find most of a line's family, cheaply.
+    fn keys(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().take(2).copied()
     }
 }
 
 /// The key under which near-identical lines count as one: the line with
-/// every run of ASCII digits, and every hex id (a run of hex digits and
-/// letters holding a digit, at least 6 long, or after `0x`), replaced by one
-/// placeholder.
+/// every run of ASCII digits, and every id, replaced by one placeholder,
+/// and every run of spaces and tabs (a table's padding) by one space. An id
+/// is a hex id (a run of hex digits and letters holding a digit, at least 6
+/// long, or after `0x`), a random-looking token (a run of letters and
+/// digits, at least 5 long, with 2 digits or more and letters and digits
+/// alternating at least twice: Kubernetes' `x68n5h5nhn`, `49775tdjl5`), or
+/// a base64-like run (at least 20 of `A-Z a-z 0-9 + /`, with upper and
+/// lower case letters, 2 digits or more, and the kind of byte changing at
+/// least every third byte: a token or digest; a path's words change far
+/// less often). Words stay words: `src/lib.rs`, `MAX_RETRIES`, `arm64` and
+/// `250ms` keep their letters, and an error code (up to 5 capital letters
+/// then digits: `E0308`, `TS2322`, `SC2086`) is kept whole, since which
+/// error it is matters.
 pub fn dedupe_key(line: &[u8]) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = KeyHasher(0);
     let mut i = 0;
+    // Runs that start before this are known not to be base64.
+    let mut not_base64 = 0;
     while i < line.len() {
         let c = line[i];
-        if c.is_ascii_alphanumeric() {
-            let start = i;
-            while i < line.len() && line[i].is_ascii_alphanumeric() {
+        if c == b' ' || c == b'\t' {
+            while i < line.len() && matches!(line[i], b' ' | b'\t') {
                 i += 1;
             }
-            let word = &line[start..i];
-            let hex_prefixed = word.len() > 2
-                && (word.starts_with(b"0x") || word.starts_with(b"0X"))
-                && word[2..].iter().all(u8::is_ascii_hexdigit);
-            let hex_id = word.len() >= 6
-                && word.iter().all(u8::is_ascii_hexdigit)
-                && word.iter().any(u8::is_ascii_digit);
-            if hex_prefixed || hex_id {
-                0u8.hash(&mut h);
+            h.byte(b' ');
+            continue;
+        }
+        if !c.is_ascii_alphanumeric() {
+            h.byte(c);
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut digits = 0;
+        while i < line.len() && line[i].is_ascii_alphanumeric() {
+            digits += usize::from(line[i].is_ascii_digit());
+            i += 1;
+        }
+        let word = &line[start..i];
+        // A base64 run is one word, or words joined by `+` and `/`.
+        let joined = matches!(line.get(i), Some(b'+' | b'/'));
+        if start >= not_base64 && (joined || (digits >= 2 && word.len() >= 20)) {
+            let more = line[i..].iter().take_while(|&&c| is_base64_byte(c));
+            let run = word.len() + if joined { more.count() } else { 0 };
+            if is_base64_like(&line[start..start + run]) {
+                h.byte(0);
+                i = start + run;
+                while line.get(i) == Some(&b'=') {
+                    i += 1;
+                }
                 continue;
             }
-            let mut j = 0;
-            while j < word.len() {
-                if word[j].is_ascii_digit() {
-                    while j < word.len() && word[j].is_ascii_digit() {
-                        j += 1;
-                    }
-                    0u8.hash(&mut h);
-                } else {
-                    word[j].hash(&mut h);
+            not_base64 = start + run;
+        }
+        if digits == 0 || is_error_code(word) {
+            word.iter().for_each(|&c| h.byte(c));
+            continue;
+        }
+        let hex_prefixed = word.len() > 2
+            && (word.starts_with(b"0x") || word.starts_with(b"0X"))
+            && word[2..].iter().all(u8::is_ascii_hexdigit);
+        let hex_id = word.len() >= 6 && word.iter().all(u8::is_ascii_hexdigit);
+        if hex_prefixed || hex_id || is_random_id(word, digits) {
+            h.byte(0);
+            continue;
+        }
+        let mut j = 0;
+        while j < word.len() {
+            if word[j].is_ascii_digit() {
+                while j < word.len() && word[j].is_ascii_digit() {
                     j += 1;
                 }
+                h.byte(0);
+            } else {
+                h.byte(word[j]);
+                j += 1;
             }
-        } else {
-            c.hash(&mut h);
-            i += 1;
         }
     }
     h.finish()
+}
+
+/// The hash of [`dedupe_key`]: FxHash's step per byte, then murmur3's
+/// finalizer, so that every bit of the key depends on every byte (a
+/// count-min sketch takes its rows from slices of it).
+struct KeyHasher(u64);
+
+impl KeyHasher {
+    fn byte(&mut self, c: u8) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(c)).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn finish(self) -> u64 {
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+}
+
+/// `E0308`, `TS2322`, `CS0246`: 1 to 5 capital letters, then 2 digits or
+/// more, and nothing else.
+fn is_error_code(word: &[u8]) -> bool {
+    let letters = word.iter().take_while(|c| c.is_ascii_uppercase()).count();
+    let digits = word.len() - letters;
+    (1..=5).contains(&letters) && digits >= 2 && word[letters..].iter().all(u8::is_ascii_digit)
+}
+
+/// A run of letters and digits that looks random: at least 5 long, 2
+/// digits or more, and 3 runs of letters or digits or more (so neither a
+/// name with a number, `arm64`, nor a number with a unit, `250ms`).
+fn is_random_id(word: &[u8], digits: usize) -> bool {
+    if word.len() < 5 || digits < 2 || digits == word.len() {
+        return false;
+    }
+    let changes = word
+        .windows(2)
+        .filter(|p| p[0].is_ascii_digit() != p[1].is_ascii_digit())
+        .count();
+    changes >= 2
+}
+
+fn is_base64_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'+' || c == b'/'
+}
+
+/// A run of base64 bytes that looks like encoded data: see [`dedupe_key`].
+fn is_base64_like(run: &[u8]) -> bool {
+    if run.len() < 20 {
+        return false;
+    }
+    let class = |c: u8| match c {
+        b'A'..=b'Z' => 0,
+        b'a'..=b'z' => 1,
+        b'0'..=b'9' => 2,
+        _ => 3,
+    };
+    let mut seen = [0usize; 4];
+    for &c in run {
+        seen[class(c)] += 1;
+    }
+    let changes = run
+        .windows(2)
+        .filter(|p| class(p[0]) != class(p[1]) && class(p[0]) != 3 && class(p[1]) != 3)
+        .count();
+    seen[0] > 0 && seen[1] > 0 && seen[2] >= 2 && changes * 3 >= run.len()
 }
 
 /// The lines shown with a notable line of `kind` at `start..end`, inside
@@ -486,6 +901,22 @@ fn context_lines(
             out.extend(lines.before(start, 3).find(|&l| go(l)));
             out.extend(lines.after(end, 3).find(|&l| go(l)));
         }
+        Kind::GoStack => {
+            // Frames are pairs: the function, then its file line.
+            let mut function = None;
+            for line in lines.after(end, GO_FRAMES_LINES) {
+                let t = &b[line.0..line.1];
+                match go_frame_file(t) {
+                    Some(path) if !is_go_runtime(path, function.map(&text)) => {
+                        out.extend(function);
+                        out.push(line);
+                        break;
+                    }
+                    Some(_) => function = None,
+                    None => function = (!t.trim_ascii().is_empty()).then_some(line),
+                }
+            }
+        }
         Kind::Traceback => {
             // Frames are indented after whatever prefixes the header line.
             let prefix = memchr::memmem::find(&b[start..end], b"Traceback").unwrap_or(0);
@@ -542,6 +973,44 @@ fn context_lines(
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// Lines after a Go `panic:` searched for its first own stack frame.
+const GO_FRAMES_LINES: usize = 40;
+
+/// The path of a Go stack frame's file line (`\t/app/lru.go:77 +0x2d`,
+/// indented), or `None` for any other line.
+fn go_frame_file(line: &[u8]) -> Option<&[u8]> {
+    if !matches!(line.first(), Some(b' ' | b'\t')) {
+        return None;
+    }
+    let t = line.trim_ascii();
+    let i = memchr::memmem::find(t, b".go:")?;
+    let (path, rest) = (&t[..i + 3], &t[i + 4..]);
+    let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+    let tail = &rest[n..];
+    let frame = n > 0 && (tail.is_empty() || tail.starts_with(b" +0x")) && !path.contains(&b' ');
+    frame.then_some(path)
+}
+
+/// True when a frame is the Go runtime's or the `testing` package's (under
+/// GOROOT, or built with `-trimpath`), by its file's `path` or its
+/// `function` line.
+fn is_go_runtime(path: &[u8], function: Option<&[u8]>) -> bool {
+    let under = [
+        b"/usr/local/go/src/".as_slice(),
+        b"/go/src/runtime/",
+        b"/src/runtime/",
+        b"/src/testing/",
+    ]
+    .iter()
+    .any(|d| memchr::memmem::find(path, d).is_some());
+    let trimmed = path.starts_with(b"runtime/") || path.starts_with(b"testing/");
+    let function = function.map(|f| f.strip_prefix(b"created by ").unwrap_or(f));
+    let std_function = function.is_some_and(|f| {
+        f.starts_with(b"runtime.") || f.starts_with(b"testing.") || f.starts_with(b"panic(")
+    });
+    under || trimmed || std_function
 }
 
 /// Lines of `b[from..to]` around a line.
@@ -612,7 +1081,7 @@ fn words(line: &str) -> impl Iterator<Item = Word<'_>> {
     })
 }
 
-fn is_word_byte(c: u8) -> bool {
+const fn is_word_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
@@ -652,7 +1121,17 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     if is_eslint_error(t) {
         take(4, Kind::Eslint);
     }
-    if t.starts_with("panic: ") || t.starts_with("fatal error: ") || t.starts_with("fatal: ") {
+    if t.starts_with("panic: ") || t.starts_with("fatal error: ") {
+        take(4, Kind::GoStack);
+    }
+    if t.starts_with("fatal: ") {
+        take(4, Kind::Plain);
+    }
+    // Go's race detector; a warning by its first word only.
+    if t.starts_with("WARNING: DATA RACE") {
+        take(4, Kind::GoStack);
+    }
+    if is_out_of_memory(t) {
         take(4, Kind::Plain);
     }
     if t.starts_with("Caused by: ") || t.starts_with("Exception in thread ") {
@@ -795,7 +1274,21 @@ fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind)> {
             Some((if w.text == "fatal" { 2 } else { 3 }, Kind::Plain))
         }
         "panic" | "panicked" | "Panic" | "PANIC" => {
+            // `panic(err)`, and Go's `panic({0x7a2c40?, 0xa8e3b0?})` frame.
+            if in_code || zero_count(t, w) || after == Some(b'(') {
+                return None;
+            }
+            Some((3, Kind::Plain))
+        }
+        "CRITICAL" | "CRIT" => {
             if in_code || zero_count(t, w) {
+                return None;
+            }
+            Some((3, Kind::Plain)) // [CRITICAL], CRITICAL:root:, level=CRIT
+        }
+        "critical" | "crit" | "Critical" => {
+            // Only as a log level: prose says `critical path`.
+            if in_code || zero_count(t, w) || !is_level(t, w, first) {
                 return None;
             }
             Some((3, Kind::Plain))
@@ -814,6 +1307,7 @@ fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind)> {
         | "ImagePullBackOff"
         | "ErrImagePull"
         | "OOMKilled"
+        | "OOMKilling"
         | "CreateContainerConfigError"
         | "CreateContainerError"
         | "InvalidImageName"
@@ -827,6 +1321,17 @@ fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind)> {
         | "SIGILL"
         | "SIGFPE" => Some((4, Kind::Plain)),
         "BackOff" | "Killed" | "Evicted" | "SIGKILL" => Some((3, Kind::Plain)),
+        "OutOfMemoryError" => {
+            // Thrown, where the line starts or logged inside it; not code
+            // that names it (`catch (OutOfMemoryError e)`, an import).
+            let head = t[..w.start].trim_end();
+            let leading = head.bytes().all(|c| is_word_byte(c) || c == b'.');
+            let thrown = rest.starts_with(':') || (leading && rest.trim_end().is_empty());
+            if (in_code && before != Some(b'.')) || head.contains("catch") || !thrown {
+                return None;
+            }
+            Some((4, Kind::Exception))
+        }
         name if is_exception_name(name) => {
             if in_code && before != Some(b'.') {
                 return None;
@@ -850,6 +1355,37 @@ fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind)> {
         }
         _ => None,
     }
+}
+
+/// `level=critical`, `[crit]`, `"level": "critical"`, or .NET's `crit:`
+/// starting the line: `w` written as a log level.
+fn is_level(t: &str, w: Word<'_>, first: bool) -> bool {
+    let b = t.as_bytes();
+    let before = b[..w.start].last().copied();
+    let after = b.get(w.end).copied();
+    let quoted_value =
+        before == Some(b'"') && after == Some(b'"') && t[..w.start - 1].trim_end().ends_with(':');
+    before == Some(b'=')
+        || (before == Some(b'[') && after == Some(b']'))
+        || (first && after == Some(b':'))
+        || quoted_value
+}
+
+/// The kernel's or a cgroup's OOM kill (`Out of memory: Killed process 812
+/// (java)`, `Memory cgroup out of memory: Kill process`), V8's `JavaScript
+/// heap out of memory`, or a fatal `out of memory` (`FATAL: out of memory`).
+fn is_out_of_memory(t: &str) -> bool {
+    // Most lines have no `y`: look for the phrase where one is.
+    let b = t.as_bytes();
+    let Some(end) = memchr::memchr_iter(b'y', b)
+        .find(|&y| b[..=y].ends_with(b"out of memory") || b[..=y].ends_with(b"Out of memory"))
+    else {
+        return false;
+    };
+    let end = end + 1;
+    let (before, after) = (&t[..end - "out of memory".len()], &t[end..]);
+    let fatal = words(t).any(|w| w.text.eq_ignore_ascii_case("fatal"));
+    after.starts_with(": Kill") || before.ends_with("JavaScript heap ") || fatal
 }
 
 /// `TypeError`, `IOException`, `ModuleNotFoundError`: a class name.
@@ -1198,53 +1734,106 @@ pub struct Room {
 }
 
 /// The best ranked candidates inside `lo..hi` that fit `room`, with the
-/// lines they bring.
+/// lines they bring. Candidates are ranked by confidence, then file order,
+/// except that one alike ([`Sketch::similar`]) to a line already chosen
+/// waits until every other candidate of its confidence has been tried; the
+/// lines that waited then fill what room is left, in file order.
 pub fn select(text: &str, candidates: &[Candidate], lo: usize, hi: usize, room: Room) -> Selection {
+    let b = text.as_bytes();
     let mut ranked: Vec<&Candidate> = candidates
         .iter()
         .filter(|c| c.start >= lo && c.end <= hi)
         .collect();
     ranked.sort_by_key(|c| (std::cmp::Reverse(c.score), c.start));
-    let mut chosen: Vec<Shown> = Vec::new();
-    let mut taken: std::collections::HashSet<usize> = std::collections::HashSet::new();
-    let (mut left, mut lines_left) = (room.bytes, room.lines);
-    let mut take =
-        |start: usize, end: usize, similar: u64, left: &mut usize, lines_left: &mut usize| {
-            if *lines_left == 0 || taken.contains(&start) {
-                return false;
-            }
-            let mut s = Shown {
-                start,
-                end,
-                similar,
-                line: 0,
-                keep: 0,
-            };
-            let Some(keep) = fit_line(text, &s, room.max_line, room.line_digits, *left) else {
-                return false;
-            };
-            s.keep = keep;
-            let cost = rendered_len(text, &s, room.line_digits);
-            if cost > *left {
-                return false;
-            }
-            *left -= cost;
-            *lines_left -= 1;
-            taken.insert(start);
-            chosen.push(s);
-            true
+    let mut chosen = Chosen {
+        text,
+        room,
+        lines: Vec::new(),
+        taken: std::collections::HashSet::new(),
+        left: room.bytes,
+        lines_left: room.lines,
+    };
+    // The sketches of the candidates chosen first of their kind.
+    let mut shown: Vec<Sketch> = Vec::new();
+    let mut waiting: Vec<&Candidate> = Vec::new();
+    for (i, &c) in ranked.iter().enumerate() {
+        let content_end = if b[c.end - 1] == b'\n' {
+            c.end - 1
+        } else {
+            c.end
         };
-    for c in ranked {
-        if take(c.start, c.end, c.similar, &mut left, &mut lines_left) {
-            for &(start, end) in &c.context {
-                if start >= lo && end <= hi {
-                    take(start, end, 0, &mut left, &mut lines_left);
-                }
+        let sketch = Sketch::of(&b[c.start..content_end]);
+        if shown.iter().take(MAX_COMPARE).any(|s| s.similar(&sketch)) {
+            waiting.push(c);
+        } else if chosen.take_with_context(c, lo, hi) {
+            shown.push(sketch);
+        }
+        if ranked.get(i + 1).is_none_or(|n| n.score != c.score) {
+            for c in waiting.drain(..) {
+                chosen.take_with_context(c, lo, hi);
             }
         }
+        if chosen.lines_left == 0 {
+            break;
+        }
     }
-    chosen.sort_by_key(|s| s.start);
-    Selection { lines: chosen }
+    chosen.lines.sort_by_key(|s| s.start);
+    Selection {
+        lines: chosen.lines,
+    }
+}
+
+/// The lines [`select`] has chosen so far, and the room they leave.
+struct Chosen<'a> {
+    text: &'a str,
+    room: Room,
+    lines: Vec<Shown>,
+    taken: std::collections::HashSet<usize>,
+    left: usize,
+    lines_left: usize,
+}
+
+impl Chosen<'_> {
+    /// Take `c` if it fits, then what it brings that fits; true when `c`
+    /// was taken.
+    fn take_with_context(&mut self, c: &Candidate, lo: usize, hi: usize) -> bool {
+        if !self.take(c.start, c.end, c.similar) {
+            return false;
+        }
+        for &(start, end) in &c.context {
+            if start >= lo && end <= hi {
+                self.take(start, end, 0);
+            }
+        }
+        true
+    }
+
+    fn take(&mut self, start: usize, end: usize, similar: u64) -> bool {
+        if self.lines_left == 0 || self.taken.contains(&start) {
+            return false;
+        }
+        let room = self.room;
+        let mut s = Shown {
+            start,
+            end,
+            similar,
+            line: 0,
+            keep: 0,
+        };
+        let Some(keep) = fit_line(self.text, &s, room.max_line, room.line_digits, self.left) else {
+            return false;
+        };
+        s.keep = keep;
+        let cost = rendered_len(self.text, &s, room.line_digits);
+        if cost > self.left {
+            return false;
+        }
+        self.left -= cost;
+        self.lines_left -= 1;
+        self.taken.insert(start);
+        self.lines.push(s);
+        true
+    }
 }
 
 #[cfg(test)]
@@ -1445,5 +2034,422 @@ mod tests {
         assert_eq!(out.len(), bytes);
         assert!(out.starts_with("[line 3] error: xxx"), "{out}");
         assert!(out.ends_with(" [... 407 bytes cut]\n"), "{out}");
+    }
+
+    #[test]
+    fn critical_is_an_error_level() {
+        for line in [
+            "[2024-03-11 14:06:54,737] [1] [CRITICAL] WORKER TIMEOUT (pid:4127)",
+            "CRITICAL:root:database unreachable after 5 attempts",
+            "2024-03-11T14:06:54Z CRIT [scheduler] lost leadership",
+            "time=\"2024-03-11T14:06:54Z\" level=critical msg=\"disk full\"",
+            "2024/03/11 14:06:54 [crit] 1234#0: *5 connect() to unix:/run/php.sock failed",
+            "crit: Microsoft.AspNetCore.Server.Kestrel[13]",
+            "{\"ts\":1710166014.7,\"level\":\"critical\",\"msg\":\"queue lost\"}",
+        ] {
+            assert_eq!(score(line), 3, "{line}");
+        }
+        for line in [
+            "entering critical section for shard 3",
+            "Critical path: 3 tasks (12s)",
+            "non-critical update skipped",
+            "CRITICAL_THRESHOLD=5",
+            "Total: 3 (UNKNOWN: 0, LOW: 1, MEDIUM: 2, HIGH: 0, CRITICAL: 0)",
+            "run with --critical-only to see fewer",
+            "the scheduler is critical to us",
+        ] {
+            assert_eq!(score(line), 0, "{line}");
+        }
+        // The scan looks at `crit` only where a level is written.
+        let text = "entering critical section\nlevel=critical msg=\"disk full\"\n\
+                    2024/03/11 14:06:54 [crit] 1234#0: *5 open() \"/var/lib/nginx/body/01\" (13: Permission denied)\n";
+        let found: Vec<&str> = candidates(text)
+            .iter()
+            .map(|c| text[c.start..c.end].trim_end())
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "level=critical msg=\"disk full\"",
+                "2024/03/11 14:06:54 [crit] 1234#0: *5 open() \"/var/lib/nginx/body/01\" (13: Permission denied)"
+            ]
+        );
+    }
+
+    #[test]
+    fn races_and_out_of_memory_are_definitive() {
+        assert_eq!(classify("WARNING: DATA RACE"), Some((4, Kind::GoStack)));
+        assert_eq!(score("WARNING: unused import"), 0);
+        // Go reports the race again where the test ends; unchanged.
+        assert_eq!(
+            score("    testing.go:1398: race detected during execution of test"),
+            0
+        );
+        for line in [
+            "[81234.567890] Out of memory: Killed process 81234 (java) total-vm:8123456kB, anon-rss:4194304kB",
+            "[  512.100000] Out of memory: Kill process 4127 (gunicorn) score 912 or sacrifice child",
+            "Memory cgroup out of memory: Killed process 4127 (gunicorn) total-vm:912344kB",
+            "default   7m   Warning   OOMKilling   node/ip-10-0-5-33.ec2.internal   Memory cgroup out of memory: Killed process 81234 (java)",
+            "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space",
+            "2024-03-11 14:00:00.123 ERROR [pool-1] c.a.Worker - java.lang.OutOfMemoryError: GC overhead limit exceeded",
+            "java.lang.OutOfMemoryError",
+            "fatal error: runtime: out of memory",
+            "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+            "2024-03-11 14:00:00.123 UTC [4127] FATAL:  out of memory",
+        ] {
+            assert_eq!(score(line), 4, "{line}");
+        }
+        for line in [
+            "} catch (OutOfMemoryError e) {",
+            "import java.lang.OutOfMemoryError;",
+            "set NODE_OPTIONS so that builds do not run out of memory",
+            "2024-03-11T14:00:00Z   Normal   Killing   pod/web-1   Stopping container web",
+            "vm.overcommit_memory = 1",
+            "panic({0x7a2c40?, 0xa8e3b0?})",
+            "    panic(err)",
+            "grep -c \"WARNING: DATA RACE\" race.log",
+        ] {
+            assert_eq!(score(line), 0, "{line}");
+        }
+    }
+
+    /// The lines `found` shows with the candidate starting with `head`.
+    fn brought(text: &str, found: &[Candidate], head: &str) -> Vec<String> {
+        let c = found
+            .iter()
+            .find(|c| text[c.start..].starts_with(head))
+            .unwrap_or_else(|| panic!("no candidate {head:?} in {found:?}"));
+        c.context
+            .iter()
+            .map(|&(a, e)| text[a..e].trim_end().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_go_race_brings_its_first_own_frame() {
+        let text = "=== RUN   TestConcurrentPut\n\
+            ==================\n\
+            WARNING: DATA RACE\n\
+            Write at 0x00c000126f88 by goroutine 23:\n  \
+              runtime.mapassign_faststr()\n      \
+                  /usr/local/go/src/runtime/map_faststr.go:203 +0x0\n  \
+              github.com/acme/cache/lru.(*Cache).Put()\n      \
+                  /home/runner/work/cache/cache/lru/lru.go:52 +0x1c4\n  \
+              github.com/acme/cache/lru.TestConcurrentPut.func1()\n      \
+                  /home/runner/work/cache/cache/lru/lru_test.go:118 +0x8c\n\
+            \n\
+            Previous read at 0x00c000126f88 by goroutine 22:\n  \
+              github.com/acme/cache/lru.(*Cache).Get()\n      \
+                  /home/runner/work/cache/cache/lru/lru.go:38 +0x7a\n\
+            \n\
+            Goroutine 23 (running) created at:\n  \
+              testing.(*T).Run()\n      \
+                  /usr/local/go/src/testing/testing.go:1742 +0x825\n\
+            ==================\n    \
+                testing.go:1398: race detected during execution of test\n\
+            --- FAIL: TestConcurrentPut (0.02s)\n";
+        let found = candidates(text);
+        assert_eq!(
+            brought(text, &found, "WARNING: DATA RACE"),
+            [
+                "  github.com/acme/cache/lru.(*Cache).Put()",
+                "      /home/runner/work/cache/cache/lru/lru.go:52 +0x1c4"
+            ]
+        );
+        assert_eq!(
+            brought(text, &found, "--- FAIL"),
+            ["    testing.go:1398: race detected during execution of test"]
+        );
+    }
+
+    #[test]
+    fn a_go_panic_brings_its_first_own_frame() {
+        let text = "=== RUN   TestEvictUnderPressure\n\
+            --- FAIL: TestEvictUnderPressure (0.00s)\n\
+            panic: runtime error: invalid memory address or nil pointer dereference [recovered]\n\
+            \tpanic: runtime error: invalid memory address or nil pointer dereference\n\
+            [signal SIGSEGV: segmentation violation code=0x1 addr=0x18 pc=0x6b1f2d]\n\
+            \n\
+            goroutine 87 [running]:\n\
+            testing.tRunner.func1.2({0x7a2c40, 0xa8e3b0})\n\
+            \t/opt/hostedtoolcache/go/1.22.1/x64/src/testing/testing.go:1631 +0x24a\n\
+            testing.tRunner.func1()\n\
+            \t/opt/hostedtoolcache/go/1.22.1/x64/src/testing/testing.go:1634 +0x377\n\
+            panic({0x7a2c40?, 0xa8e3b0?})\n\
+            \t/opt/hostedtoolcache/go/1.22.1/x64/src/runtime/panic.go:770 +0x132\n\
+            github.com/acme/cache/lru.(*Cache).evict(0xc0001a2000)\n\
+            \t/home/runner/work/cache/cache/lru/lru.go:77 +0x2d\n\
+            github.com/acme/cache/lru.TestEvictUnderPressure(0xc000183a00)\n\
+            \t/home/runner/work/cache/cache/lru/lru_test.go:201 +0x11b\n\
+            testing.tRunner(0xc000183a00, 0x8b2f50)\n\
+            \t/opt/hostedtoolcache/go/1.22.1/x64/src/testing/testing.go:1689 +0xfb\n\
+            created by testing.(*T).Run in goroutine 1\n\
+            \t/opt/hostedtoolcache/go/1.22.1/x64/src/testing/testing.go:1742 +0x390\n\
+            exit status 2\n\
+            FAIL\tgithub.com/acme/cache/lru\t0.412s\n";
+        let found = candidates(text);
+        let frame = [
+            "github.com/acme/cache/lru.(*Cache).evict(0xc0001a2000)",
+            "\t/home/runner/work/cache/cache/lru/lru.go:77 +0x2d",
+        ];
+        assert_eq!(brought(text, &found, "panic: runtime error"), frame);
+        // The frame of `panic(...)` itself is no failure line.
+        assert!(!found.iter().any(|c| text[c.start..].starts_with("panic({")));
+
+        // Built with -trimpath, an inlined frame without its offset, and a
+        // deadlock.
+        let text = "panic: assignment to entry in nil map\n\n\
+            goroutine 1 [running]:\n\
+            runtime/debug.Stack()\n\
+            \truntime/debug/stack.go:24 +0x5e\n\
+            main.(*Server).register(...)\n\
+            \t/app/server.go:41\n\
+            main.main()\n\
+            \t/app/main.go:12 +0x45\n\
+            fatal error: all goroutines are asleep - deadlock!\n\n\
+            goroutine 1 [chan receive]:\n\
+            main.main()\n\
+            \t/home/dev/app/main.go:9 +0x2c\n";
+        let found = candidates(text);
+        assert_eq!(
+            brought(text, &found, "panic: assignment"),
+            ["main.(*Server).register(...)", "\t/app/server.go:41"]
+        );
+        assert_eq!(
+            brought(text, &found, "fatal error: all goroutines"),
+            ["main.main()", "\t/home/dev/app/main.go:9 +0x2c"]
+        );
+    }
+
+    #[test]
+    fn dedupe_treats_random_ids_as_one_and_keeps_words() {
+        let key = |s: &str| dedupe_key(s.as_bytes());
+        // Kubernetes' generated names, a table's padding.
+        assert_eq!(
+            key(
+                "staging   5h    Warning   Unhealthy   pod/search-x68n5h5nhn-2r4vp    Readiness probe failed"
+            ),
+            key(
+                "staging   12h   Warning   Unhealthy   pod/search-ph6cp52mr6-q7k9t Readiness probe failed"
+            ),
+        );
+        assert_eq!(
+            key("rs/web-7d9f8c6b5 scaled"),
+            key("rs/web-49775tdjl5 scaled")
+        );
+        // Tokens and digests.
+        assert_eq!(
+            key("401 for token eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 from 10.0.0.1"),
+            key("401 for token eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ== from 10.0.0.7"),
+        );
+        assert_eq!(
+            key("\"integrity\": \"sha512-Dmx3a2ZXb1J+vNkx0bUh5c2VRT0pHa2hX/RkFkWlp6dz09==\""),
+            key("\"integrity\": \"sha512-q8Ze3Kb0w7Yt+Pn2Vc9Lm4Hs1Jd6Fg5Rx/3Tk0Qa8Ue7Wi==\""),
+        );
+        assert_eq!(key("timeout after 250ms"), key("timeout after 30ms"));
+        // Words, paths and error codes stay.
+        for (a, b) in [
+            (
+                "error[E0308]: mismatched types",
+                "error[E0277]: mismatched types",
+            ),
+            ("error TS2322: x", "error TS2345: x"),
+            ("Compiling src/lib.rs", "Compiling src/cli.rs"),
+            ("MAX_RETRIES exceeded", "MAX_REQUESTS exceeded"),
+            ("build for arm64 failed", "build for amd64 failed"),
+            (
+                "open /Users/John/Projects/app2/src/main.rs failed",
+                "open /Users/Jane/Projects/app2/src/main.rs failed",
+            ),
+            ("pod/search-abc failed", "pod/search-abd failed"),
+        ] {
+            assert_ne!(key(a), key(b), "{a} / {b}");
+        }
+        assert_eq!(
+            key("open /Users/John/Projects/app2/src/main.rs failed"),
+            key("open /Users/John/Projects/app3/src/main.rs failed"),
+        );
+    }
+
+    #[test]
+    fn sketches_tell_lines_alike() {
+        let alike = |a: &str, b: &str| Sketch::of(a.as_bytes()).similar(&Sketch::of(b.as_bytes()));
+        let unhealthy = "staging   5h   Warning   Unhealthy   pod/search-x68n5h5nhn-2rnvp   \
+                         Readiness probe failed: HTTP probe failed with statuscode: 503";
+        assert!(alike(
+            unhealthy,
+            "prod   40m   Warning   Unhealthy   pod/web-hwww6j6ktm-q5cps   \
+             Readiness probe failed: HTTP probe failed with statuscode: 503"
+        ));
+        assert!(!alike(
+            unhealthy,
+            "default   7m   Warning   OOMKilling   node/ip-10-0-5-33.ec2.internal   \
+             Memory cgroup out of memory: Killed process 81234 (java)"
+        ));
+        assert!(!alike(
+            "--- FAIL: TestParse (0.00s)",
+            "--- FAIL: TestRender (0.01s)"
+        ));
+        assert!(alike(
+            "error: cannot find value `x` in this scope",
+            "error: cannot find value `total` in this scope"
+        ));
+        assert!(!alike("", ""));
+        // Beyond SKETCH_WORDS words, estimated from the smallest hashes.
+        let long: String = (0..200)
+            .map(|i| format!("w{} ", char::from(b'a' + (i % 26) as u8)).repeat(1 + i / 26))
+            .collect();
+        assert!(alike(&long, &long));
+    }
+
+    /// A tiny xorshift for synthetic logs.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+            from[self.next() as usize % from.len()]
+        }
+        fn name(&mut self, len: usize) -> String {
+            let alphabet = b"bcdfghjklmnpqrstvwxz2456789";
+            (0..len)
+                .map(|_| char::from(alphabet[self.next() as usize % alphabet.len()]))
+                .collect()
+        }
+    }
+
+    /// `kubectl get events -A` on a large cluster: `unhealthy` readiness
+    /// failures of random pods in 5 namespaces among normal events, then the
+    /// `late` rows, then more of the same.
+    fn kubectl_events(unhealthy: usize, late: &[&str]) -> String {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut text = String::from(
+            "NAMESPACE       LAST SEEN   TYPE      REASON              OBJECT                                        MESSAGE\n",
+        );
+        let mut row =
+            |rng: &mut Rng, text: &mut String, kind: &str, reason: &str, message: &str| {
+                let ns = rng.pick(&[
+                    "prod",
+                    "staging",
+                    "team-data",
+                    "monitoring",
+                    "ingress-nginx",
+                ]);
+                let deploy = rng.pick(&[
+                    "web", "api", "search", "checkout", "auth", "pricing", "reviews",
+                ]);
+                let pod = format!("pod/{deploy}-{}-{}", rng.name(10), rng.name(5));
+                let age = format!("{}m", rng.next() % 300);
+                text.push_str(&format!(
+                    "{ns:<15} {age:<11} {kind:<9} {reason:<19} {pod:<45} {message}\n"
+                ));
+            };
+        let normal =
+            |rng: &mut Rng,
+             text: &mut String,
+             row: &mut dyn FnMut(&mut Rng, &mut String, &str, &str, &str)| {
+                match rng.next() % 3 {
+                    0 => row(
+                        rng,
+                        text,
+                        "Normal",
+                        "Pulled",
+                        "Container image \"registry/app:1.4.2\" already present on machine",
+                    ),
+                    1 => row(rng, text, "Normal", "Started", "Started container app"),
+                    _ => row(
+                        rng,
+                        text,
+                        "Normal",
+                        "Scheduled",
+                        "Successfully assigned pod to node",
+                    ),
+                }
+            };
+        let readiness = "Readiness probe failed: HTTP probe failed with statuscode: 503";
+        for i in 0..unhealthy + 50 {
+            if i == unhealthy {
+                for line in late {
+                    text.push_str(line);
+                    text.push('\n');
+                }
+            }
+            normal(&mut rng, &mut text, &mut row);
+            row(&mut rng, &mut text, "Warning", "Unhealthy", readiness);
+            normal(&mut rng, &mut text, &mut row);
+        }
+        text
+    }
+
+    const OOM_ROW: &str = "default         7m          Warning   OOMKilling          node/ip-10-0-5-33.ec2.internal                \
+        Memory cgroup out of memory: Killed process 81234 (java) total-vm:8123456kB, anon-rss:4194304kB";
+    const SCHEDULING_ROW: &str = "team-data       19m         Warning   FailedScheduling    pod/search-indexer-5c8d7f9b4-qk2lm            \
+        0/42 nodes are available: 42 Insufficient memory.";
+    const BACKOFF_ROW: &str = "prod            3m12s       Warning   BackOff             pod/payments-api-7d9f8c6b5-x2kqp              \
+        Back-off restarting failed container api in pod payments-api-7d9f8c6b5-x2kqp_prod";
+
+    fn shown(text: &str, sel: &Selection) -> Vec<String> {
+        sel.lines
+            .iter()
+            .map(|s| text[s.start..s.end].trim_end().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn rare_events_are_shown_among_many_alike() {
+        let text = kubectl_events(600, &[SCHEDULING_ROW, BACKOFF_ROW, OOM_ROW]);
+        let room = Room {
+            bytes: 4096,
+            lines: usize::MAX,
+            max_line: Some(2000),
+            line_digits: 4,
+        };
+        // What the preview keeps for a room of 4 KiB (see `cap`).
+        let keep = room.lines.min(room.bytes / 12).clamp(1, 2048) * 2;
+        for keep in [keep, 16] {
+            let found = scan(&text, 0, text.len(), &Patterns::new(&[]), keep);
+            assert!(found.len() <= 4 * keep);
+            let lines = shown(&text, &select(&text, &found, 0, text.len(), room));
+            for row in [OOM_ROW, SCHEDULING_ROW, BACKOFF_ROW] {
+                assert!(
+                    lines.iter().any(|l| l == row),
+                    "keep {keep}: {row} not in {lines:#?}"
+                );
+            }
+            // The readiness failures fill the rest of the room.
+            let unhealthy = lines.iter().filter(|l| l.contains("Unhealthy")).count();
+            assert!(unhealthy > 5, "keep {keep}: {lines:#?}");
+        }
+    }
+
+    #[test]
+    fn a_line_alike_waits_behind_the_others_of_its_confidence() {
+        let text = "2024-03-11 ERROR [alpha] sync failed for shard 17: upstream timed out\n\
+                    2024-03-11 ERROR [beta] sync failed for shard 18: upstream timed out\n\
+                    2024-03-11 ERROR [gamma] sync failed for shard 19: upstream timed out\n\
+                    2024-03-11 ERROR [billing] invoice 7 rejected: card expired\n";
+        let found = candidates(text);
+        assert_eq!(found.len(), 4);
+        let room = |lines| Room {
+            bytes: 4096,
+            lines,
+            max_line: None,
+            line_digits: 1,
+        };
+        let two = shown(text, &select(text, &found, 0, text.len(), room(2)));
+        assert!(
+            two[0].contains("alpha") && two[1].contains("invoice"),
+            "{two:?}"
+        );
+        let three = shown(text, &select(text, &found, 0, text.len(), room(3)));
+        assert!(
+            three[1].contains("beta") && three[2].contains("invoice"),
+            "{three:?}"
+        );
     }
 }

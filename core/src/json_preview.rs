@@ -9,11 +9,32 @@
 //!   when not even one item of each array fits with every key does each
 //!   object keep its first keys, as many as fit, and end with one marker
 //!   entry `"[toolcap: N keys omitted]": null`.
-//! - **Arrays: first and last items.** An array too long for the budget keeps
-//!   its first `k` and last `m` items (`k >= m`, about two thirds at the head)
-//!   with one marker element between them, the JSON string
-//!   `"[toolcap: N items omitted]"`. The marker is not an item and does not
-//!   count as one.
+//! - **Arrays: first and last items, and the failures between them.** An
+//!   array too long for the budget keeps its first `k` and last `m` items
+//!   (`k >= m`, about two thirds at the head). When items of its omitted
+//!   middle report a failure (the notable items below), the best of them
+//!   that fit are kept too, in place. Each run of items not shown becomes
+//!   one marker element, the JSON string `"[toolcap: N items omitted]"`:
+//!   `[a, b, "[toolcap: 40 items omitted]", X, "[toolcap: 57 items
+//!   omitted]", z]` shows items 0, 1, 42 and 100 of 101. A marker is not an
+//!   item and does not count as one; the counts of an array's markers and
+//!   its items shown add up to its length.
+//! - **Notable items.** An item is notable when some string in it, or some
+//!   entry `key: value` with a scalar value, reads as a failure line to
+//!   [`crate::notable::classify`] (`"conclusion": "failure"`, `"log.level":
+//!   "error"`, `"reason": "OOMKilled"`, `"failed": true`, a string starting
+//!   `java.net.SocketTimeoutException: ...`), when it has an `error`,
+//!   `errors`, `exception`, `failure` or `failures` entry with a non-empty
+//!   value, or when a string or key in it holds one of the host's patterns
+//!   ([`parse_document_with`]), which rank first. Counts of zero and empty
+//!   values are not failures (`"errors": []`, `"error": null`, `"failed":
+//!   0`). The best come first (host pattern, then the surest failure, then
+//!   the earliest), at most a few hundred per array are considered, and
+//!   they are shown under the same limits as the other items (strings cut,
+//!   keys dropped alike). Notable items take what room the first and last
+//!   items leave, about a quarter of it; when not even one fits there, the
+//!   detail level is lowered until one does, if one can. A document without
+//!   notable items is previewed as if this rule did not exist.
 //! - **Long strings: a head.** A string too long for the budget keeps its
 //!   first bytes, cut between two grapheme clusters (never inside an emoji
 //!   sequence or between a letter and its combining marks), followed by
@@ -31,8 +52,12 @@
 //! Markers have a fixed form (`items`, `keys` and `bytes` even for a count of
 //! one) so that they are recognised again: previewing a preview with the same
 //! or a larger budget changes nothing, and with a smaller budget each marker's
-//! count grows by what is newly dropped, so no count is lost. A string or key
-//! in the original that happens to have a marker's form is taken for one.
+//! count grows by what is newly dropped, so no count is lost: markers next to
+//! items newly dropped merge into one that counts them all. The items between
+//! two markers of a preview are notable items of the middle, and a smaller
+//! preview finds them again as long as they still read as failures (a
+//! string cut shorter may no longer). A string or key in the original that
+//! happens to have a marker's form is taken for one.
 //!
 //! Rendering is serde_json's: compact, or pretty with 2-space indentation.
 //! Nesting is bounded by serde_json's parser ([`MAX_DEPTH`]), and a preview
@@ -41,18 +66,33 @@
 mod doc;
 mod marker;
 mod render;
+mod score;
 
 use doc::Node;
 use render::Renderer;
+use score::Host;
+
+use crate::notable::Patterns;
 
 /// The deepest nesting of arrays and objects that serde_json parses (its
 /// recursion limit); [`parse_document`] refuses deeper text.
 pub const MAX_DEPTH: usize = 127;
 
-/// A JSON object or array parsed from a text it borrows.
+/// A JSON object or array parsed from a text it borrows, with its notable
+/// items noted.
 #[derive(Debug, Clone)]
 pub struct Document<'a> {
     root: Node<'a>,
+    /// Some array has notable items.
+    notable: bool,
+}
+
+impl Document<'_> {
+    /// True when some array of the document has notable items: items that
+    /// report a failure, which a cut array keeps from its middle.
+    pub fn has_notable_items(&self) -> bool {
+        self.notable
+    }
 }
 
 /// What a JSON preview kept and dropped.
@@ -73,14 +113,29 @@ pub struct JsonPreview {
 /// scalar, several documents (JSON Lines), text that merely contains JSON,
 /// invalid JSON (a lone surrogate escape, a number out of range), empty
 /// text, or nesting deeper than [`MAX_DEPTH`]. Only text that starts like a
-/// document is parsed.
+/// document is parsed. Items are scored for failures by the built-in rules
+/// only; see [`parse_document_with`].
 pub fn parse_document(text: &str) -> Option<Document<'_>> {
+    parse(text, Host(None))
+}
+
+/// [`parse_document`] that also takes a string value or object key holding
+/// one of the host's `patterns` (literal substrings) for a notable item, the
+/// most notable.
+pub fn parse_document_with<'a>(text: &'a str, patterns: &Patterns) -> Option<Document<'a>> {
+    parse(text, Host(Some(patterns)))
+}
+
+fn parse<'a>(text: &'a str, host: Host<'_>) -> Option<Document<'a>> {
     let start = text.trim_start_matches([' ', '\t', '\n', '\r']);
     if !start.starts_with(['{', '[']) {
         return None;
     }
-    let root = serde_json::from_str(start).ok()?;
-    Some(Document { root })
+    let parsed = doc::parse(start, host).ok()?;
+    Some(Document {
+        root: parsed.root,
+        notable: parsed.notable,
+    })
 }
 
 /// The preview of `doc` with the most detail whose rendering is at most
@@ -94,7 +149,9 @@ pub fn parse_document(text: &str) -> Option<Document<'_>> {
 ///
 /// The search raises one detail level (items kept per array and bytes kept
 /// per string together) while the rendering fits, then uses the room left
-/// for more items, small arrays whole, and longer strings. Objects lose keys
+/// for more items, small arrays whole, and longer strings. When the document
+/// has notable items, the level is chosen in three quarters of the room, and
+/// the room left goes to notable items first. Objects lose keys
 /// only when not even one item of each array fits with every key; then each
 /// object keeps as many first keys as fit with one item, never fewer than
 /// the widest object the item-less preview showed. Each trial rendering
@@ -141,54 +198,53 @@ struct Room {
     pretty: bool,
 }
 
+impl Room {
+    /// The room the detail level is chosen in when notable items take the
+    /// rest.
+    fn without_notable_share(self) -> Room {
+        Room {
+            bytes: self.bytes - self.bytes / NOTABLE_SHARE,
+            lines: self.lines - self.lines / NOTABLE_SHARE,
+            pretty: self.pretty,
+        }
+    }
+}
+
 fn search(doc: &Document<'_>, room: Room) -> Option<JsonPreview> {
     if let Some(whole) = render(&doc.root, Limits::ALL, room) {
         return Some(whole);
     }
-    let search = Search {
+    let full = Search {
         root: &doc.root,
         room,
+        notable: doc.notable,
     };
-    // Level zero keeps no item, but one item may be shorter than a marker.
-    let one_item = Limits {
-        items: 1,
-        ..Limits::BARE
-    };
-    let mut lim = if search.fits(Limits::BARE) {
-        Limits::BARE
-    } else if search.fits(one_item) {
-        one_item
-    } else {
-        let keys = largest(0, search.max_keys(), |keys| {
-            search.fits(Limits {
-                keys,
-                ..Limits::BARE
-            })
-        })?;
-        Limits {
-            keys,
-            ..Limits::BARE
-        }
-    };
-    if let Some(level) = largest(lim.items, search.max_items(), |l| {
-        search.fits(lim.at_level(l))
-    }) {
-        lim = lim.at_level(level);
-    }
-    lim = search.grow(lim)?;
-    let shown = search.run(lim)?;
-    if lim.items == 0 && shown.longest_cut_array > 0 {
-        // Not one item fits with all its keys: one item with the first keys
-        // of each object says more than a marker.
-        let keys = largest(shown.widest_object, search.max_keys(), |keys| {
-            search.fits(Limits { keys, ..one_item })
-        });
-        if let Some(keys) = keys {
-            lim = search.grow(Limits { keys, ..one_item })?;
+    if doc.notable {
+        // The detail level as without notable items, in less room; then
+        // notable items, then more detail, in the whole room.
+        let smaller = Search {
+            room: room.without_notable_share(),
+            notable: false,
+            ..full
+        };
+        if let Some(lim) = smaller.level() {
+            let lim = smaller.fewer_keys(lim).unwrap_or(lim);
+            let lim = full.one_notable(lim).unwrap_or(lim);
+            return render(&doc.root, full.grow(lim)?, room);
         }
     }
-    render(&doc.root, lim, room)
+    render(&doc.root, full.choose()?, room)
 }
+
+/// Notable items may take about one part in this many of the room: the
+/// detail level is chosen in the rest.
+const NOTABLE_SHARE: usize = 4;
+
+/// One item per array, no string byte, every key.
+const ONE_ITEM: Limits = Limits {
+    items: 1,
+    ..Limits::BARE
+};
 
 /// Bytes a string keeps per item an array keeps, at one detail level.
 const STRING_BYTES_PER_ITEM: usize = 16;
@@ -207,6 +263,9 @@ struct Limits {
     string: usize,
     /// Keys kept per object, markers not counted.
     keys: usize,
+    /// Notable items kept from the middle of a cut array, besides its first
+    /// and last items.
+    notable: usize,
 }
 
 impl Limits {
@@ -216,14 +275,16 @@ impl Limits {
         whole_items: usize::MAX,
         string: usize::MAX,
         keys: usize::MAX,
+        notable: usize::MAX,
     };
 
-    /// No item, no string byte, every key.
+    /// No item, no string byte, every key, no notable item.
     const BARE: Limits = Limits {
         items: 0,
         whole_items: 0,
         string: 0,
         keys: usize::MAX,
+        notable: 0,
     };
 
     /// `level` items per array and `STRING_BYTES_PER_ITEM` bytes per string
@@ -271,9 +332,12 @@ fn largest(lo: usize, hi: usize, mut ok: impl FnMut(usize) -> bool) -> Option<us
 }
 
 /// Trial renderings of one document under one budget.
+#[derive(Clone, Copy)]
 struct Search<'d, 'a> {
     root: &'d Node<'a>,
     room: Room,
+    /// Whether to raise [`Limits::notable`].
+    notable: bool,
 }
 
 impl Search<'_, '_> {
@@ -295,8 +359,76 @@ impl Search<'_, '_> {
         self.room.bytes / 5
     }
 
-    /// `lim` (which fits) with the room left used: more items, small arrays
-    /// whole, longer strings, more keys, in turn until none grows. Each is
+    /// The most detailed limits that fit: [`Search::level`], then
+    /// [`Search::grow`], with fewer keys only when not even one item of each
+    /// array fits with all of them. `None` when not even the skeleton fits.
+    fn choose(&self) -> Option<Limits> {
+        let lim = self.grow(self.level()?)?;
+        match self.fewer_keys(lim) {
+            Some(lim) => self.grow(lim),
+            None => Some(lim),
+        }
+    }
+
+    /// One detail level (items and string bytes together) as high as fits,
+    /// from no item or, when not even that fits, the first keys of each
+    /// object; `None` when not even the skeleton fits.
+    fn level(&self) -> Option<Limits> {
+        let lim = if self.fits(Limits::BARE) {
+            Limits::BARE
+        } else if self.fits(ONE_ITEM) {
+            ONE_ITEM
+        } else {
+            let keys = largest(0, self.max_keys(), |keys| {
+                self.fits(Limits {
+                    keys,
+                    ..Limits::BARE
+                })
+            })?;
+            Limits {
+                keys,
+                ..Limits::BARE
+            }
+        };
+        let level = largest(lim.items, self.max_items(), |l| self.fits(lim.at_level(l)));
+        Some(level.map_or(lim, |level| lim.at_level(level)))
+    }
+
+    /// When `lim` (which fits) shows no item of an array it cuts: one item
+    /// with the first keys of each object, as many as fit and never fewer
+    /// than `lim` shows, which says more than a marker. `None` when `lim`
+    /// shows items, cuts no array, or that does not fit.
+    fn fewer_keys(&self, lim: Limits) -> Option<Limits> {
+        let shown = self.run(lim)?;
+        if lim.items > 0 || shown.longest_cut_array == 0 {
+            return None;
+        }
+        let keys = largest(shown.widest_object, self.max_keys(), |keys| {
+            self.fits(Limits { keys, ..ONE_ITEM })
+        })?;
+        Some(Limits { keys, ..ONE_ITEM })
+    }
+
+    /// When not even one notable item fits with `lim` (which fits), though
+    /// a cut array has some: the highest lower level at which one does.
+    /// Items of a large array can take most of the room; one that reports a
+    /// failure says more than another first item. `None` when one fits, no
+    /// array has any, or not even one fits without items.
+    fn one_notable(&self, lim: Limits) -> Option<Limits> {
+        let with_one = |l: usize| Limits {
+            notable: 1,
+            ..lim.at_level(l)
+        };
+        if self.run(lim)?.most_notable == 0 || self.fits(with_one(lim.items)) {
+            return None;
+        }
+        let level = largest(0, lim.items.checked_sub(1)?, |l| self.fits(with_one(l)))?;
+        Some(with_one(level))
+    }
+
+    /// `lim` (which fits) with the room left used: notable items (when the
+    /// search raises them), more items, small arrays whole, longer strings,
+    /// more keys, in turn until none grows. Each is
     /// raised only as far as it changes the rendering (the longest array,
     /// string or object still cut), so that a part not shown yet does not
     /// raise its limit past what the parts shown later allow.
@@ -304,6 +436,14 @@ impl Search<'_, '_> {
         // A few rounds: each after the first only takes crumbs.
         for _ in 0..GROW_ROUNDS {
             let before = lim;
+            if self.notable {
+                let top = self.run(lim)?.most_notable;
+                if top > lim.notable {
+                    lim.notable = largest(lim.notable, top, |notable| {
+                        self.fits(Limits { notable, ..lim })
+                    })?;
+                }
+            }
             let top = self.run(lim)?.longest_cut_array.min(self.max_items());
             lim.items = largest(lim.items, top, |items| self.fits(Limits { items, ..lim }))?;
             let top = self.run(lim)?.longest_cut_array.min(self.max_items());

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde_json::Number;
 use unicode_segmentation::GraphemeCursor;
 
-use super::doc::{MarkerAt, Node};
+use super::doc::{ArrayInfo, Node};
 use super::{Limits, Room, marker};
 
 /// Count of the key marker when it is the last entry of `entries`.
@@ -33,7 +33,8 @@ fn floor_grapheme(s: &str, max: usize) -> usize {
 
 /// Head and tail items kept of an array of which `limit` items are shown,
 /// when at most `head_pool` can come from the head and `tail_pool` from the
-/// tail (the sides of an earlier marker). About two thirds go to the head.
+/// tail (before the first and after the last earlier marker). About two
+/// thirds go to the head.
 fn split(limit: usize, head_pool: usize, tail_pool: usize) -> (usize, usize) {
     let head = (limit - limit / 3).min(head_pool);
     let tail = (limit - head).min(tail_pool);
@@ -69,6 +70,9 @@ pub(super) struct Renderer {
     pub longest_cut_object: usize,
     /// Keys shown of the widest object shown, markers not counted.
     pub widest_object: usize,
+    /// Notable items in the omitted middle of the cut array that has the
+    /// most (at most [`super::doc::MAX_NOTABLE`]), shown or not.
+    pub most_notable: usize,
 }
 
 impl Renderer {
@@ -87,6 +91,7 @@ impl Renderer {
             longest_cut_array: 0,
             longest_cut_object: 0,
             widest_object: 0,
+            most_notable: 0,
         };
         r.value(root, 0).ok()?;
         Some(r)
@@ -166,7 +171,7 @@ impl Renderer {
             Node::Bool(false) => self.raw(b"false"),
             Node::Number(n) => self.number(n),
             Node::String(s) => self.string(s),
-            Node::Array(a, at) => self.array(a, *at, depth + 1),
+            Node::Array(a, info) => self.array(a, info.as_deref(), depth + 1),
             Node::Object(o) => self.object(o, depth + 1),
         }
     }
@@ -191,49 +196,71 @@ impl Renderer {
         self.str(s)
     }
 
-    /// An array at nesting `level`.
-    fn array(&mut self, a: &[Node<'_>], at: MarkerAt, level: usize) -> Step {
-        let found = at.get().and_then(|i| match &a[i] {
-            Node::String(s) => Some((i, marker::count(s, marker::ITEMS)?)),
-            _ => None,
+    /// An array at nesting `level`. Cut, it shows its first and last items
+    /// and the best notable items between them, in document order, and one
+    /// marker for each run of elements not shown, counting the run's items
+    /// and the counts of the markers in it.
+    fn array(&mut self, a: &[Node<'_>], info: Option<&ArrayInfo>, level: usize) -> Step {
+        let (markers, notable) = info.map_or((&[][..], &[][..]), |info| {
+            (&info.markers[..], &info.notable[..])
         });
-        let prior = found.map_or(0, |(_, n)| n);
-        let real = a.len() - usize::from(found.is_some());
+        let real = a.len() - markers.len();
         self.raw(b"[")?;
         let mut first = true;
         if real <= self.lim.items || real <= self.lim.whole_items {
+            let mut markers = markers.iter().peekable();
             for (i, v) in a.iter().enumerate() {
                 self.separator(&mut first, level)?;
-                match v {
-                    // The marker is shown as it is, never shortened.
-                    Node::String(s) if found.is_some_and(|(at, _)| at == i) => {
-                        self.items = self.items.saturating_add(prior);
+                match (v, markers.next_if(|&&(at, _)| at as usize == i)) {
+                    // A marker is shown as it is, never shortened.
+                    (Node::String(s), Some(&(_, n))) => {
+                        self.items = self.items.saturating_add(n);
                         self.str(s)?;
                     }
                     _ => self.value(v, level)?,
                 }
             }
         } else {
-            let (head, tail) = match found {
-                Some((at, _)) => (&a[..at], &a[at + 1..]),
-                None => (a, a),
-            };
-            let (k, m) = split(self.lim.items, head.len(), tail.len());
+            let head_pool = markers.first().map_or(a.len(), |&(at, _)| at as usize);
+            let tail_pool = markers
+                .last()
+                .map_or(a.len(), |&(at, _)| a.len() - at as usize - 1);
+            let (k, m) = split(self.lim.items, head_pool, tail_pool);
+            let middle = k..a.len() - m;
             self.longest_cut_array = self.longest_cut_array.max(real);
-            let omitted = prior.saturating_add((real - k - m) as u64);
-            for v in &head[..k] {
-                self.separator(&mut first, level)?;
-                self.value(v, level)?;
+            let in_middle = notable
+                .iter()
+                .filter(|&&(i, _)| middle.contains(&(i as usize)));
+            self.most_notable = self.most_notable.max(in_middle.clone().count());
+            let mut picked = Vec::new();
+            if self.lim.notable > 0 {
+                picked.extend(in_middle.take(self.lim.notable).map(|&(i, _)| i as usize));
+                picked.sort_unstable();
             }
-            self.separator(&mut first, level)?;
-            self.items = self.items.saturating_add(omitted);
-            self.str(&marker::text(omitted, marker::ITEMS))?;
-            for v in &tail[tail.len() - m..] {
+            let mut runs = Runs {
+                markers,
+                next: 0,
+                from: 0,
+            };
+            for i in (0..k).chain(picked).chain(middle.end..a.len()) {
+                self.run_marker(runs.until(i), &mut first, level)?;
                 self.separator(&mut first, level)?;
-                self.value(v, level)?;
+                self.value(&a[i], level)?;
+                runs.from = i + 1;
             }
+            self.run_marker(runs.until(a.len()), &mut first, level)?;
         }
         self.close(b']', first, level)
+    }
+
+    /// The marker of a run of elements not shown, if the run has any.
+    fn run_marker(&mut self, run: Option<u64>, first: &mut bool, level: usize) -> Step {
+        let Some(n) = run else {
+            return Ok(());
+        };
+        self.separator(first, level)?;
+        self.items = self.items.saturating_add(n);
+        self.str(&marker::text(n, marker::ITEMS))
     }
 
     /// An object at nesting `level`.
@@ -269,5 +296,35 @@ impl Renderer {
         self.separator(first, level)?;
         self.str(key)?;
         self.raw(if self.room.pretty { b": " } else { b":" })
+    }
+}
+
+/// The runs of elements an array does not show, in order.
+struct Runs<'m> {
+    /// The array's markers, `(index, count)`.
+    markers: &'m [(u32, u64)],
+    /// The first marker not in a run yet.
+    next: usize,
+    /// Where the current run starts.
+    from: usize,
+}
+
+impl Runs<'_> {
+    /// What the marker of the run from `from` to `to` (excluded) counts:
+    /// its items and the counts of its markers; `None` when it is empty.
+    fn until(&mut self, to: usize) -> Option<u64> {
+        if to <= self.from {
+            return None;
+        }
+        let mut items = (to - self.from) as u64;
+        let mut omitted: u64 = 0;
+        while let Some(&(at, n)) = self.markers.get(self.next)
+            && (at as usize) < to
+        {
+            items -= 1;
+            omitted = omitted.saturating_add(n);
+            self.next += 1;
+        }
+        Some(omitted.saturating_add(items))
     }
 }

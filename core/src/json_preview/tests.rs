@@ -17,6 +17,8 @@ struct Seen {
     strings: u64,
     /// Arrays cut with more items kept at the tail than at the head.
     tail_heavy: u64,
+    /// Items shown between two markers of an array: notable items.
+    middle: u64,
 }
 
 fn count_of(s: &str, prefix: &str, suffix: &str) -> Option<u64> {
@@ -50,35 +52,38 @@ fn check(orig: &Node<'_>, prev: &Node<'_>, seen: &mut Seen) {
             }
         }
         (Node::Array(o, _), Node::Array(p, _)) => {
-            let marker = p.iter().enumerate().find_map(|(i, v)| match v {
-                Node::String(s) => count_of(s, "[toolcap: ", " items omitted]").map(|n| (i, n)),
-                _ => None,
-            });
-            match marker {
-                None => {
-                    assert_eq!(o.len(), p.len(), "an array without marker is whole");
-                    for (o, p) in o.iter().zip(p) {
-                        check(o, p, seen);
-                    }
-                }
-                Some((at, n)) => {
-                    let tail = p.len() - at - 1;
+            // Walk the preview: each item is the next item of the original,
+            // each marker skips as many as it counts.
+            let mut at = 0;
+            let (mut head, mut tail, mut markers) = (0, 0, 0);
+            let mut after_marker = false;
+            for v in p {
+                if let Node::String(s) = v
+                    && let Some(n) = count_of(s, "[toolcap: ", " items omitted]")
+                {
                     assert!(n > 0, "a marker omits something");
-                    assert_eq!(
-                        at as u64 + n + tail as u64,
-                        o.len() as u64,
-                        "exact item count"
-                    );
-                    for (o, p) in o[..at].iter().zip(&p[..at]) {
-                        check(o, p, seen);
-                    }
-                    for (o, p) in o[o.len() - tail..].iter().zip(&p[at + 1..]) {
-                        check(o, p, seen);
-                    }
+                    assert!(!after_marker, "one marker per run not shown");
+                    after_marker = true;
+                    at += n as usize;
+                    assert!(at <= o.len(), "a marker counts items of the array");
                     seen.items += n;
-                    seen.tail_heavy += u64::from(tail > at);
+                    markers += 1;
+                    seen.middle += tail;
+                    tail = 0;
+                    continue;
+                }
+                assert!(at < o.len(), "more items than the array has");
+                check(&o[at], v, seen);
+                at += 1;
+                after_marker = false;
+                if markers == 0 {
+                    head += 1;
+                } else {
+                    tail += 1;
                 }
             }
+            assert_eq!(at, o.len(), "exact item count");
+            seen.tail_heavy += u64::from(markers > 0 && tail > head);
         }
         (Node::Object(o), Node::Object(p)) => {
             let marker = match p.last() {
@@ -412,7 +417,8 @@ fn markers_are_recognised_exactly() {
         p.text,
         r#"{"a":"x bytes omitted] bytes…[toolcap: 14979 bytes omitted]","b":"…[toolcap: 7 bytes omitted]","c":["[toolcap: 5 items omitted]",1,"[toolcap: 6 items omitted]"],"d":"[toolcap: 12 items omitted ]"}"#
     );
-    assert_eq!((p.omitted_items, p.shortened_strings), (5, 2));
+    // Every marker of an array counts, not only its first.
+    assert_eq!((p.omitted_items, p.shortened_strings), (11, 2));
 }
 
 /// Trees stay small: a 4 MiB document must not cost ten times its size.
@@ -466,6 +472,466 @@ fn realistic_documents_use_the_budget() {
                 used >= 0.6,
                 "{name} at {max} and 400 lines: {used:.3} of the budget"
             );
+        }
+    }
+}
+
+/// FNV-1a of a preview's text: golden previews stay short.
+fn digest(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// Documents without notable items are previewed exactly as before notable
+/// items were kept: digests of the previews (plain, and with 400 lines at
+/// most) that the version before made.
+#[test]
+fn documents_without_failures_preview_as_before() {
+    const GOLDEN: [(&str, usize, u64, u64); 20] = [
+        (
+            "kubectl pods",
+            300,
+            4844291760964639567,
+            4844291760964639567,
+        ),
+        (
+            "kubectl pods",
+            1000,
+            4844291760964639567,
+            4844291760964639567,
+        ),
+        (
+            "kubectl pods",
+            4096,
+            17766419292372857508,
+            17766419292372857508,
+        ),
+        (
+            "kubectl pods",
+            16384,
+            4162683189386675772,
+            10423712513596405606,
+        ),
+        (
+            "kubectl pods",
+            65536,
+            9711398647267730112,
+            10423712513596405606,
+        ),
+        (
+            "kubectl pods compact",
+            300,
+            12355075845592582769,
+            12355075845592582769,
+        ),
+        (
+            "kubectl pods compact",
+            1000,
+            13817535803540157355,
+            13817535803540157355,
+        ),
+        (
+            "kubectl pods compact",
+            4096,
+            8240358017084041202,
+            8240358017084041202,
+        ),
+        (
+            "kubectl pods compact",
+            16384,
+            12561230852643056713,
+            12561230852643056713,
+        ),
+        (
+            "kubectl pods compact",
+            65536,
+            9160082631781404649,
+            9160082631781404649,
+        ),
+        ("github runs", 300, 6788656988256625559, 6788656988256625559),
+        (
+            "github runs",
+            1000,
+            1759569414192607698,
+            1759569414192607698,
+        ),
+        (
+            "github runs",
+            4096,
+            4393276961334177760,
+            4393276961334177760,
+        ),
+        (
+            "github runs",
+            16384,
+            15521552530471449712,
+            15521552530471449712,
+        ),
+        (
+            "github runs",
+            65536,
+            13590326056230154625,
+            13590326056230154625,
+        ),
+        (
+            "github runs pretty",
+            300,
+            5601617230698061371,
+            5601617230698061371,
+        ),
+        (
+            "github runs pretty",
+            1000,
+            2861446053642259702,
+            2861446053642259702,
+        ),
+        (
+            "github runs pretty",
+            4096,
+            15757733245188975402,
+            15757733245188975402,
+        ),
+        (
+            "github runs pretty",
+            16384,
+            8131970632053455162,
+            59479782223365953,
+        ),
+        (
+            "github runs pretty",
+            65536,
+            11231615161205566751,
+            59479782223365953,
+        ),
+    ];
+    for (name, max, plain, lines) in GOLDEN {
+        let (v, pretty) = match name {
+            "kubectl pods" => (fixtures::kubectl_pods(), true),
+            "kubectl pods compact" => (fixtures::kubectl_pods(), false),
+            "github runs" => (fixtures::github_runs(301, None, false), false),
+            _ => (fixtures::github_runs(301, None, false), true),
+        };
+        let text = serde_render(&v, pretty);
+        let doc = parse_document(&text).unwrap();
+        assert!(!doc.has_notable_items(), "{name}");
+        let p = preview(&doc, max, pretty).unwrap();
+        assert_eq!(digest(&p.text), plain, "{name} at {max}");
+        let p = preview_lines(&doc, max, 400, pretty).unwrap();
+        assert_eq!(digest(&p.text), lines, "{name} at {max} and 400 lines");
+    }
+}
+
+/// The failure score of the second item of `[{"id":1},{entry}]`, or 0.
+fn entry_score(entry: &str) -> u8 {
+    let text = format!("[{{\"id\":1}},{{{entry}}}]");
+    let doc = parse_document(&text).unwrap();
+    let Node::Array(_, info) = &doc.root else {
+        unreachable!()
+    };
+    let notable = info.as_ref().map_or(&[][..], |info| &info.notable[..]);
+    assert_eq!(doc.has_notable_items(), !notable.is_empty());
+    match notable {
+        [] => 0,
+        [(1, score)] => *score,
+        other => panic!("{entry}: {other:?}"),
+    }
+}
+
+/// Values that say there is no failure are not notable; values and entries
+/// that report one are, as `notable::classify` scores their line.
+#[test]
+fn failures_are_scored_and_look_alikes_are_not() {
+    for entry in [
+        r#""errors":[]"#,
+        r#""error":null"#,
+        r#""failed":0"#,
+        r#""success":true"#,
+        r#""error":"""#,
+        r#""error":"  ""#,
+        r#""error":"none""#,
+        r#""errors":{}"#,
+        r#""failed":false"#,
+        r#""error_count":0"#,
+        r#""message":"completed without errors""#,
+        r#""status":"Running","ready":true"#,
+        r#""terminationMessagePath":"/dev/termination-log""#,
+        r#""onError":"retry""#,
+    ] {
+        assert_eq!(entry_score(entry), 0, "{entry}");
+    }
+    for (entry, score) in [
+        (r#""conclusion":"failure""#, 3),
+        (r#""log.level":"error""#, 3),
+        (r#""failed":true"#, 3),
+        (r#""reason":"OOMKilled""#, 4),
+        (r#""waiting":{"reason":"CrashLoopBackOff"}"#, 4),
+        (r#""error":{"code":7}"#, 3),
+        (r#""errors":["x"]"#, 3),
+        (r#""Exception":"boom""#, 3),
+        (r#""exitCode":137"#, 3),
+        (
+            r#""error.stack_trace":"java.net.SocketTimeoutException: Read timed out\n\tat java.net.SocketInputStream.read""#,
+            4,
+        ),
+        (
+            r#""log":"INFO start\nTraceback (most recent call last):\n  File \"x.py\"""#,
+            4,
+        ),
+        (r#""deep":[[{"msg":"panic: runtime error"}]]"#, 4),
+    ] {
+        assert_eq!(entry_score(entry), score, "{entry}");
+    }
+}
+
+#[test]
+fn failure_words_are_found_case_insensitively() {
+    use score::has_failure_word;
+    for s in [
+        "ERROR",
+        "TypeError",
+        "Failed",
+        "FATAL",
+        "Killed",
+        "ImagePullBackOff",
+        "Timed Out",
+        "SIGSEGV",
+        "✕ renders",
+        "● Suite › test",
+        "exit status 2",
+    ] {
+        assert!(has_failure_word(s), "{s}");
+    }
+    for s in [
+        "",
+        "success",
+        "completed",
+        "https://api.github.com/repos/acme/shop",
+        "ok ✓",
+    ] {
+        assert!(!has_failure_word(s), "{s}");
+    }
+    // Only the head that classify reads is searched.
+    assert!(!has_failure_word(&("x".repeat(4096) + "error")));
+    assert!(has_failure_word(&("x".repeat(4091) + "error")));
+}
+
+/// The failure-word search finds exactly what comparing every needle at
+/// every position finds.
+fn failure_word_naively(s: &str) -> bool {
+    let b = &s.as_bytes()[..s.len().min(4096)];
+    (0..b.len()).any(|i| {
+        score::NEEDLES.iter().any(|(needle, _)| {
+            b.len() - i >= needle.len() && b[i..].iter().zip(*needle).all(|(&c, &w)| c | 0x20 == w)
+        })
+    })
+}
+
+proptest! {
+    #[test]
+    fn failure_words_are_found_wherever_they_are(
+        pieces in prop::collection::vec(prop_oneof![
+            "[a-zA-Z ]{0,5}",
+            prop::sample::select(&score::NEEDLES[..]).prop_flat_map(|(needle, _)| {
+                // Each letter in either case.
+                prop::collection::vec(any::<bool>(), needle.len()).prop_map(move |upper| {
+                    needle.iter().zip(upper).map(|(&c, up)| {
+                        if up && c.is_ascii_lowercase() { c.to_ascii_uppercase() } else { c }
+                    }).collect::<Vec<u8>>()
+                })
+            }).prop_map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
+            Just("✕✖✗✘●✓é中".to_owned()),
+        ], 0..8),
+        pad in 0usize..4100,
+    ) {
+        let s = pieces.concat();
+        prop_assert_eq!(score::has_failure_word(&s), failure_word_naively(&s), "{:?}", s);
+        let padded = " ".repeat(pad) + &s;
+        prop_assert_eq!(score::has_failure_word(&padded), failure_word_naively(&padded));
+    }
+}
+
+/// Host patterns make a string or key the most notable.
+#[test]
+fn host_patterns_are_most_notable() {
+    let mut runs: Vec<Value> = (0..200)
+        .map(|i| json!({ "id": i, "message": format!("step {i} done") }))
+        .collect();
+    runs[60] = json!({ "id": 60, "message": "error: flaky network" });
+    runs[120] = json!({ "id": 120, "message": "blocked by policy QX-17" });
+    runs[150] = json!({ "id": 150, "ticket-QX-9": "open" });
+    let text = serde_json::to_string(&runs).unwrap();
+    let patterns = Patterns::new(&["QX-17".to_owned(), "ticket-QX".to_owned()]);
+    let doc = parse_document_with(&text, &patterns).unwrap();
+    let Node::Array(_, Some(info)) = &doc.root else {
+        panic!("notable items")
+    };
+    assert_eq!(&info.notable[..], &[(120, 5), (150, 5), (60, 4)]);
+    let plain = parse_document(&text).unwrap();
+    let Node::Array(_, Some(info)) = &plain.root else {
+        panic!("notable items")
+    };
+    assert_eq!(&info.notable[..], &[(60, 4)]);
+    // With room for one notable item, the host's is shown.
+    let p = preview(&doc, 300, false).unwrap();
+    check_preview(&doc, &p, 300);
+    assert!(p.text.contains("QX-17"), "{}", p.text);
+}
+
+/// A cut array keeps its notable items in place, a marker on each side,
+/// and a recut finds them again.
+#[test]
+fn notable_items_are_kept_in_place() {
+    let mut items: Vec<Value> = (0..100).map(|i| json!(format!("ok {i}"))).collect();
+    items[40] = json!("error: disk full");
+    items[70] = json!("FAILED tests/test_io.py::test_read");
+    let text = serde_json::to_string(&items).unwrap();
+    let doc = parse_document(&text).unwrap();
+    let p = preview(&doc, 160, false).unwrap();
+    assert_eq!(
+        p.text,
+        r#"["ok 0","ok 1","ok 2","ok 3","ok 4","ok 5","ok 6","ok 7","[toolcap: 32 items omitted]","error: disk full","[toolcap: 56 items omitted]","ok 97","ok 98","ok 99"]"#
+    );
+    assert_eq!(p.omitted_items, 88);
+    assert_eq!(check_preview(&doc, &p, 160).middle, 1);
+    // Recut, the notable item is found again between its markers, and the
+    // items cut next to it join their runs.
+    let again = parse_document(&p.text).unwrap();
+    assert!(again.has_notable_items());
+    let q = preview(&again, 100, false).unwrap();
+    assert_eq!(
+        q.text,
+        r#"["ok 0","ok 1","[toolcap: 38 items omitted]","error: disk full","[toolcap: 59 items omitted]"]"#
+    );
+    check_preview(&doc, &q, 100);
+    // More room shows both failures, in document order.
+    let p = preview(&doc, 600, false).unwrap();
+    check_preview(&doc, &p, 600);
+    let (disk, test) = (p.text.find("disk full"), p.text.find("FAILED"));
+    assert!(
+        disk.is_some() && test.is_some() && disk < test,
+        "{}",
+        p.text
+    );
+}
+
+/// `GET /repos/{owner}/{repo}/actions/runs` with one failed run among 300
+/// successes: the failed run is shown at the budgets an agent host uses.
+#[test]
+fn a_failed_run_among_successes_is_kept() {
+    let failed = 170;
+    let v = fixtures::github_runs(301, Some(failed), true);
+    let id = v["workflow_runs"][failed]["id"].as_u64().unwrap();
+    for pretty in [false, true] {
+        let text = serde_render(&v, pretty);
+        let doc = parse_document(&text).unwrap();
+        assert!(doc.has_notable_items());
+        for max in [4 << 10, 16 << 10] {
+            let p = preview(&doc, max, pretty).unwrap();
+            let seen = check_preview(&doc, &p, max);
+            assert!(seen.middle >= 1, "at {max}: {}", p.text);
+            let shown: Value = serde_json::from_str(&p.text).unwrap();
+            let runs = shown["workflow_runs"].as_array().unwrap();
+            let run = runs.iter().find(|r| r["id"] == id);
+            let run = run.unwrap_or_else(|| panic!("the failed run at {max}: {}", p.text));
+            assert_eq!(run["conclusion"], "failure");
+            // One run takes about 2 KiB pretty: the unit of growth is coarse.
+            let used = p.text.len() as f64 / max as f64;
+            assert!(used >= 0.6, "at {max}: {used:.3} of the budget");
+            // The same budget changes nothing; a smaller one finds the
+            // failed run again and loses no count.
+            let again = parse_document(&p.text).unwrap();
+            assert_eq!(preview(&again, max, pretty).as_ref(), Some(&p));
+            for smaller in [max * 3 / 4, max / 2] {
+                let q = preview(&again, smaller, pretty).unwrap();
+                check_preview(&doc, &q, smaller);
+                assert!(q.text.contains(&id.to_string()), "at {smaller}: {}", q.text);
+            }
+        }
+    }
+}
+
+/// A long array of failures keeps note of a bounded number of them.
+#[test]
+fn notable_items_are_bounded() {
+    let items: Vec<Value> = (0..10_000)
+        .map(|i| json!({ "id": i, "error": format!("timeout {i}") }))
+        .collect();
+    let text = serde_json::to_string(&items).unwrap();
+    let doc = parse_document(&text).unwrap();
+    let Node::Array(_, Some(info)) = &doc.root else {
+        panic!("notable items")
+    };
+    assert_eq!(info.notable.len(), doc::MAX_NOTABLE);
+    assert_eq!(info.notable[0], (0, 4));
+    for max in [100, 1000, 16 << 10] {
+        let p = preview(&doc, max, false).unwrap();
+        check_preview(&doc, &p, max);
+    }
+}
+
+const FAILURES: [&str; 10] = [
+    "error: connection refused",
+    "FAILED tests/test_io.py::test_read - AssertionError",
+    "java.net.SocketTimeoutException: Read timed out",
+    "OOMKilled",
+    "panic: runtime error: index out of range",
+    "Traceback (most recent call last):\n  File \"app.py\", line 3",
+    "failure",
+    "npm ERR! code ELIFECYCLE",
+    "✕ renders the header (12 ms)",
+    "CrashLoopBackOff",
+];
+
+/// Documents like [`any_document`] with failures among their strings and
+/// entries that report failures.
+fn any_failing_document() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        3 => Just(Value::Null),
+        3 => any::<i64>().prop_map(Value::from),
+        6 => any_string().prop_map(Value::String),
+        2 => prop::sample::select(&FAILURES[..]).prop_map(Value::from),
+    ];
+    let key = prop_oneof![
+        "[a-z_]{1,10}",
+        Just("error".to_owned()),
+        Just("conclusion".to_owned()),
+        Just("failed".to_owned()),
+    ];
+    let value = leaf.prop_recursive(6, 300, 40, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..60).prop_map(Value::Array),
+            prop::collection::vec((key.clone(), inner), 0..8)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    });
+    value.prop_filter("an object or array", |v| v.is_array() || v.is_object())
+}
+
+proptest! {
+    #[test]
+    fn previews_with_failures_parse_fit_and_count_exactly(
+        v in any_failing_document(),
+        max in prop_oneof![0usize..300, 0usize..6000],
+        other in 0usize..3000,
+        max_lines in prop::option::of(0usize..80),
+        pretty in any::<bool>(),
+    ) {
+        let text = serde_render(&v, pretty);
+        let doc = parse_document(&text).unwrap();
+        let lines = max_lines.unwrap_or(usize::MAX);
+        let Some(first) = preview_lines(&doc, max, lines, pretty) else { return Ok(()) };
+        // A notable item may be the last: no `k >= m` here.
+        check_preview(&doc, &first, max);
+        prop_assert!(first.text.split('\n').count() <= lines);
+        let again = parse_document(&first.text).expect("a preview is a document");
+        let same = preview_lines(&again, max + other, lines, pretty);
+        prop_assert_eq!(same.as_ref(), Some(&first));
+        let smaller = max.saturating_sub(other);
+        if let Some(second) = preview_lines(&again, smaller, lines, pretty) {
+            check_preview(&doc, &second, smaller);
+            let third = preview_lines(&parse_document(&second.text).unwrap(), smaller, lines, pretty);
+            prop_assert_eq!(third.as_ref(), Some(&second));
         }
     }
 }

@@ -248,3 +248,77 @@ pub fn records() -> Value {
         .collect();
     Value::Array(rows)
 }
+
+/// `GET /repos/{owner}/{repo}/actions/runs` with `n` runs in GitHub's shape
+/// (the repository objects trimmed), all successes but the run at `failure`
+/// (if any), which failed. With `noisy`, some commit titles mention errors
+/// they fixed.
+pub fn github_runs(n: usize, failure: Option<usize>, noisy: bool) -> Value {
+    let mut rng = Lcg(5);
+    let repo = "https://api.github.com/repos/acme/shop";
+    let runs: Vec<Value> = (0..n)
+        .map(|i| {
+            let id = 13_000_000_000u64 + 1000 * i as u64 + rng.next() % 1000;
+            let sha = format!("{:016x}{:016x}{:08x}", rng.next(), rng.next(), rng.next() % 0xffff_ffff);
+            let failed = failure == Some(i);
+            let login = format!("dev{}", rng.next() % 50);
+            const AREAS: [&str; 6] = ["checkout", "cart", "deps", "docs", "search", "billing"];
+            let area = AREAS[rng.next() as usize % AREAS.len()];
+            let title = if rng.next().is_multiple_of(7) && noisy {
+                format!("Fix error handling in {area}")
+            } else {
+                format!("Update {area} for release 1.{}", rng.next() % 50)
+            };
+            json!({
+                "id": id,
+                "name": "CI",
+                "node_id": "WFR_kwLOAbCdEf8AAAADAbCdEf",
+                "head_branch": "main",
+                "head_sha": sha,
+                "path": ".github/workflows/ci.yml",
+                "display_title": title,
+                "run_number": 5000 + i,
+                "event": "push",
+                "status": "completed",
+                "conclusion": if failed { "failure" } else { "success" },
+                "workflow_id": 48_123_456,
+                "check_suite_id": 31_000_000_000u64 + i as u64,
+                "check_suite_node_id": "CS_kwDOAbCdEf8AAAAHNm9xyz",
+                "url": format!("{repo}/actions/runs/{id}"),
+                "html_url": format!("https://github.com/acme/shop/actions/runs/{id}"),
+                "pull_requests": [],
+                "created_at": "2025-03-14T09:26:53Z",
+                "updated_at": "2025-03-14T09:31:07Z",
+                "actor": {
+                    "login": login, "id": rng.next() % 100_000, "node_id": "MDQ6VXNlcjEyMzQ1",
+                    "avatar_url": "https://avatars.githubusercontent.com/u/12345?v=4",
+                    "url": format!("https://api.github.com/users/{login}"),
+                    "html_url": format!("https://github.com/{login}"),
+                    "type": "User", "site_admin": false,
+                },
+                "run_attempt": 1,
+                "referenced_workflows": [],
+                "run_started_at": "2025-03-14T09:26:53Z",
+                "jobs_url": format!("{repo}/actions/runs/{id}/jobs"),
+                "logs_url": format!("{repo}/actions/runs/{id}/logs"),
+                "check_suite_url": format!("{repo}/check-suites/{}", 31_000_000_000u64 + i as u64),
+                "artifacts_url": format!("{repo}/actions/runs/{id}/artifacts"),
+                "cancel_url": format!("{repo}/actions/runs/{id}/cancel"),
+                "rerun_url": format!("{repo}/actions/runs/{id}/rerun"),
+                "previous_attempt_url": null,
+                "workflow_url": format!("{repo}/actions/workflows/48123456"),
+                "head_commit": {
+                    "id": sha, "tree_id": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+                    "message": title, "timestamp": "2025-03-14T09:26:41Z",
+                    "author": { "name": "Dev", "email": format!("{login}@acme.dev") },
+                    "committer": { "name": "GitHub", "email": "noreply@github.com" },
+                },
+                "repository": {
+                    "id": 123_456_789, "node_id": "R_kgDOAbCdEf", "name": "shop", "full_name": "acme/shop",
+                    "private": true, "html_url": "https://github.com/acme/shop", "fork": false, "url": repo,
+                },
+            })
+        })
+        .collect();
+    json!({ "total_count": n, "workflow_runs": runs })
+}

@@ -1,6 +1,6 @@
 //! `cargo run --release -p toolcap-bench --bin report [SUITE...]` (or `make bench`):
 //! runs every comparison (or the named suites: core, call, spill, startup,
-//! refs, readback, hosts, memory, recall) and prints one Markdown table for the README.
+//! refs, readback, hosts, memory, recall, tokens) and prints one Markdown table for the README.
 //! `TOOLCAP_BENCH_QUICK=1` makes a rough smoke run. bench/README.md says what
 //! each row measures and holds the numbers of the last full run.
 
@@ -31,6 +31,9 @@ fn main() {
     }
     if runs("recall") {
         println!("{}", suite::recall::report());
+    }
+    if runs("tokens") {
+        println!("{}", suite::tokens::report());
     }
     eprintln!("done in {:.0?}", started.elapsed());
 }

@@ -10,6 +10,7 @@ pub mod readback;
 pub mod recall;
 pub mod refs;
 pub mod startup;
+pub mod tokens;
 
 use crate::measure::Plan;
 use crate::table::Row;
@@ -23,7 +24,7 @@ pub struct Suite {
 }
 
 /// Every suite, in table order.
-pub const ALL: [Suite; 7] = [
+pub const ALL: [Suite; 8] = [
     Suite {
         name: "core",
         run: core_cap::run,
@@ -51,5 +52,9 @@ pub const ALL: [Suite; 7] = [
     Suite {
         name: "hosts",
         run: hosts::run,
+    },
+    Suite {
+        name: "tokens",
+        run: tokens::run,
     },
 ];

@@ -77,6 +77,7 @@ pub fn cut_budget(size: usize) -> Budget {
         max_line_bytes: Some(tool_output_cap::DEFAULT_MAX_LINE_BYTES),
         keep: Keep::HeadAndTail,
         head_percent: tool_output_cap::DEFAULT_HEAD_PERCENT,
+        max_tokens: None,
     }
 }
 
@@ -101,6 +102,7 @@ pub fn host_budget(b: &Budget) -> tool_output_cap::Budget {
             Keep::HeadAndTail => tool_output_cap::Keep::HeadAndTail,
         },
         head_percent: b.head_percent,
+        max_tokens: None,
     }
 }
 

@@ -27,6 +27,9 @@ pub struct Budget {
     pub keep: Keep,
     /// Head share of a head-and-tail preview, 0 to 100.
     pub head_percent: u8,
+    /// Most estimated tokens of returned text, notice included (the
+    /// session's estimator, [`crate::tokens`]); `None` means no token limit.
+    pub max_tokens: Option<u32>,
 }
 
 impl Default for Budget {
@@ -37,6 +40,7 @@ impl Default for Budget {
             max_line_bytes: Some(400),
             keep: Keep::HeadAndTail,
             head_percent: 40,
+            max_tokens: None,
         }
     }
 }
@@ -48,6 +52,9 @@ pub struct NoticeRoom {
     pub bytes: usize,
     /// Lines of the longest possible notice and gap marker.
     pub lines: u64,
+    /// Least `max-tokens`: what the densest notice and gap marker can take
+    /// by the session's estimate, with a margin.
+    pub tokens: u64,
 }
 
 impl Budget {
@@ -76,6 +83,15 @@ impl Budget {
                 room.lines
             )));
         }
+        if let Some(tokens) = self.max_tokens
+            && u64::from(tokens) < room.tokens
+        {
+            return Err(CapError::InvalidBudget(format!(
+                "max-tokens {tokens} leaves no room for the notice: it must be at least {} for \
+                 this session, or none",
+                room.tokens
+            )));
+        }
         if self.max_line_bytes == Some(0) {
             return Err(CapError::InvalidBudget(
                 "max-line-bytes must be at least 1, or none to keep lines whole".into(),
@@ -98,6 +114,7 @@ mod tests {
     const ROOM: NoticeRoom = NoticeRoom {
         bytes: 500,
         lines: 4,
+        tokens: 300,
     };
 
     #[test]
@@ -114,6 +131,7 @@ mod tests {
             max_line_bytes: Some(0),
             keep: Keep::Head,
             head_percent: 250,
+            max_tokens: Some(0),
         };
         assert!(b.is_disabled());
         assert_eq!(b.validate(ROOM), Ok(()));
@@ -138,6 +156,10 @@ mod tests {
                 head_percent: 101,
                 ..Budget::default()
             },
+            Budget {
+                max_tokens: Some(299),
+                ..Budget::default()
+            },
         ];
         for b in bad {
             assert!(
@@ -148,6 +170,7 @@ mod tests {
         let edge = Budget {
             max_bytes: 500,
             max_lines: Some(4),
+            max_tokens: Some(300),
             ..Budget::default()
         };
         assert_eq!(edge.validate(ROOM), Ok(()));

@@ -54,7 +54,8 @@ use crate::notable::{self, Patterns, Room, Selection};
 use crate::notice::{self, GAP_LINES, Loss, NoticeForm, NoticeStyle, Saved};
 use crate::refs::{OverflowRef, RefScheme};
 use crate::text::{LineIndex, count_lfs, count_lines, digits};
-use crate::{fold, json_preview, naming};
+use crate::tokens::{MediaCosts, TokenEstimator};
+use crate::{diff, fold, json_preview, naming};
 
 /// Where full outputs go. The guest writes through WASI; tests use memory or
 /// real directories.
@@ -85,6 +86,10 @@ pub struct Capped {
     pub notable_lines: u64,
     /// Lines of the preview folded into repetition markers.
     pub folded_lines: u64,
+    /// Estimated tokens of the input.
+    pub original_tokens: u64,
+    /// Estimated tokens of `text`.
+    pub tokens: u64,
     /// Where the full output was saved.
     pub spill: Option<OverflowRef>,
     /// Why it could not be saved.
@@ -145,6 +150,8 @@ pub struct PreviewSettings {
     pub notable_patterns: Vec<String>,
     /// Which refinements are on.
     pub features: PreviewFeatures,
+    /// What the token estimator counts for media parts.
+    pub media: MediaCosts,
 }
 
 /// Longest host pattern for notable lines.
@@ -185,6 +192,7 @@ pub struct Capper {
     settings: PreviewSettings,
     room: NoticeRoom,
     patterns: Patterns,
+    estimator: TokenEstimator,
 }
 
 /// Largest number a notice can hold, for worst-case sizes.
@@ -202,14 +210,37 @@ impl Capper {
     /// bad read tool name or notable pattern.
     pub fn with_settings(scheme: RefScheme, settings: PreviewSettings) -> Result<Self, CapError> {
         settings.validate()?;
-        let room = worst_room(&scheme, &settings);
+        let estimator = TokenEstimator::new(settings.media);
+        let room = worst_room(&scheme, &settings, &estimator);
         let patterns = Patterns::new(&settings.notable_patterns);
         Ok(Capper {
             scheme,
             settings,
             room,
             patterns,
+            estimator,
         })
+    }
+
+    /// The session's token estimator.
+    pub fn estimator(&self) -> &TokenEstimator {
+        &self.estimator
+    }
+
+    /// Start the estimator from `scale` (clamped; see
+    /// [`TokenEstimator::set_scale`]); the least token budget follows.
+    pub fn set_token_scale(&mut self, scale: f64) {
+        self.estimator.set_scale(scale);
+        self.room = worst_room(&self.scheme, &self.settings, &self.estimator);
+    }
+
+    /// Teach the estimator what a provider counted for `text`
+    /// ([`TokenEstimator::calibrate`]); returns the new scale. The least
+    /// token budget follows the new scale.
+    pub fn calibrate(&mut self, text: &str, actual_tokens: u64) -> f64 {
+        let scale = self.estimator.calibrate(text, actual_tokens);
+        self.room = worst_room(&self.scheme, &self.settings, &self.estimator);
+        scale
     }
 
     /// The session's preview settings.
@@ -277,7 +308,11 @@ impl Capper {
         if within_bytes {
             let lines = count_lines(text.as_bytes());
             if fits(budget, bytes, lines) {
-                return Ok(unchanged(text.into_owned(), lines));
+                let tokens = self.estimator.estimate(&text);
+                if budget.is_disabled() || budget.max_tokens.is_none_or(|t| tokens <= u64::from(t))
+                {
+                    return Ok(unchanged(text.into_owned(), lines, tokens));
+                }
             }
         }
         self.cut(&text, budget, call, store)
@@ -310,7 +345,9 @@ impl Capper {
             style: &self.settings.notice,
             features: self.settings.features,
         };
-        let preview = preview_within(text, budget, &index, outcome, &notice, &self.patterns);
+        let preview = self.within_tokens(budget, |b| {
+            preview_within(text, b, &index, outcome, &notice, &self.patterns)
+        })?;
         let (spill, spill_error) = match saved {
             Ok(r) => (Some(r), None),
             Err(e) => (None, Some(e.to_string())),
@@ -325,11 +362,55 @@ impl Capper {
             gap_line: Some(preview.loss.gap_line),
             notable_lines: preview.notable,
             folded_lines: preview.folded,
+            original_tokens: self.estimator.estimate(text),
+            tokens: preview.tokens,
             spill,
             spill_error,
         })
     }
+
+    /// The preview `make` builds under `budget`, within its `max-tokens`:
+    /// while the estimate is over, the byte budget shrinks in proportion
+    /// (with a margin) and the preview is built again. The least budget
+    /// leaves room for the notice in tokens, so this ends within a few
+    /// rounds; if it does not, the budget is refused.
+    fn within_tokens(
+        &self,
+        budget: &Budget,
+        make: impl Fn(&Budget) -> Preview,
+    ) -> Result<Preview, CapError> {
+        let mut preview = make(budget);
+        preview.tokens = self.estimator.estimate(&preview.text);
+        let Some(limit) = budget.max_tokens.map(u64::from) else {
+            return Ok(preview);
+        };
+        let mut shrunk = *budget;
+        for _ in 0..TOKEN_ROUNDS {
+            let least = self.room.bytes as u32;
+            if preview.tokens <= limit || shrunk.max_bytes <= least {
+                break;
+            }
+            let len = preview.text.len() as u64;
+            let target = (len * limit / preview.tokens) * 95 / 100;
+            shrunk.max_bytes = u32::try_from(target)
+                .unwrap_or(u32::MAX)
+                .min(shrunk.max_bytes - 1)
+                .max(least);
+            preview = make(&shrunk);
+            preview.tokens = self.estimator.estimate(&preview.text);
+        }
+        if preview.tokens > limit {
+            return Err(CapError::InvalidBudget(format!(
+                "max-tokens {limit} is below what this result's notice alone takes ({} tokens)",
+                preview.tokens
+            )));
+        }
+        Ok(preview)
+    }
 }
+
+/// Rounds of [`Capper::within_tokens`] at most.
+const TOKEN_ROUNDS: usize = 8;
 
 fn fits(budget: &Budget, bytes: u64, lines: u64) -> bool {
     budget.is_disabled()
@@ -337,8 +418,10 @@ fn fits(budget: &Budget, bytes: u64, lines: u64) -> bool {
             && budget.max_lines.is_none_or(|m| lines <= u64::from(m)))
 }
 
-fn unchanged(text: String, lines: u64) -> Capped {
+fn unchanged(text: String, lines: u64, tokens: u64) -> Capped {
     Capped {
+        original_tokens: tokens,
+        tokens,
         original_bytes: text.len() as u64,
         text,
         truncated: false,
@@ -382,7 +465,11 @@ impl NoticeParts<'_> {
 /// The worst-case room of any notice of this session: numbers of 20 digits,
 /// the longest file name, the longest failure reason and tool name. Budgets
 /// must leave room for the smallest form that can be chosen.
-fn worst_room(scheme: &RefScheme, settings: &PreviewSettings) -> NoticeRoom {
+fn worst_room(
+    scheme: &RefScheme,
+    settings: &PreviewSettings,
+    estimator: &TokenEstimator,
+) -> NoticeRoom {
     let form = if settings.features.adaptive_notice {
         NoticeForm::Compact
     } else {
@@ -416,10 +503,49 @@ fn worst_room(scheme: &RefScheme, settings: &PreviewSettings) -> NoticeRoom {
     let reason = "x".repeat(notice::MAX_REASON_BYTES);
     let failed =
         notice::render_notice(&worst, Saved::Failed(&reason), &failed_call, style, form).len();
-    let gap = notice::gap_marker(0, MAX_NUMBER, MAX_NUMBER).len() + 1;
+    let gap_marker = notice::gap_marker(0, MAX_NUMBER, MAX_NUMBER);
+    let gap = gap_marker.len() + 1;
+    // In tokens, the worst is a notice whose free text is dense: the tool
+    // name and reason as hex, the numbers at 20 digits; a quarter more than
+    // its estimate leaves room for the few preview bytes beside a real one.
+    let dense_call = Call {
+        tool: Some("0f".repeat(crate::call::MAX_TOOL_NAME_BYTES / 2)),
+        ..failed_call.clone()
+    };
+    let dense_reason = "0f".repeat(notice::MAX_REASON_BYTES / 2);
+    let long_ref_path = OverflowRef {
+        path: format!(
+            "{}/{}/{}",
+            scheme.display_root(),
+            scheme.thread_dir(),
+            "0".repeat(60)
+        ),
+        ..long_ref.clone()
+    };
+    let dense = [
+        notice::render_notice(
+            &worst,
+            Saved::Spilled(&long_ref_path),
+            &dense_call,
+            style,
+            form,
+        ),
+        notice::render_notice(
+            &worst,
+            Saved::Failed(&dense_reason),
+            &dense_call,
+            style,
+            form,
+        ),
+    ]
+    .iter()
+    .map(|n| estimator.estimate(n))
+    .max()
+    .unwrap_or(0);
     NoticeRoom {
         bytes: spilled.max(failed) + gap + 1,
         lines: form.lines() + GAP_LINES,
+        tokens: (dense + estimator.estimate(&gap_marker)) * 5 / 4,
     }
 }
 
@@ -455,6 +581,8 @@ struct Preview {
     loss: Loss,
     notable: u64,
     folded: u64,
+    /// Estimated tokens of `text`, once counted.
+    tokens: u64,
 }
 
 /// The first line of a JSON preview.
@@ -482,7 +610,7 @@ fn preview_within(
     let full_room = call_room(bytes, lines, outcome, notice, NoticeForm::Full);
     let form = notice.form(budget, full_room.0 + full_room.1);
     if features.json
-        && let Some(json) = json_within(text, budget, index, outcome, notice, form)
+        && let Some(json) = json_within(text, budget, index, outcome, notice, form, patterns)
     {
         return json;
     }
@@ -619,6 +747,7 @@ fn preview_within(
         loss,
         notable: selection.lines.len() as u64,
         folded: head.folded + tail.folded,
+        tokens: 0,
     }
 }
 
@@ -754,7 +883,13 @@ fn with_notable_lines(
     let (lo, hi) = provisional.scan_bounds(text)?;
     // As many distinct lines as could ever be shown, twice over.
     let keep = room.lines.min(room.bytes / 12).clamp(1, 2048) * 2;
-    let candidates = notable::scan(text, lo, hi, patterns, keep);
+    let mut candidates = notable::scan(text, lo, hi, patterns, keep);
+    if diff::is_diff(text) {
+        // Code that mentions errors is not a failure: in a diff, the rare
+        // changes stand in for the failure lines; the host's patterns stay.
+        candidates.retain(|c| c.score >= notable::HOST_SCORE);
+        candidates.extend(diff::rare_changes(text, lo, hi, keep));
+    }
     let selection = notable::select(text, &candidates, lo, hi, room);
     if selection.lines.is_empty() {
         return None;
@@ -775,11 +910,12 @@ fn json_within(
     outcome: Saved<'_>,
     notice: &NoticeParts<'_>,
     form: NoticeForm,
+    patterns: &Patterns,
 ) -> Option<Preview> {
     if text.len() > JSON_MAX_INPUT {
         return None;
     }
-    let doc = json_preview::parse_document(text)?;
+    let doc = json_preview::parse_document_with(text, patterns)?;
     let bytes = text.len() as u64;
     let lines = index.lines();
     let (notice_room, _) = call_room(bytes, lines, outcome, notice, form);
@@ -830,6 +966,7 @@ fn json_within(
         loss,
         notable: 0,
         folded: 0,
+        tokens: 0,
     })
 }
 
@@ -1055,14 +1192,7 @@ mod tests {
             assert!(folder <= 65, "{thread}: {folder}");
             let want = 615 + scheme.display_root().len() + folder;
             let room = Capper::new(scheme).room();
-            assert_eq!(
-                room,
-                NoticeRoom {
-                    bytes: want,
-                    lines: 3
-                },
-                "{root} {thread}"
-            );
+            assert_eq!((room.bytes, room.lines), (want, 3), "{root} {thread}");
         }
     }
 }

@@ -32,11 +32,13 @@
 //! # Ok::<(), CapError>(())
 //! ```
 
+pub mod batch;
 pub mod budget;
 pub mod call;
 pub mod cap;
 pub mod classify;
 pub mod cut;
+pub mod diff;
 pub mod error;
 pub mod fold;
 pub mod json_preview;
@@ -44,10 +46,12 @@ pub mod naming;
 pub mod notable;
 pub mod notice;
 pub mod parts;
+pub mod plan;
 pub mod prune;
 pub mod readback;
 pub mod refs;
 pub mod text;
+pub mod tokens;
 
 pub use budget::{Budget, Keep, NoticeRoom};
 pub use call::Call;

@@ -4,6 +4,8 @@ use crate::budget::Budget;
 use crate::call::Call;
 use crate::cap::{Capped, Capper, SpillStore};
 use crate::error::CapError;
+use crate::plan::json_string_len;
+use crate::tokens::TokenEstimator;
 
 /// Binary media, carried untouched.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +53,48 @@ pub struct CappedParts {
     pub report: Capped,
 }
 
+/// The parts that pass through whole (media, blobs, `other`): their
+/// estimated tokens (an image or audio part at the session's fixed cost,
+/// anything else as text) and the bytes they add to a JSON request body
+/// (data and MIME type).
+pub fn fixed_cost(estimator: &TokenEstimator, parts: &[Part]) -> (u64, u64) {
+    let media = estimator.media();
+    let (mut tokens, mut body) = (0u64, 0u64);
+    for part in parts {
+        let (t, b) = match part {
+            Part::Text(_) => (0, 0),
+            Part::Image(m) => (
+                u64::from(media.image),
+                (m.data.len() + m.mime_type.len()) as u64,
+            ),
+            Part::Audio(m) => (
+                u64::from(media.audio),
+                (m.data.len() + m.mime_type.len()) as u64,
+            ),
+            Part::Resource(r) => {
+                let blob = r.blob.as_deref().unwrap_or("");
+                (
+                    estimator.estimate(blob),
+                    (blob.len() + r.uri.len() + r.mime_type.as_deref().map_or(0, str::len)) as u64,
+                )
+            }
+            Part::Other(o) => (estimator.estimate(o), json_string_len(o)),
+        };
+        tokens = tokens.saturating_add(t);
+        body = body.saturating_add(b);
+    }
+    (tokens, body)
+}
+
+/// The text of `parts` as [`cap_parts`] caps it: textual parts joined by LF.
+pub fn joined_text(parts: &[Part]) -> String {
+    parts
+        .iter()
+        .filter_map(text_of)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn text_of(part: &Part) -> Option<&str> {
     match part {
         Part::Text(t) => Some(t),
@@ -72,12 +116,11 @@ pub fn cap_parts(
     call: &Call,
     store: &mut dyn SpillStore,
 ) -> Result<CappedParts, CapError> {
-    let joined = parts
-        .iter()
-        .filter_map(text_of)
-        .collect::<Vec<_>>()
-        .join("\n");
-    let report = capper.cap_call(&joined, budget, call, store)?;
+    let joined = joined_text(&parts);
+    let mut report = capper.cap_call(&joined, budget, call, store)?;
+    let (fixed_tokens, _) = fixed_cost(capper.estimator(), &parts);
+    report.original_tokens = report.original_tokens.saturating_add(fixed_tokens);
+    report.tokens = report.tokens.saturating_add(fixed_tokens);
     if !report.truncated {
         return Ok(CappedParts { parts, report });
     }
@@ -124,6 +167,7 @@ mod tests {
             max_line_bytes: None,
             keep: Keep::HeadAndTail,
             head_percent: 50,
+            max_tokens: None,
         }
     }
 

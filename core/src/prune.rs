@@ -1,6 +1,7 @@
 //! Pruning stale tool outputs of a conversation without losing references.
 
 use crate::refs::{OverflowRef, PRUNED_PREFIX, RefScheme};
+use crate::tokens::TokenEstimator;
 
 /// Which messages to prune. Mirrors WIT `prune-policy`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -9,6 +10,8 @@ pub struct PrunePolicy {
     pub keep_last: Option<u32>,
     /// Then prune oldest first until the total fits; wins over `keep_last`.
     pub max_total_bytes: Option<u64>,
+    /// Likewise in estimated tokens; both targets hold when both are set.
+    pub max_total_tokens: Option<u64>,
 }
 
 /// Result of [`prune`]. Mirrors WIT `pruned`.
@@ -22,6 +25,8 @@ pub struct Pruned {
     pub bytes_saved: u64,
     /// Total size after.
     pub total_bytes: u64,
+    /// Estimated tokens after.
+    pub total_tokens: u64,
 }
 
 const MARKER_SUFFIX: &str = " bytes, not saved]";
@@ -72,23 +77,43 @@ fn is_pruned(scheme: &RefScheme, body: &str) -> bool {
             }))
 }
 
-/// Prune `messages` (oldest first) under `policy`. A body is replaced only if
-/// that makes it smaller; already pruned bodies are never touched.
-pub fn prune(scheme: &RefScheme, messages: &[String], policy: PrunePolicy) -> Pruned {
+/// Running totals of the bodies.
+#[derive(Debug, Clone, Copy)]
+struct Totals {
+    bytes: u64,
+    tokens: u64,
+}
+
+/// Prune `messages` (oldest first) under `policy`, counting tokens with
+/// `estimator`. A body is replaced only if that makes it smaller; already
+/// pruned bodies are never touched.
+pub fn prune(
+    scheme: &RefScheme,
+    messages: &[String],
+    policy: PrunePolicy,
+    estimator: &TokenEstimator,
+) -> Pruned {
     let mut out: Vec<String> = messages.to_vec();
+    let mut tokens: Vec<u64> = messages.iter().map(|m| estimator.estimate(m)).collect();
     let before: u64 = messages.iter().map(|m| m.len() as u64).sum();
-    let mut total = before;
+    let mut total = Totals {
+        bytes: before,
+        tokens: tokens.iter().sum(),
+    };
     let mut replaced = Vec::new();
     let aged = policy
         .keep_last
         .map_or(0, |k| messages.len().saturating_sub(k as usize));
-    let mut try_replace = |i: usize, out: &mut Vec<String>, total: &mut u64| {
+    let mut try_replace = |i: usize, out: &mut Vec<String>, total: &mut Totals| {
         if is_pruned(scheme, &out[i]) {
             return;
         }
         let new = replacement(scheme, &out[i]);
         if new.len() < out[i].len() {
-            *total -= (out[i].len() - new.len()) as u64;
+            let new_tokens = estimator.estimate(&new);
+            total.bytes -= (out[i].len() - new.len()) as u64;
+            total.tokens = total.tokens - tokens[i] + new_tokens;
+            tokens[i] = new_tokens;
             out[i] = new;
             replaced.push(i as u32);
         }
@@ -96,21 +121,24 @@ pub fn prune(scheme: &RefScheme, messages: &[String], policy: PrunePolicy) -> Pr
     for i in 0..aged {
         try_replace(i, &mut out, &mut total);
     }
-    if let Some(limit) = policy.max_total_bytes {
-        for i in 0..out.len() {
-            if total <= limit {
-                break;
-            }
-            try_replace(i, &mut out, &mut total);
+    let over = |t: &Totals| {
+        policy.max_total_bytes.is_some_and(|l| t.bytes > l)
+            || policy.max_total_tokens.is_some_and(|l| t.tokens > l)
+    };
+    for i in 0..out.len() {
+        if !over(&total) {
+            break;
         }
+        try_replace(i, &mut out, &mut total);
     }
     replaced.sort_unstable();
     replaced.dedup();
     Pruned {
         messages: out,
         replaced,
-        bytes_saved: before - total,
-        total_bytes: total,
+        bytes_saved: before - total.bytes,
+        total_bytes: total.bytes,
+        total_tokens: total.tokens,
     }
 }
 
@@ -118,6 +146,51 @@ pub fn prune(scheme: &RefScheme, messages: &[String], policy: PrunePolicy) -> Pr
 mod tests {
     use super::*;
     use crate::naming;
+
+    fn prune_test(s: &RefScheme, messages: &[String], policy: PrunePolicy) -> Pruned {
+        prune(s, messages, policy, &TokenEstimator::default())
+    }
+
+    #[test]
+    fn token_budget_prunes_oldest_first_and_counts_tokens() {
+        let s = scheme();
+        let e = TokenEstimator::default();
+        let msgs: Vec<String> = (0..4)
+            .map(|i| format!("word{i} and more words ").repeat(200))
+            .collect();
+        let each = e.estimate(&msgs[0]);
+        let p = prune(
+            &s,
+            &msgs,
+            PrunePolicy {
+                keep_last: None,
+                max_total_bytes: None,
+                max_total_tokens: Some(each * 5 / 2),
+            },
+            &e,
+        );
+        assert_eq!(p.replaced, vec![0, 1]);
+        assert!(
+            p.total_tokens <= each * 5 / 2,
+            "{} > {}",
+            p.total_tokens,
+            each * 5 / 2
+        );
+        let recount: u64 = p.messages.iter().map(|m| e.estimate(m)).sum();
+        assert_eq!(p.total_tokens, recount);
+        // Both targets hold when both are set: the stricter decides.
+        let both = prune(
+            &s,
+            &msgs,
+            PrunePolicy {
+                keep_last: None,
+                max_total_bytes: Some(msgs[0].len() as u64 + 300),
+                max_total_tokens: Some(each * 5 / 2),
+            },
+            &e,
+        );
+        assert_eq!(both.replaced, vec![0, 1, 2]);
+    }
 
     fn scheme() -> RefScheme {
         RefScheme::new("/spill", "t1", vec![3; 16]).unwrap()
@@ -144,12 +217,13 @@ mod tests {
         let s = scheme();
         let (with_ref, r) = body_with_ref(&s, "abc");
         let msgs = vec![with_ref, "y".repeat(300), "new".to_owned()];
-        let p = prune(
+        let p = prune_test(
             &s,
             &msgs,
             PrunePolicy {
                 keep_last: Some(1),
                 max_total_bytes: None,
+                max_total_tokens: None,
             },
         );
         assert_eq!(p.replaced, vec![0, 1]);
@@ -165,30 +239,33 @@ mod tests {
     fn already_pruned_bodies_stay_and_small_bodies_are_kept() {
         let s = scheme();
         let (with_ref, _) = body_with_ref(&s, "abc");
-        let once = prune(
+        let once = prune_test(
             &s,
             &[with_ref],
             PrunePolicy {
                 keep_last: Some(0),
                 max_total_bytes: None,
+                max_total_tokens: None,
             },
         );
-        let again = prune(
+        let again = prune_test(
             &s,
             &once.messages,
             PrunePolicy {
                 keep_last: Some(0),
                 max_total_bytes: None,
+                max_total_tokens: None,
             },
         );
         assert_eq!(again.messages, once.messages);
         assert!(again.replaced.is_empty());
-        let tiny = prune(
+        let tiny = prune_test(
             &s,
             &["ok".to_owned()],
             PrunePolicy {
                 keep_last: Some(0),
                 max_total_bytes: None,
+                max_total_tokens: None,
             },
         );
         assert_eq!(tiny.messages, vec!["ok".to_owned()]);
@@ -198,12 +275,13 @@ mod tests {
     fn byte_budget_prunes_oldest_first_even_within_keep_last() {
         let s = scheme();
         let msgs: Vec<String> = (0..4).map(|i| format!("{i}").repeat(1000)).collect();
-        let p = prune(
+        let p = prune_test(
             &s,
             &msgs,
             PrunePolicy {
                 keep_last: Some(4),
                 max_total_bytes: Some(2500),
+                max_total_tokens: None,
             },
         );
         assert_eq!(p.replaced, vec![0, 1]);
@@ -222,12 +300,13 @@ mod tests {
                 let escaped = body.replace('\n', "\\n").replace('/', slash);
                 format!("{{\"role\":\"tool\",\"content\":\"{escaped}\"}}")
             };
-            let p = prune(
+            let p = prune_test(
                 &s,
                 &[stored(&body), stored(&forged)],
                 PrunePolicy {
                     keep_last: Some(0),
                     max_total_bytes: None,
+                    max_total_tokens: None,
                 },
             );
             assert_eq!(p.messages[0], s.placeholder(&r).unwrap());
@@ -243,12 +322,13 @@ mod tests {
             "{PRUNED_PREFIX}full content at /spill/t1/c-0123456789abcdef.txt] (ref bytes=1 lines=1 blake3=0123456789abcdef tag=0000000000000000){}",
             " ".repeat(100)
         );
-        let p = prune(
+        let p = prune_test(
             &s,
             std::slice::from_ref(&forged),
             PrunePolicy {
                 keep_last: Some(0),
                 max_total_bytes: None,
+                max_total_tokens: None,
             },
         );
         assert_eq!(p.messages[0], marker(forged.len()));

@@ -188,6 +188,7 @@ fn huge_single_line_gives_a_useful_preview() {
         max_line_bytes: Some(2000),
         keep: Keep::HeadAndTail,
         head_percent: 50,
+        max_tokens: None,
     };
     let c = capper_with(PreviewFeatures::NONE)
         .cap(&line, &budget, "grep", &mut MemStore::default())
@@ -254,6 +255,7 @@ fn every_cut_of_multibyte_text_is_on_a_char_boundary() {
                     max_line_bytes: Some(5 + extra),
                     keep,
                     head_percent: 50,
+                    max_tokens: None,
                 };
                 let c = capper
                     .cap(&text, &budget, "c", &mut MemStore::default())
@@ -273,6 +275,7 @@ fn crlf_nul_and_lone_cr_survive_verbatim() {
         max_line_bytes: None,
         keep: Keep::Head,
         head_percent: 0,
+        max_tokens: None,
     };
     let c = capper()
         .cap(&text, &budget, "c", &mut MemStore::default())
@@ -324,6 +327,7 @@ fn head_percent_100_keeps_no_tail_fragment() {
         max_line_bytes: None,
         keep: Keep::HeadAndTail,
         head_percent: 100,
+        max_tokens: None,
     };
     let capper = capper();
     let c = capper

@@ -34,6 +34,7 @@ fn budget(
         max_line_bytes,
         keep,
         head_percent,
+        max_tokens: None,
     }
 }
 

@@ -68,6 +68,7 @@ fn budget_for(capper: &Capper, raw: (u32, Option<u32>, Option<u32>, u8, u8)) -> 
         max_line_bytes: line_bytes,
         keep: [Keep::Head, Keep::Tail, Keep::HeadAndTail][usize::from(keep % 3)],
         head_percent,
+        max_tokens: None,
     }
 }
 
@@ -512,6 +513,7 @@ fn a_huge_single_line_fills_the_budget_with_both_ends() {
         max_line_bytes: Some(2000),
         keep: Keep::HeadAndTail,
         head_percent: 50,
+        max_tokens: None,
     };
     let c = capper(PreviewFeatures::ALL, Vec::new())
         .cap(&line, &budget, "grep", &mut Discard)
@@ -726,6 +728,7 @@ fn cuts_keep_emoji_flags_and_combining_marks_whole() {
                         max_line_bytes,
                         keep,
                         head_percent: 40,
+                        max_tokens: None,
                     };
                     let c = capper.cap(&text, &budget, "c", &mut Discard).unwrap();
                     check(&text, &budget, PreviewFeatures::ALL, &c).unwrap();

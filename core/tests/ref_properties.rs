@@ -5,6 +5,7 @@ mod common;
 
 use proptest::prelude::*;
 use toolcap_core::naming::{content_digest, spill_file_name};
+use toolcap_core::tokens::TokenEstimator;
 use toolcap_core::{PrunePolicy, RefScheme, prune};
 
 fn scheme(root: &str, thread: &str) -> RefScheme {
@@ -91,6 +92,7 @@ proptest! {
         bodies in prop::collection::vec(("\\PC{0,300}", any::<bool>()), 0..12),
         keep_last in prop::option::of(0u32..6),
         max_total in prop::option::of(0u64..4000),
+        max_tokens in prop::option::of(0u64..1500),
     ) {
         let s = scheme("/spill", "t");
         let messages: Vec<String> = bodies
@@ -105,8 +107,9 @@ proptest! {
                 format!("{body}\n[full output saved; {}", RefScheme::token(&r))
             })
             .collect();
-        let policy = PrunePolicy { keep_last, max_total_bytes: max_total };
-        let p = prune(&s, &messages, policy);
+        let policy = PrunePolicy { keep_last, max_total_bytes: max_total, max_total_tokens: max_tokens };
+        let estimator = TokenEstimator::default();
+        let p = prune(&s, &messages, policy, &estimator);
         for (before, after) in messages.iter().zip(&p.messages) {
             let mut want = s.find_refs(before);
             want.dedup_by(|a, b| a.path == b.path);
@@ -117,7 +120,9 @@ proptest! {
         let after: u64 = p.messages.iter().map(|m| m.len() as u64).sum();
         prop_assert_eq!(p.total_bytes, after);
         prop_assert_eq!(p.bytes_saved, before - after);
-        let again = prune(&s, &p.messages, policy);
+        let tokens: u64 = p.messages.iter().map(|m| estimator.estimate(m)).sum();
+        prop_assert_eq!(p.total_tokens, tokens);
+        let again = prune(&s, &p.messages, policy, &estimator);
         prop_assert!(again.replaced.iter().all(|i| !p.replaced.contains(i)));
     }
 }

@@ -55,6 +55,7 @@ impl SettingsInput<'_> {
                 fill,
                 adaptive_notice,
             },
+            media: toolcap_core::tokens::MediaCosts::default(),
         }
     }
 }
@@ -67,6 +68,16 @@ struct BudgetInput {
     max_line_bytes: Option<u16>,
     keep: KeepInput,
     head_percent: u8,
+    max_tokens: MaxTokens,
+}
+
+#[derive(Arbitrary, Debug)]
+enum MaxTokens {
+    Unlimited,
+    /// The least valid value plus 4 times this.
+    AboveRoom(u8),
+    /// Anything, mostly invalid.
+    Any(u32),
 }
 
 #[derive(Arbitrary, Debug)]
@@ -119,6 +130,15 @@ impl BudgetInput {
             },
             // Mostly valid: 0..=100 in 101 of 128 cases.
             head_percent: self.head_percent % 128,
+            max_tokens: match self.max_tokens {
+                MaxTokens::Unlimited => None,
+                MaxTokens::AboveRoom(n) => Some(
+                    u32::try_from(room.tokens)
+                        .unwrap_or(u32::MAX)
+                        .saturating_add(4 * u32::from(n)),
+                ),
+                MaxTokens::Any(n) => Some(n),
+            },
         }
     }
 }
@@ -206,7 +226,10 @@ pub fn check_cap(data: &[u8]) -> Option<CapPath> {
     );
     assert_eq!(capped.original_bytes, text.len() as u64);
     assert_eq!(capped.original_lines, lines);
-    if fits(&budget, &text) {
+    let estimator = capper.estimator();
+    assert_eq!(capped.original_tokens, estimator.estimate(&text));
+    assert_eq!(capped.tokens, estimator.estimate(&capped.text));
+    if fits(&budget, &text, capped.original_tokens) {
         assert_eq!(capped.text, text, "fitting text changed");
         assert!(!capped.truncated && capped.spill.is_none() && capped.spill_error.is_none());
         assert_eq!((capped.omitted_bytes, capped.omitted_lines), (0, 0));
@@ -221,6 +244,13 @@ pub fn check_cap(data: &[u8]) -> Option<CapPath> {
         capped.text.len(),
         budget.max_bytes
     );
+    if let Some(max) = budget.max_tokens {
+        assert!(
+            capped.tokens <= u64::from(max),
+            "{} tokens over max-tokens {max}",
+            capped.tokens
+        );
+    }
     if let Some(max) = budget.max_lines {
         let shown = count_lines(capped.text.as_bytes());
         assert!(
@@ -267,17 +297,21 @@ fn is_valid(budget: &Budget, room: NoticeRoom) -> bool {
     budget.max_bytes == 0
         || (budget.max_bytes as usize >= room.bytes
             && budget.max_lines.is_none_or(|m| u64::from(m) >= room.lines)
+            && budget
+                .max_tokens
+                .is_none_or(|t| u64::from(t) >= room.tokens)
             && budget.max_line_bytes != Some(0)
             && budget.head_percent <= 100)
 }
 
-/// Naive oracle of "the text fits": capping off, or within both limits.
-fn fits(budget: &Budget, text: &str) -> bool {
+/// Naive oracle of "the text fits": capping off, or within every limit.
+fn fits(budget: &Budget, text: &str, tokens: u64) -> bool {
     budget.max_bytes == 0
         || (text.len() <= budget.max_bytes as usize
             && budget
                 .max_lines
-                .is_none_or(|m| count_lines(text.as_bytes()) <= u64::from(m)))
+                .is_none_or(|m| count_lines(text.as_bytes()) <= u64::from(m))
+            && budget.max_tokens.is_none_or(|t| tokens <= u64::from(t)))
 }
 
 #[cfg(test)]
@@ -298,6 +332,7 @@ mod tests {
                 max_line_bytes: None,
                 keep: Keep::HeadAndTail,
                 head_percent: 93,
+                max_tokens: None,
             };
             let capped = capper
                 .cap(&text, &budget, "c", &mut MemStore::default())
@@ -322,6 +357,7 @@ mod tests {
             max_line_bytes: None,
             keep: Keep::Head,
             head_percent: 100,
+            max_tokens: None,
         };
         let text = "line\n".repeat(10);
         let capped = capper

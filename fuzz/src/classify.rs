@@ -89,7 +89,8 @@ pub fn check_classify(data: &[u8]) -> Option<ClassifyPath> {
     let input = Input::arbitrary_take_rest(Unstructured::new(data)).ok()?;
     let body = body_of(&input.pieces);
     let status = input.status.get();
-    let kind = classify(status, &body);
+    let overflow = classify(status, &body);
+    let kind = overflow.map(|o| o.kind);
 
     if status < 400 {
         assert_eq!(kind, None, "status {status} is no error");
@@ -106,22 +107,29 @@ pub fn check_classify(data: &[u8]) -> Option<ClassifyPath> {
     // Any other error status is decided by the body alone.
     let other_status = if status == 400 { 599 } else { 400 };
     assert_eq!(
-        kind,
+        overflow,
         classify(other_status, &body),
         "status {status} changed the verdict"
     );
     assert_eq!(classify(status, ""), None, "an empty body matched");
     // ASCII case never matters.
     assert_eq!(
-        kind,
+        overflow,
         classify(status, &body.to_ascii_uppercase()),
         "upper-casing changed it"
     );
     assert_eq!(
-        kind,
+        overflow,
         classify(status, &body.to_ascii_lowercase()),
         "lower-casing changed it"
     );
+    // Amounts come with their unit, and only with an overflow.
+    if let Some(o) = overflow {
+        assert!(
+            o.unit.is_some() || (o.limit.is_none() && o.requested.is_none()),
+            "amounts without a unit: {o:?}"
+        );
+    }
     // A longer body still holds every phrase the shorter one held.
     let wrapped = format!("{}{body}{}", input.wrapper, input.wrapper);
     if kind.is_some() {

@@ -38,6 +38,7 @@ pub fn budget(b: types::Budget) -> core::Budget {
             types::Keep::HeadAndTail => core::Keep::HeadAndTail,
         },
         head_percent: b.head_percent,
+        max_tokens: b.max_tokens,
     }
 }
 
@@ -80,6 +81,13 @@ pub fn settings(s: &types::SessionSettings) -> core::PreviewSettings {
         },
         notable_patterns: s.notable_patterns.clone(),
         features: core::PreviewFeatures::ALL,
+        media: {
+            let default = core::tokens::MediaCosts::default();
+            core::tokens::MediaCosts {
+                image: s.image_tokens.unwrap_or(default.image),
+                audio: s.audio_tokens.unwrap_or(default.audio),
+            }
+        },
     }
 }
 
@@ -94,6 +102,8 @@ fn report(c: core::Capped) -> types::CapReport {
         gap_line: c.gap_line.map(small),
         notable_lines: small(c.notable_lines),
         folded_lines: small(c.folded_lines),
+        original_tokens: small(c.original_tokens),
+        tokens: small(c.tokens),
         spill: c.spill.map(overflow_ref),
         spill_error: c.spill_error,
     }
@@ -190,14 +200,71 @@ pub fn pruned(p: core::Pruned) -> types::Pruned {
         replaced: p.replaced,
         bytes_saved: p.bytes_saved,
         total_bytes: p.total_bytes,
+        total_tokens: p.total_tokens,
     }
 }
 
-pub fn overflow_kind(k: core::classify::OverflowKind) -> types::OverflowKind {
-    match k {
-        core::classify::OverflowKind::RequestTooLarge => types::OverflowKind::RequestTooLarge,
-        core::classify::OverflowKind::ContextLengthExceeded => {
-            types::OverflowKind::ContextLengthExceeded
+pub fn overflow(o: core::classify::Overflow) -> types::Overflow {
+    use core::classify::{OverflowKind as K, SizeUnit as U};
+    types::Overflow {
+        kind: match o.kind {
+            K::RequestTooLarge => types::OverflowKind::RequestTooLarge,
+            K::ContextLengthExceeded => types::OverflowKind::ContextLengthExceeded,
+        },
+        limit: o.limit,
+        requested: o.requested,
+        unit: o.unit.map(|u| match u {
+            U::Tokens => types::SizeUnit::Tokens,
+            U::Bytes => types::SizeUnit::Bytes,
+            U::Characters => types::SizeUnit::Characters,
+        }),
+    }
+}
+
+pub fn prune_policy(p: types::PrunePolicy) -> core::PrunePolicy {
+    core::PrunePolicy {
+        keep_last: p.keep_last,
+        max_total_bytes: p.max_total_bytes,
+        max_total_tokens: p.max_total_tokens,
+    }
+}
+
+pub fn pending(p: types::PendingResult) -> core::batch::Pending {
+    match p {
+        types::PendingResult::Text(t) => core::batch::Pending::Text(t),
+        types::PendingResult::Parts(parts) => {
+            core::batch::Pending::Parts(parts.into_iter().map(part_in).collect())
         }
+    }
+}
+
+pub fn request_limits(l: types::RequestLimits) -> core::plan::RequestLimits {
+    core::plan::RequestLimits {
+        max_tokens: l.max_tokens,
+        max_body_bytes: l.max_body_bytes,
+        floor_bytes: l.floor_bytes,
+        ceiling: budget(l.ceiling),
+    }
+}
+
+pub fn budget_out(b: core::Budget) -> types::Budget {
+    types::Budget {
+        max_bytes: b.max_bytes,
+        max_lines: b.max_lines,
+        max_line_bytes: b.max_line_bytes,
+        keep: match b.keep {
+            core::Keep::Head => types::Keep::Head,
+            core::Keep::Tail => types::Keep::Tail,
+            core::Keep::HeadAndTail => types::Keep::HeadAndTail,
+        },
+        head_percent: b.head_percent,
+        max_tokens: b.max_tokens,
+    }
+}
+
+pub fn batch_result(r: core::batch::BatchResult) -> types::BatchResult {
+    match r {
+        core::batch::BatchResult::Text(c) => types::BatchResult::Text(capped(c)),
+        core::batch::BatchResult::Parts(p) => types::BatchResult::Parts(capped_parts(p)),
     }
 }

@@ -27,7 +27,7 @@ impl capper::Guest for Component {
 }
 
 impl errors::Guest for Component {
-    fn classify(status: u16, body: String) -> Option<types::OverflowKind> {
-        toolcap_core::classify::classify(status, &body).map(convert::overflow_kind)
+    fn classify(status: u16, body: String) -> Option<types::Overflow> {
+        toolcap_core::classify::classify(status, &body).map(convert::overflow)
     }
 }

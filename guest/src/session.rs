@@ -1,6 +1,8 @@
 //! The `session` resource: one thread's capper and spill folder.
 
-use toolcap_core::{Capper, RefScheme, readback};
+use std::cell::RefCell;
+
+use toolcap_core::{Capper, RefScheme, batch, readback};
 
 use crate::bindings::exports::toolcap::tool_output_cap::capper::{self, GuestSession};
 use crate::bindings::toolcap::tool_output_cap::types;
@@ -12,7 +14,8 @@ const RANDOM_KEY_BYTES: u64 = 32;
 
 /// State behind one `session` handle.
 pub struct Session {
-    capper: Capper,
+    /// Mutable only by `calibrate`, which moves the token scale.
+    capper: RefCell<Capper>,
     spill: SpillDir,
 }
 
@@ -20,7 +23,8 @@ impl Session {
     /// Resolve a path given by the model or host (a display path or
     /// `<thread>/<file>`) to a file of this thread and open it.
     fn open(&self, path: &str) -> Result<SpillFile, toolcap_core::CapError> {
-        let scheme = self.capper.scheme();
+        let capper = self.capper.borrow();
+        let scheme = capper.scheme();
         let name = scheme.resolve(path)?;
         self.spill.open_file(scheme.thread_dir(), name)
     }
@@ -36,9 +40,12 @@ impl GuestSession for Session {
         };
         let scheme = RefScheme::new(&settings.display_root, &settings.thread_id, key)
             .map_err(convert::error)?;
-        let capper = Capper::with_settings(scheme, preview).map_err(convert::error)?;
+        let mut capper = Capper::with_settings(scheme, preview).map_err(convert::error)?;
+        if let Some(scale) = settings.token_scale {
+            capper.set_token_scale(scale);
+        }
         let session = Session {
-            capper,
+            capper: RefCell::new(capper),
             spill: SpillDir::find(&settings.spill_dir),
         };
         Ok(capper::Session::new(session))
@@ -52,6 +59,7 @@ impl GuestSession for Session {
     ) -> CapResult<types::Capped> {
         let budget = convert::budget(budget);
         self.capper
+            .borrow()
             .cap_owned(output, &budget, &convert::call(call), &mut &self.spill)
             .map(convert::capped)
             .map_err(convert::error)
@@ -66,13 +74,62 @@ impl GuestSession for Session {
         let parts = parts.into_iter().map(convert::part_in).collect();
         let budget = convert::budget(budget);
         let call = convert::call(call);
-        toolcap_core::cap_parts(&self.capper, parts, &budget, &call, &mut &self.spill)
-            .map(convert::capped_parts)
-            .map_err(convert::error)
+        toolcap_core::cap_parts(
+            &self.capper.borrow(),
+            parts,
+            &budget,
+            &call,
+            &mut &self.spill,
+        )
+        .map(convert::capped_parts)
+        .map_err(convert::error)
+    }
+
+    fn plan(
+        &self,
+        results: Vec<types::PendingResult>,
+        limits: types::RequestLimits,
+    ) -> CapResult<Vec<types::Budget>> {
+        let pending: Vec<_> = results.into_iter().map(convert::pending).collect();
+        batch::plan_turn(
+            &self.capper.borrow(),
+            &pending,
+            &convert::request_limits(limits),
+        )
+        .map(|budgets| budgets.into_iter().map(convert::budget_out).collect())
+        .map_err(convert::error)
+    }
+
+    fn cap_batch(
+        &self,
+        results: Vec<(types::Call, types::PendingResult)>,
+        limits: types::RequestLimits,
+    ) -> CapResult<Vec<types::BatchResult>> {
+        let turn: Vec<_> = results
+            .into_iter()
+            .map(|(call, p)| (convert::call(call), convert::pending(p)))
+            .collect();
+        batch::cap_batch(
+            &self.capper.borrow(),
+            &turn,
+            &convert::request_limits(limits),
+            &mut &self.spill,
+        )
+        .map(|out| out.into_iter().map(convert::batch_result).collect())
+        .map_err(convert::error)
+    }
+
+    fn estimate_tokens(&self, text: String) -> u64 {
+        self.capper.borrow().estimator().estimate(&text)
+    }
+
+    fn calibrate(&self, text: String, actual_tokens: u64) -> f64 {
+        self.capper.borrow_mut().calibrate(&text, actual_tokens)
     }
 
     fn find_refs(&self, text: String) -> Vec<types::OverflowRef> {
         self.capper
+            .borrow()
             .scheme()
             .find_refs(&text)
             .into_iter()
@@ -82,13 +139,14 @@ impl GuestSession for Session {
 
     fn pruned_placeholder(&self, r: types::OverflowRef) -> CapResult<String> {
         self.capper
+            .borrow()
             .scheme()
             .placeholder(&convert::overflow_ref_in(r))
             .map_err(convert::error)
     }
 
     fn relative_path(&self, path: String) -> Option<String> {
-        self.capper.scheme().relative_path(&path)
+        self.capper.borrow().scheme().relative_path(&path)
     }
 
     fn read(&self, path: String, offset: u64, max_bytes: u32) -> CapResult<types::Page> {
@@ -124,20 +182,18 @@ impl GuestSession for Session {
     }
 
     fn prune(&self, messages: Vec<String>, policy: types::PrunePolicy) -> CapResult<types::Pruned> {
-        let policy = toolcap_core::PrunePolicy {
-            keep_last: policy.keep_last,
-            max_total_bytes: policy.max_total_bytes,
-        };
+        let capper = self.capper.borrow();
         Ok(convert::pruned(toolcap_core::prune(
-            self.capper.scheme(),
+            capper.scheme(),
             &messages,
-            policy,
+            convert::prune_policy(policy),
+            capper.estimator(),
         )))
     }
 
     fn purge(&self) -> CapResult<u64> {
         self.spill
-            .purge(self.capper.scheme().thread_dir())
+            .purge(self.capper.borrow().scheme().thread_dir())
             .map_err(convert::error)
     }
 }

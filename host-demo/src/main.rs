@@ -3,8 +3,10 @@
 //! A scripted agent task run twice against a simulated provider: once with
 //! raw tool results (the request is refused), once with every result going
 //! through the tool-output-cap component (every request fits, and the model
-//! digs the build error out of a spilled log). Exits non-zero if any
-//! invariant breaks.
+//! digs the build error out of a spilled log); then one turn of parallel
+//! tool calls that each fit their budget but overflow the request together,
+//! sent capped one by one (refused) and planned with `cap-batch` (fits).
+//! Exits non-zero if any invariant breaks.
 
 mod demo;
 
@@ -114,6 +116,9 @@ fn run() -> anyhow::Result<usize> {
         estimated_tokens(capped.largest_request as usize).div_ceil(1000),
         CONTEXT_TOKENS / 1000
     );
+
+    println!("\nRun 3: a turn of parallel tool calls, planned as a whole with cap-batch");
+    demo::parallel::run(&tool_cap, &mut session, &mut checks)?;
 
     println!("\nChecks");
     let broken = checks.print();

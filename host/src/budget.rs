@@ -14,7 +14,8 @@ pub const DEFAULT_HEAD_PERCENT: u8 = 40;
 
 impl Budget {
     /// A budget of `max_bytes` with the defaults: at most 400 lines, preview
-    /// lines cut at 2000 bytes, head and tail kept (40% head). Override
+    /// lines cut at 2000 bytes, head and tail kept (40% head), no token
+    /// limit. Override
     /// fields with struct update syntax:
     /// `Budget { max_lines: Some(200), ..Budget::new(16 * 1024) }`.
     pub fn new(max_bytes: u32) -> Self {
@@ -24,6 +25,7 @@ impl Budget {
             max_line_bytes: Some(DEFAULT_MAX_LINE_BYTES),
             keep: Keep::HeadAndTail,
             head_percent: DEFAULT_HEAD_PERCENT,
+            max_tokens: None,
         }
     }
 }

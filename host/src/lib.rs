@@ -26,13 +26,13 @@
 //! assert_eq!(hits.total_matches, 100_000);
 //!
 //! // Later, stale outputs shrink to placeholders that keep the reference.
-//! let policy = PrunePolicy { keep_last: Some(0), max_total_bytes: None };
+//! let policy = PrunePolicy { keep_last: Some(0), max_total_bytes: None, max_total_tokens: None };
 //! let pruned = session.prune(&[capped.text], &policy)?;
 //! assert_eq!(session.find_refs(&pruned.messages[0])?.len(), 1);
 //!
 //! // And when a provider refuses a request anyway, `classify` says whether it was its size.
-//! let kind = tool_cap.classify(413, "<html><title>413 Request Entity Too Large</title></html>")?;
-//! assert!(kind.is_some());
+//! let overflow = tool_cap.classify(413, "<html><title>413 Request Entity Too Large</title></html>")?;
+//! assert!(overflow.is_some());
 //! # Ok(())
 //! # }
 //! ```
@@ -117,9 +117,9 @@ mod sandbox;
 mod session;
 
 pub use bindings::types::{
-    Budget, Call, CapError, CapReport, Capped, CappedParts, ContentPart, EmbeddedResource,
-    GrepMatch, GrepResult, Keep, Media, OverflowKind, OverflowRef, Page, PrunePolicy, Pruned,
-    SessionSettings,
+    BatchResult, Budget, Call, CapError, CapReport, Capped, CappedParts, ContentPart,
+    EmbeddedResource, GrepMatch, GrepResult, Keep, Media, Overflow, OverflowKind, OverflowRef,
+    Page, PendingResult, PrunePolicy, Pruned, RequestLimits, SessionSettings, SizeUnit,
 };
 pub use budget::{
     DEFAULT_HEAD_PERCENT, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_LINES,

@@ -13,7 +13,7 @@ use crate::limits::{self, Limits};
 use crate::recycle::Recycling;
 use crate::sandbox::Sandbox;
 use crate::session::{Session, SessionConfig};
-use crate::{COMPONENT_WASM, Error, OverflowKind};
+use crate::{COMPONENT_WASM, Error, Overflow};
 
 /// How the runtime allocates instances, and what each may use.
 #[derive(Clone, Debug, Default)]
@@ -108,8 +108,8 @@ impl ToolCap {
     }
 
     /// Whether an HTTP error response means "the request was too large", and
-    /// how. Runs in a short-lived store with no preopen, under [`Self::limits`].
-    pub fn classify(&self, status: u16, body: &str) -> Result<Option<OverflowKind>, Error> {
+    /// how much (the limit and the requested amount, when the body says). Runs in a short-lived store with no preopen, under [`Self::limits`].
+    pub fn classify(&self, status: u16, body: &str) -> Result<Option<Overflow>, Error> {
         let limits = self.inner.limits;
         let (mut store, exports) = self.instantiate(Sandbox::new(None)?, &limits)?;
         store.data().memory.check_input(body.len() as u64)?;

@@ -11,8 +11,9 @@ use crate::bindings::{GuestSession, ToolOutputCap};
 use crate::limits::{self, Limits};
 use crate::sandbox::{SPILL_GUEST_PATH, Sandbox};
 use crate::{
-    Budget, Call, CapError, Capped, CappedParts, ContentPart, EmbeddedResource, Error, GrepResult,
-    Media, OverflowRef, Page, PrunePolicy, Pruned, SessionSettings, ToolCap,
+    BatchResult, Budget, Call, CapError, Capped, CappedParts, ContentPart, EmbeddedResource, Error,
+    GrepResult, Media, OverflowRef, Page, PendingResult, PrunePolicy, Pruned, RequestLimits,
+    SessionSettings, ToolCap,
 };
 
 /// Bytes of the random key drawn for a session configured without one.
@@ -46,6 +47,13 @@ pub struct SessionConfig {
     /// The host's own notable-line patterns (literal substrings), added to
     /// the built-in failure patterns.
     pub notable_patterns: Vec<String>,
+    /// Tokens the estimator counts for an image part; `None`: 1600.
+    pub image_tokens: Option<u32>,
+    /// Tokens the estimator counts for an audio part; `None`: 1000.
+    pub audio_tokens: Option<u32>,
+    /// The estimator's starting scale, as [`Session::calibrate`] returned it
+    /// in an earlier session; `None`: 1.
+    pub token_scale: Option<f64>,
 }
 
 impl Default for SessionConfig {
@@ -59,6 +67,9 @@ impl Default for SessionConfig {
             read_tool: None,
             shell_hints: true,
             notable_patterns: Vec::new(),
+            image_tokens: None,
+            audio_tokens: None,
+            token_scale: None,
         }
     }
 }
@@ -155,6 +166,9 @@ impl Session {
             read_tool: config.read_tool,
             shell_hints: config.shell_hints,
             notable_patterns: config.notable_patterns,
+            image_tokens: config.image_tokens,
+            audio_tokens: config.audio_tokens,
+            token_scale: config.token_scale,
         };
         let grant = spill_dir.as_deref().map(|dir| (dir, perms));
         let (store, exports, resource) = open_instance(tool_cap, &limits, grant, &settings)?;
@@ -260,6 +274,57 @@ impl Session {
         self.call(input, |api, store, session| {
             api.call_cap_parts(store, session, parts, *budget, &call)
         })
+    }
+
+    /// One budget per pending result of a turn, so that together they fit
+    /// what the next request has left (max-min fair; see the WIT's `plan`).
+    pub fn plan(
+        &mut self,
+        results: &[PendingResult],
+        limits: &RequestLimits,
+    ) -> Result<Vec<Budget>, Error> {
+        let input = results.iter().map(pending_bytes).sum();
+        self.call(input, |api, store, session| {
+            api.call_plan(store, session, results, *limits)
+        })
+    }
+
+    /// Plans and caps a whole turn: the results come back in order, each
+    /// capped (and spilled) as [`Session::cap`] or [`Session::cap_parts`]
+    /// would, together within every limit of `limits`.
+    pub fn cap_batch(
+        &mut self,
+        results: &[(Call, PendingResult)],
+        limits: &RequestLimits,
+    ) -> Result<Vec<BatchResult>, Error> {
+        let input = results
+            .iter()
+            .map(|(call, p)| call_bytes(call) + pending_bytes(p))
+            .sum();
+        self.call(input, |api, store, session| {
+            api.call_cap_batch(store, session, results, *limits)
+        })
+    }
+
+    /// The session's token estimate of `text` (calibrated by
+    /// [`Session::calibrate`]).
+    pub fn estimate_tokens(&mut self, text: &str) -> Result<u64, Error> {
+        self.call(text.len(), |api, store, session| {
+            api.call_estimate_tokens(store, session, text).map(Ok)
+        })
+    }
+
+    /// Tells the estimator what a provider counted for `text`; returns the
+    /// new scale, which a replacement instance (after recycling) starts
+    /// from, and which [`SessionConfig::token_scale`] carries to a later
+    /// session.
+    pub fn calibrate(&mut self, text: &str, actual_tokens: u64) -> Result<f64, Error> {
+        let scale = self.call(text.len(), |api, store, session| {
+            api.call_calibrate(store, session, text, actual_tokens)
+                .map(Ok)
+        })?;
+        self.settings.token_scale = Some(scale);
+        Ok(scale)
     }
 
     /// Every genuine reference in `text`, in order; forged ones are skipped.
@@ -459,6 +524,14 @@ fn part_bytes(part: &ContentPart) -> usize {
                 + text.as_ref().map_or(0, String::len)
                 + blob.as_ref().map_or(0, String::len)
         }
+    }
+}
+
+/// Bytes a pending result puts into the component's memory.
+fn pending_bytes(p: &PendingResult) -> usize {
+    match p {
+        PendingResult::Text(text) => text.len(),
+        PendingResult::Parts(parts) => parts.iter().map(part_bytes).sum(),
     }
 }
 

@@ -12,6 +12,8 @@ export const DEFAULT_MAX_LINES = 400;
 export const DEFAULT_MAX_LINE_BYTES = 2000;
 export const DEFAULT_KEEP = 'head-and-tail';
 export const DEFAULT_HEAD_PERCENT = 40;
+/** The default per-result ceiling of `plan`/`capBatch`: the Rust host's default budget. */
+export const DEFAULT_MAX_BYTES = 16 * 1024;
 
 function uint(value, bits, what) {
   if (typeof value !== 'number' || !Number.isInteger(value)) {
@@ -53,6 +55,19 @@ export function u64(value, what) {
   }
   return value;
 }
+
+/** A WIT `f64` that must be a finite number (NaN and infinities are refused). */
+export function finite(value, what) {
+  if (typeof value !== 'number') {
+    throw new TypeError(`${what} must be a number, got ${describe(value)}`);
+  }
+  if (!Number.isFinite(value)) {
+    throw new RangeError(`${what} must be a finite number, got ${value}`);
+  }
+  return value;
+}
+
+const orNull = (value) => (value === undefined ? null : value);
 
 function optional(value, convert, what) {
   return value === undefined || value === null ? undefined : convert(value, what);
@@ -104,6 +119,19 @@ export function toBudget(budget) {
     maxLineBytes: optional(budget.maxLineBytes, u32, 'budget.maxLineBytes'),
     keep,
     headPercent: u8(budget.headPercent ?? DEFAULT_HEAD_PERCENT, 'budget.headPercent'),
+    maxTokens: optional(budget.maxTokens, u32, 'budget.maxTokens'),
+  };
+}
+
+/** A budget from the component (a plan's), with absent limits as null. */
+export function fromBudget(b) {
+  return {
+    maxBytes: b.maxBytes,
+    maxLines: orNull(b.maxLines),
+    maxLineBytes: orNull(b.maxLineBytes),
+    keep: b.keep,
+    headPercent: b.headPercent,
+    maxTokens: orNull(b.maxTokens),
   };
 }
 
@@ -115,21 +143,21 @@ const CALL_MISSPELLINGS = { exit_code: 'exitCode', is_error: 'isError' };
  * The tool call a result came from: a string is its id (no tool name, no
  * failure); an object is `{ id, tool?, exitCode?, isError? }`.
  */
-export function toCall(call) {
+export function toCall(call, what = 'call') {
   if (typeof call === 'string') return { id: call, isError: false };
   if (typeof call !== 'object' || call === null || Array.isArray(call)) {
     throw new TypeError(
-      `call must be a string id or an object { id, tool?, exitCode?, isError? }, got ${describe(call)}`,
+      `${what} must be a string id or an object { id, tool?, exitCode?, isError? }, got ${describe(call)}`,
     );
   }
   for (const [wrong, right] of Object.entries(CALL_MISSPELLINGS)) {
-    if (Object.hasOwn(call, wrong)) throw new TypeError(`call.${wrong} is not a field; write call.${right}`);
+    if (Object.hasOwn(call, wrong)) throw new TypeError(`${what}.${wrong} is not a field; write ${what}.${right}`);
   }
   return {
-    id: string(call.id, 'call.id'),
-    tool: optionalString(call.tool, 'call.tool'),
-    exitCode: optional(call.exitCode, s32, 'call.exitCode'),
-    isError: call.isError === undefined || call.isError === null ? false : boolean(call.isError, 'call.isError'),
+    id: string(call.id, `${what}.id`),
+    tool: optionalString(call.tool, `${what}.tool`),
+    exitCode: optional(call.exitCode, s32, `${what}.exitCode`),
+    isError: call.isError === undefined || call.isError === null ? false : boolean(call.isError, `${what}.isError`),
   };
 }
 
@@ -138,7 +166,82 @@ export function toPolicy(policy = {}) {
   return {
     keepLast: optional(policy.keepLast, u32, 'policy.keepLast'),
     maxTotalBytes: optional(policy.maxTotalBytes, u64, 'policy.maxTotalBytes'),
+    maxTotalTokens: optional(policy.maxTotalTokens, u64, 'policy.maxTotalTokens'),
   };
+}
+
+// Spellings from JSON, Python or the WIT that would otherwise be ignored,
+// leaving the request without the limit the caller meant.
+const LIMITS_MISSPELLINGS = {
+  max_tokens: 'limits.maxTokens',
+  max_body_bytes: 'limits.maxBodyBytes',
+  floor_bytes: 'limits.floorBytes',
+  maxBytes: 'limits.maxBodyBytes (the request) or limits.ceiling.maxBytes (each result)',
+};
+
+/**
+ * What the next request has left for a turn's results: `{ maxTokens?,
+ * maxBodyBytes?, floorBytes?, ceiling? }`. Absent limits mean none;
+ * `floorBytes` defaults to 0 and `ceiling` to a 16 KiB budget with the
+ * defaults of `budget()`.
+ */
+export function toLimits(limits) {
+  if (typeof limits !== 'object' || limits === null || Array.isArray(limits)) {
+    throw new TypeError(
+      `limits must be an object { maxTokens?, maxBodyBytes?, floorBytes?, ceiling? }, got ${describe(limits)}`,
+    );
+  }
+  for (const [wrong, right] of Object.entries(LIMITS_MISSPELLINGS)) {
+    if (Object.hasOwn(limits, wrong)) throw new TypeError(`limits.${wrong} is not a field; write ${right}`);
+  }
+  const ceiling =
+    limits.ceiling === undefined || limits.ceiling === null
+      ? {
+          maxBytes: DEFAULT_MAX_BYTES,
+          maxLines: DEFAULT_MAX_LINES,
+          maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+          keep: DEFAULT_KEEP,
+          headPercent: DEFAULT_HEAD_PERCENT,
+        }
+      : limits.ceiling;
+  return {
+    maxTokens: optional(limits.maxTokens, u64, 'limits.maxTokens'),
+    maxBodyBytes: optional(limits.maxBodyBytes, u64, 'limits.maxBodyBytes'),
+    floorBytes: u32(limits.floorBytes ?? 0, 'limits.floorBytes'),
+    ceiling: toBudget(ceiling),
+  };
+}
+
+/**
+ * One pending result of a turn: `{ text }` or `{ parts }` (MCP content
+ * parts), with its `call`, which capBatch requires (`withCall`) and plan
+ * checks but does not use. Returns `{ call, pending }`, `pending` as the
+ * component's variant.
+ */
+export function toPending(item, index, withCall) {
+  const what = `results[${index}]`;
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+    throw new TypeError(`${what} must be an object { call, text } or { call, parts }, got ${describe(item)}`);
+  }
+  const hasText = item.text !== undefined && item.text !== null;
+  const hasParts = item.parts !== undefined && item.parts !== null;
+  if (hasText === hasParts) {
+    throw new TypeError(`${what} must have exactly one of text (a string) and parts (an array of content parts)`);
+  }
+  let pending;
+  if (hasText) {
+    pending = { tag: 'text', val: string(item.text, `${what}.text`) };
+  } else {
+    if (!Array.isArray(item.parts)) throw new TypeError(`${what}.parts must be an array of content parts`);
+    pending = { tag: 'parts', val: item.parts.map((part, i) => toPart(part, i, `${what}.parts`)) };
+  }
+  const hasCall = item.call !== undefined && item.call !== null;
+  if (withCall && !hasCall) {
+    throw new TypeError(`${what}.call is missing: the call's id, or { id, tool?, exitCode?, isError? }`);
+  }
+  // plan ignores a call, but a malformed one is still a mistake worth a throw.
+  const call = hasCall ? toCall(item.call, `${what}.call`) : undefined;
+  return { call, pending };
 }
 
 /** An overflow reference handed back to the component. */
@@ -165,8 +268,8 @@ function toMedia(part, what) {
  * data, mimeType}`, `{type: 'resource', resource: {uri, ...}}`, ...) as the
  * component's variant.
  */
-export function toPart(part, index) {
-  const what = `parts[${index}]`;
+export function toPart(part, index, list = 'parts') {
+  const what = `${list}[${index}]`;
   switch (part?.type) {
     case 'text':
       return { tag: 'text', val: string(part.text, `${what}.text`) };
@@ -214,8 +317,6 @@ export function fromPart({ tag, val }) {
   }
 }
 
-const orNull = (value) => (value === undefined ? null : value);
-
 function fromRef(ref) {
   return {
     path: ref.path,
@@ -237,6 +338,8 @@ function fromReport(r) {
     gapLine: orNull(r.gapLine),
     notableLines: r.notableLines,
     foldedLines: r.foldedLines,
+    originalTokens: r.originalTokens,
+    tokens: r.tokens,
     spill: r.spill === undefined ? null : fromRef(r.spill),
     spillError: orNull(r.spillError),
   };
@@ -248,6 +351,11 @@ export function fromCapped(c) {
 
 export function fromCappedParts(c) {
   return { parts: c.parts.map(fromPart), report: fromReport(c.report) };
+}
+
+/** A `batch-result` as what cap (a text result) or capParts (parts) returns. */
+export function fromBatchResult({ tag, val }) {
+  return tag === 'parts' ? fromCappedParts(val) : fromCapped(val);
 }
 
 export { fromRef };
@@ -281,7 +389,13 @@ export function fromPruned(p) {
     replaced: Array.from(p.replaced),
     bytesSaved: p.bytesSaved,
     totalBytes: p.totalBytes,
+    totalTokens: p.totalTokens,
   };
+}
+
+/** An `overflow` with absent amounts as null; `limit`/`requested` stay BigInt (u64). */
+export function fromOverflow(o) {
+  return { kind: o.kind, limit: orNull(o.limit), requested: orNull(o.requested), unit: orNull(o.unit) };
 }
 
 /** The session key as bytes; absent means "draw a random one". */

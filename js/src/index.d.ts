@@ -20,6 +20,12 @@ export interface Budget {
   keep?: Keep;
   /** With 'head-and-tail', the head's share of the preview, 0 to 100. Default 40. */
   headPercent?: number;
+  /**
+   * Most estimated tokens of returned text, notice included, as the session's
+   * estimator counts them (`estimateTokens`); absent or null: no token limit.
+   * Must leave room for the notice in tokens, else 'invalid-budget'.
+   */
+  maxTokens?: number | null;
 }
 
 /** A genuine reference to a spilled file, verified by the session's key. */
@@ -69,6 +75,13 @@ export interface CapReport {
   notableLines: number;
   /** Preview lines folded into "more lines like the one above" markers. */
   foldedLines: number;
+  /**
+   * Estimated tokens of the input (for parts: its text plus the fixed cost of
+   * each image, audio, resource blob and other part).
+   */
+  originalTokens: number;
+  /** Estimated tokens of what is returned (the text, or the parts likewise). */
+  tokens: number;
   /** Where the full output was saved, when it was truncated and saved. */
   spill: OverflowRef | null;
   /** Why it could not be saved; the notice says "could NOT be saved" too. */
@@ -163,6 +176,8 @@ export interface PrunePolicy {
   keepLast?: number | null;
   /** Then prune the oldest until bodies total at most this; absent or null: no byte limit. */
   maxTotalBytes?: number | bigint | null;
+  /** Likewise in estimated tokens; both hold when both are set. Absent or null: no token limit. */
+  maxTotalTokens?: number | bigint | null;
 }
 
 export interface Pruned {
@@ -171,10 +186,70 @@ export interface Pruned {
   replaced: number[];
   bytesSaved: bigint;
   totalBytes: bigint;
+  /** Estimated tokens of the bodies after pruning. */
+  totalTokens: bigint;
+}
+
+/**
+ * One pending result of a turn, for `plan`: its text, or its MCP content
+ * parts. A `call` may be there (the same objects as for `capBatch`) and is
+ * not used.
+ */
+export type PendingResult =
+  | { text: string; parts?: undefined | null; call?: string | Call | null }
+  | { parts: readonly ContentPart[]; text?: undefined | null; call?: string | Call | null };
+
+/** One pending result of a turn, for `capBatch`: its call and its text or parts. */
+export type BatchItem =
+  | { call: string | Call; text: string; parts?: undefined | null }
+  | { call: string | Call; parts: readonly ContentPart[]; text?: undefined | null };
+
+/** What `capBatch` returns for an item: as `cap` for a text, as `capParts` for parts. */
+export type BatchOutput<T> = T extends { parts: readonly ContentPart[] } ? CappedParts : Capped;
+
+/**
+ * What the next request has left for this turn's results. Absent or null
+ * limits mean none.
+ */
+export interface RequestLimits {
+  /**
+   * Tokens of the model's window left for the results (the window minus the
+   * rest of the conversation and the answer's reserve), as the session's
+   * estimator counts them.
+   */
+  maxTokens?: number | bigint | null;
+  /**
+   * Request body bytes left for the results (a proxy's body limit minus the
+   * rest of the request). A text counts as the contents of a JSON string
+   * (escapes included), media as their data and MIME type.
+   */
+  maxBodyBytes?: number | bigint | null;
+  /** Text bytes every result keeps at least, when the limits allow it. Default 0. */
+  floorBytes?: number | null;
+  /**
+   * The per-result budget: no result gets more, and its other fields (lines,
+   * keep, ...) shape every planned budget. Default `budget(16384)`;
+   * `maxBytes` 0 sets no per-result ceiling.
+   */
+  ceiling?: Budget | null;
 }
 
 /** Why a provider rejected a request for its size. */
 export type OverflowKind = 'request-too-large' | 'context-length-exceeded';
+
+/** The unit of the amounts a provider states. */
+export type SizeUnit = 'tokens' | 'bytes' | 'characters';
+
+/** A rejection for size, with the amounts when the body states them (else null). */
+export interface Overflow {
+  kind: OverflowKind;
+  /** The limit the body states (e.g. 128000n), in `unit`. */
+  limit: bigint | null;
+  /** What the request needed by the body's account (e.g. 131392n), in `unit`. */
+  requested: bigint | null;
+  /** The unit of `limit` and `requested`; null when the body states neither. */
+  unit: SizeUnit | null;
+}
 
 /** The cases of the component's `cap-error`. */
 export type CapErrorCase =
@@ -229,6 +304,16 @@ export interface SessionOptions {
    * on one line, else ToolCapError 'invalid-settings'. Default [].
    */
   notablePatterns?: readonly string[] | null;
+  /** Tokens the estimator counts for one image part (a u32). Default 1600. */
+  imageTokens?: number | null;
+  /** Tokens the estimator counts for one audio part (a u32). Default 1000. */
+  audioTokens?: number | null;
+  /**
+   * The estimator's starting scale, as an earlier session's `tokenScale` or
+   * `calibrate()` gave it; clamped to [0.5, 2] by the component. A finite
+   * number, else RangeError. Default 1.
+   */
+  tokenScale?: number | null;
 }
 
 export class Session {
@@ -239,6 +324,32 @@ export class Session {
   /** `call` is the call's id, or a Call record (a failed call is stated first in the notice). */
   cap(output: string, budget: Budget, call: string | Call): Capped;
   capParts(parts: ContentPart[], budget: Budget, call: string | Call): CappedParts;
+  /**
+   * One budget per pending result of a turn, so that together they fit what
+   * the next request has left: max-min fair, results that fit keep
+   * everything, media counts first. ToolCapError 'invalid-budget' when the
+   * ceiling is invalid or the limits leave a result less than a notice needs.
+   */
+  plan(results: readonly PendingResult[], limits: RequestLimits): Required<Budget>[];
+  /**
+   * Plans and caps a turn of parallel tool calls: each result capped (and
+   * spilled) as `cap` or `capParts` would with its planned budget, in order,
+   * together within every limit. Fails as `plan` does.
+   */
+  capBatch<const T extends readonly BatchItem[]>(
+    results: T,
+    limits: RequestLimits,
+  ): { -readonly [K in keyof T]: BatchOutput<T[K]> };
+  /** The session's token estimate of `text`. */
+  estimateTokens(text: string): bigint;
+  /**
+   * Reports what the provider counted for `text`; the scale moves toward the
+   * true ratio by a bounded step (clamped to [0.5, 2]) and is returned.
+   * Texts under 256 bytes are ignored.
+   */
+  calibrate(text: string, actualTokens: number | bigint): number;
+  /** The estimator's current scale; carry it to the next session as `tokenScale`. */
+  readonly tokenScale: number;
   /** Genuine references in `text`, in order of appearance. */
   findRefs(text: string): OverflowRef[];
   /** `[tool output pruned; full content at <path>] (ref ...)`. */
@@ -250,7 +361,7 @@ export class Session {
   prune(messages: string[], policy: PrunePolicy): Pruned;
   /** Deletes this thread's spill folder; returns the bytes freed. */
   purge(): bigint;
-  classify(status: number, body: string): OverflowKind | null;
+  classify(status: number, body: string): Overflow | null;
   /**
    * Host path of a reference's file (its tag is not verified), always inside
    * `spillDir`. A reference maps through its `relativePath` (two plain names,
@@ -268,8 +379,8 @@ export class Session {
 /** Opens a session with its own component instance and sandbox. */
 export function openSession(options: SessionOptions): Promise<Session>;
 
-/** A budget with the defaults: maxLines 400, maxLineBytes 2000, 'head-and-tail', headPercent 40. */
+/** A budget with the defaults: maxLines 400, maxLineBytes 2000, 'head-and-tail', headPercent 40, no maxTokens. */
 export function budget(maxBytes: number, overrides?: Partial<Budget>): Required<Budget>;
 
 /** Classifies an HTTP error response (on a shared instance with no files). */
-export function classify(status: number, body: string): Promise<OverflowKind | null>;
+export function classify(status: number, body: string): Promise<Overflow | null>;

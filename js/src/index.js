@@ -1,5 +1,6 @@
 // tool-output-cap for Node: cap tool results to a budget, spill the full
-// output into a directory, read it back, prune old tool messages.
+// output into a directory, read it back, prune old tool messages, fit a
+// whole turn of results to what the next request has left.
 
 import { instantiateComponent, sandboxedShim } from './component.js';
 import {
@@ -15,7 +16,8 @@ export { Session, openSession } from './session.js';
 
 /**
  * A budget of `maxBytes` with the Rust host's defaults: at most 400 lines,
- * preview lines cut at 2000 bytes, head and tail kept (40 % head).
+ * preview lines cut at 2000 bytes, head and tail kept (40 % head), no token
+ * limit.
  */
 export function budget(maxBytes, overrides = {}) {
   return {
@@ -24,6 +26,7 @@ export function budget(maxBytes, overrides = {}) {
     maxLineBytes: DEFAULT_MAX_LINE_BYTES,
     keep: DEFAULT_KEEP,
     headPercent: DEFAULT_HEAD_PERCENT,
+    maxTokens: null,
     ...overrides,
   };
 }
@@ -31,7 +34,11 @@ export function budget(maxBytes, overrides = {}) {
 // classify() needs no files: one instance with no preopen serves the process.
 let classifier = null;
 
-/** Whether an HTTP error response means "the request was too large". */
+/**
+ * Whether an HTTP error response means "the request was too large":
+ * `{ kind, limit, requested, unit }` (amounts as BigInt, or null when the
+ * body states none), or null.
+ */
 export async function classify(status, body) {
   classifier ??= instantiateComponent(sandboxedShim(null)).catch((err) => {
     classifier = null;

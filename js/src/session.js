@@ -24,11 +24,24 @@ async function existingDirectory(dir) {
   }
 }
 
+const absent = (value) => value === undefined || value === null;
+
 export async function openSession(options = {}) {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError('options must be an object such as { threadId, spillDir }');
   }
-  const { threadId, spillDir = null, displayRoot, key, readTool, shellHints, notablePatterns } = options;
+  const {
+    threadId,
+    spillDir = null,
+    displayRoot,
+    key,
+    readTool,
+    shellHints,
+    notablePatterns,
+    imageTokens,
+    audioTokens,
+    tokenScale,
+  } = options;
   // Every argument is checked before any work: a wrong type is a TypeError,
   // an unusable value (a bad tool name or pattern) the component's
   // invalid-settings.
@@ -41,6 +54,10 @@ export async function openSession(options = {}) {
       notablePatterns === undefined || notablePatterns === null
         ? []
         : convert.strings(notablePatterns, 'notablePatterns'),
+    imageTokens: absent(imageTokens) ? undefined : convert.u32(imageTokens, 'imageTokens'),
+    audioTokens: absent(audioTokens) ? undefined : convert.u32(audioTokens, 'audioTokens'),
+    // The component clamps it to [0.5, 2]; NaN or an infinity is a caller's bug.
+    tokenScale: absent(tokenScale) ? undefined : convert.finite(tokenScale, 'tokenScale'),
   };
   // An empty path grants nothing, exactly like null (never the working directory).
   const requested = spillDir === null ? null : convert.string(spillDir, 'spillDir') || null;
@@ -59,6 +76,9 @@ export async function openSession(options = {}) {
       readTool: settings.readTool,
       shellHints: settings.shellHints,
       notablePatterns: settings.notablePatterns,
+      imageTokens: settings.imageTokens,
+      audioTokens: settings.audioTokens,
+      tokenScale: settings.tokenScale,
     }),
   );
   return new Session(instance, resource, hostDir, root);
@@ -98,8 +118,57 @@ export class Session {
   capParts(parts, budget, call) {
     if (!Array.isArray(parts)) throw new TypeError('parts must be an array of content parts');
     return convert.fromCappedParts(
-      this.#call('capParts', parts.map(convert.toPart), convert.toBudget(budget), convert.toCall(call)),
+      this.#call(
+        'capParts',
+        parts.map((part, i) => convert.toPart(part, i)),
+        convert.toBudget(budget),
+        convert.toCall(call),
+      ),
     );
+  }
+
+  /**
+   * One budget per pending result of a turn (`{ text }` or `{ parts }`; a
+   * `call` is allowed, checked and not used), so that together they fit
+   * `limits`.
+   */
+  plan(results, limits) {
+    const pending = pendingList(results, false).map((r) => r.pending);
+    return this.#call('plan', pending, convert.toLimits(limits)).map(convert.fromBudget);
+  }
+
+  /**
+   * Plans and caps a turn: `results` are `{ call, text }` or `{ call, parts }`;
+   * each comes back as cap() or capParts() would return it, in order, and
+   * together they fit `limits`.
+   */
+  capBatch(results, limits) {
+    const turn = pendingList(results, true).map(({ call, pending }) => [call, pending]);
+    return this.#call('capBatch', turn, convert.toLimits(limits)).map(convert.fromBatchResult);
+  }
+
+  /** The session's token estimate of `text` (a BigInt, u64). */
+  estimateTokens(text) {
+    return this.#call('estimateTokens', convert.string(text, 'text'));
+  }
+
+  /**
+   * Tells the estimator what the provider counted for `text`; returns the
+   * new scale (also `tokenScale`). Texts under 256 bytes are ignored.
+   */
+  calibrate(text, actualTokens) {
+    return this.#call('calibrate', convert.string(text, 'text'), convert.u64(actualTokens, 'actualTokens'));
+  }
+
+  /**
+   * The estimator's current scale: 1, or the `tokenScale` the session was
+   * opened with (clamped to [0.5, 2]), as calibrate() has moved it since.
+   * Pass it as `tokenScale` to the thread's next session to keep the
+   * calibration.
+   */
+  get tokenScale() {
+    // calibrate() ignores a text under 256 bytes and returns the scale as it is.
+    return this.#call('calibrate', '', 0n);
   }
 
   findRefs(text) {
@@ -211,9 +280,19 @@ function isPlainRelative(relative) {
   );
 }
 
+/** The results of plan() or capBatch(), checked and converted. */
+function pendingList(results, withCall) {
+  if (!Array.isArray(results)) {
+    const items = withCall ? '{ call, text } or { call, parts }' : '{ text } or { parts }';
+    throw new TypeError(`results must be an array of ${items}`);
+  }
+  return results.map((item, i) => convert.toPending(item, i, withCall));
+}
+
+/** `{ kind, limit, requested, unit }` for a size rejection, else null. */
 export function classifyWith(instance, status, body) {
-  const kind = translateErrors(() =>
+  const overflow = translateErrors(() =>
     instance.errors.classify(convert.u16(status, 'status'), convert.string(body, 'body')),
   );
-  return kind ?? null;
+  return overflow === undefined ? null : convert.fromOverflow(overflow);
 }

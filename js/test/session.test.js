@@ -157,10 +157,12 @@ test('prune replaces stale bodies with placeholders that keep the reference', as
 });
 
 test('classify works without a session and on one', async () => {
-  assert.equal(await classify(413, '<html>Request Entity Too Large</html>'), 'request-too-large');
+  const proxy = { kind: 'request-too-large', limit: null, requested: null, unit: null };
+  assert.deepEqual(await classify(413, '<html>Request Entity Too Large</html>'), proxy);
   assert.equal(await classify(429, 'rate limited'), null);
   const session = await openSession({ threadId: 't' });
   assert.equal(session.classify(200, 'ok'), null);
+  assert.deepEqual(session.classify(413, '<html>Request Entity Too Large</html>'), proxy);
   // No spillDir: nothing granted, and notices say so.
   assert.equal(session.spillDir, null);
   assert.equal(session.displayRoot, '/spill');
@@ -452,5 +454,208 @@ test('references carry their relative path, <thread>/<file>', async () => {
   assert.throws(() => session.prunedPlaceholder({ ...spill, relativePath: undefined }), TypeError);
   // The guest's own path form is no longer accepted.
   expectCase(() => session.read(`/spill/${spill.relativePath}`, 0, 16), 'outside-root');
+  session.close();
+});
+
+// A turn of parallel tool calls whose results each fit the per-result
+// ceiling but overflow the next request together.
+
+/** `n` bytes of log lines, each ending in LF. */
+const logOf = (n, tag) => {
+  const line = (i) => `${tag} ${String(i).padStart(6, '0')} build output ok\n`;
+  const lines = Array.from({ length: Math.ceil(n / 40) + 1 }, (_, i) => line(i));
+  return lines.join('').slice(0, n - 1) + '\n';
+};
+/** Bytes a text adds to a JSON request body (JSON.stringify's escapes, no quotes). */
+const bodyBytes = (text) => Buffer.byteLength(JSON.stringify(text)) - 2;
+const CEILING = budget(16 * 1024);
+const TURN = [logOf(12 * 1024, 'alpha'), logOf(12 * 1024, 'beta'), logOf(1024, 'gamma')];
+
+test('classify states the limit and the amount the request needed', async () => {
+  const body = JSON.stringify({
+    error: {
+      message:
+        "This model's maximum context length is 128000 tokens. However, your messages resulted in " +
+        '131392 tokens. Please reduce the length of the messages.',
+      type: 'invalid_request_error',
+      param: 'messages',
+      code: 'context_length_exceeded',
+    },
+  });
+  const want = { kind: 'context-length-exceeded', limit: 128000n, requested: 131392n, unit: 'tokens' };
+  assert.deepEqual(await classify(400, body), want);
+  const session = await openSession({ threadId: 't' });
+  assert.deepEqual(session.classify(400, body), want);
+  // What a host sheds: the amounts are exact BigInts (u64).
+  const { limit, requested } = session.classify(400, body);
+  assert.equal(requested - limit, 3392n);
+  session.close();
+});
+
+test('plan shares what the request has left among results that each fit alone', async () => {
+  const session = await openSession({ threadId: 't', spillDir: tempDir(), key: KEY });
+  // Each result fits the ceiling on its own...
+  for (const text of TURN) assert.equal(session.cap(text, CEILING, 'alone').report.truncated, false);
+  // ...but the proxy in front of the model takes 16 KiB of results at most.
+  const limits = { maxBodyBytes: 16 * 1024, ceiling: CEILING };
+  const budgets = session.plan(TURN.map((text) => ({ text })), limits);
+  assert.equal(budgets.length, 3);
+  const [a, b, c] = budgets;
+  // The small result keeps everything (its budget is the ceiling); the two
+  // large ones share the rest equally (max-min fair), each below its size.
+  assert.deepEqual(c, { ...CEILING, maxTokens: null });
+  assert.deepEqual(a, b);
+  assert.ok(a.maxBytes < Buffer.byteLength(TURN[0]), `${a.maxBytes}`);
+  assert.ok(a.maxBytes + b.maxBytes + bodyBytes(TURN[2]) <= 16 * 1024);
+  // The ceiling's other fields shape every budget.
+  for (const planned of budgets) {
+    assert.deepEqual(
+      { ...planned, maxBytes: 0, maxTokens: null },
+      { ...CEILING, maxBytes: 0, maxTokens: null },
+    );
+  }
+  // The same input gives the same plan (prompt caches depend on it).
+  assert.deepEqual(session.plan(TURN.map((text) => ({ text })), limits), budgets);
+  // A token limit sets maxTokens on the budgets of cut results.
+  const byTokens = session.plan(TURN.map((text) => ({ text })), { maxTokens: 4000n, ceiling: CEILING });
+  assert.ok(byTokens[0].maxTokens !== null && byTokens[0].maxTokens < Number(session.estimateTokens(TURN[0])));
+  // No limit: everything fits, nothing is cut.
+  assert.deepEqual(session.plan(TURN.map((text) => ({ text })), {}), [CEILING, CEILING, CEILING]);
+  session.close();
+});
+
+test('capBatch returns the turn within every limit, each result as cap or capParts would', async () => {
+  const dir = tempDir();
+  const session = await openSession({ threadId: 't', spillDir: dir, key: KEY, imageTokens: 1200 });
+  const image = { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' };
+  const limits = { maxTokens: 5000, maxBodyBytes: 16 * 1024, ceiling: CEILING };
+  const [first, second, third] = session.capBatch(
+    [
+      { call: { id: 'build', tool: 'cargo', exitCode: 0 }, text: TURN[0] },
+      { call: 'fetch', parts: [{ type: 'text', text: TURN[1] }, image] },
+      { call: 'status', text: TURN[2] },
+    ],
+    limits,
+  );
+  assert.equal(first.report.truncated, true);
+  assert.equal(second.report.truncated, true);
+  assert.equal(third.report.truncated, false);
+  assert.equal(third.text, TURN[2]);
+  // The parts result keeps its image in place, after the preview.
+  assert.equal(second.parts.length, 2);
+  assert.deepEqual(second.parts[1], image);
+  // Together within the token limit (media counted) and the body limit.
+  const tokens = first.report.tokens + second.report.tokens + third.report.tokens;
+  assert.ok(tokens <= 5000, `${tokens} tokens`);
+  const previewOf = second.parts[0].text;
+  assert.equal(BigInt(second.report.tokens), session.estimateTokens(previewOf) + 1200n);
+  const body =
+    bodyBytes(first.text) + bodyBytes(previewOf) + image.data.length + image.mimeType.length + bodyBytes(third.text);
+  assert.ok(body <= 16 * 1024, `${body} body bytes`);
+  // Cut results were spilled whole and can be read back.
+  assert.deepEqual(readFileSync(session.hostPath(first.report.spill), 'utf8'), TURN[0]);
+  assert.deepEqual(readFileSync(session.hostPath(second.report.spill), 'utf8'), TURN[1]);
+  assert.match(first.report.spill.relativePath, /^t\/build-/);
+  session.close();
+});
+
+test('estimateTokens is the estimate cap reports, as a BigInt', async () => {
+  const session = await openSession({ threadId: 't', spillDir: tempDir(), key: KEY });
+  const tokens = session.estimateTokens(TURN[2]);
+  assert.equal(typeof tokens, 'bigint');
+  assert.ok(tokens > 0n);
+  assert.equal(session.estimateTokens(''), 0n);
+  assert.ok(session.estimateTokens(TURN[0]) > tokens);
+  const fits = session.cap(TURN[2], CEILING, 'c');
+  assert.equal(BigInt(fits.report.tokens), tokens);
+  assert.equal(fits.report.originalTokens, fits.report.tokens);
+  // A token limit cuts what the byte limit lets through.
+  const limited = session.cap(TURN[0], budget(16 * 1024, { maxTokens: 1000 }), 'c');
+  assert.equal(limited.report.truncated, true);
+  assert.ok(limited.report.tokens <= 1000);
+  assert.equal(BigInt(limited.report.tokens), session.estimateTokens(limited.text));
+  assert.equal(BigInt(limited.report.originalTokens), session.estimateTokens(TURN[0]));
+  // Media parts cost the session's fixed amounts.
+  const image = { type: 'image', data: 'AAAA', mimeType: 'image/png' };
+  const audio = { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' };
+  const media = session.capParts([{ type: 'text', text: 'hi' }, image, audio], CEILING, 'm');
+  assert.equal(BigInt(media.report.tokens), session.estimateTokens('hi') + 1600n + 1000n);
+  const custom = await openSession({ threadId: 't', imageTokens: 85, audioTokens: 0 });
+  assert.equal(BigInt(custom.capParts([image, audio], CEILING, 'm').report.tokens), 85n);
+  // prune counts tokens too, and can prune by them.
+  const pruned = session.prune([TURN[0], TURN[2]], { maxTotalTokens: tokens + 200n });
+  assert.deepEqual(pruned.replaced, [0]);
+  assert.equal(typeof pruned.totalTokens, 'bigint');
+  assert.equal(pruned.totalTokens, session.estimateTokens(pruned.messages[0]) + tokens);
+  custom.close();
+  session.close();
+});
+
+test('calibrate moves the scale, and tokenScale carries it to the next session', async () => {
+  const session = await openSession({ threadId: 't', key: KEY });
+  assert.equal(session.tokenScale, 1);
+  const estimate = session.estimateTokens(TURN[0]);
+  // Texts under 256 bytes teach nothing.
+  assert.equal(session.calibrate('short', 1000), 1);
+  // The provider counted twice the estimate: the scale moves up, by a bounded step.
+  const scale = session.calibrate(TURN[0], estimate * 2n);
+  assert.ok(scale > 1 && scale <= 1.25, `${scale}`);
+  assert.equal(session.tokenScale, scale);
+  const scaled = session.estimateTokens(TURN[0]);
+  assert.ok(scaled > estimate, `${scaled} after ${estimate}`);
+  // The wrapper never reopens an instance behind the caller's back; a host
+  // carries the calibration to the thread's next session with tokenScale.
+  session.close();
+  const next = await openSession({ threadId: 't', key: KEY, tokenScale: scale });
+  assert.equal(next.tokenScale, scale);
+  assert.equal(next.estimateTokens(TURN[0]), scaled);
+  next.close();
+  // The component clamps the scale to [0.5, 2]; the wrapper refuses what is not a number.
+  const clamped = await openSession({ threadId: 't', tokenScale: 5 });
+  assert.equal(clamped.tokenScale, 2);
+  clamped.close();
+  await assert.rejects(openSession({ threadId: 't', tokenScale: Number.NaN }), RangeError);
+  await assert.rejects(openSession({ threadId: 't', tokenScale: '1.5' }), TypeError);
+  await assert.rejects(openSession({ threadId: 't', imageTokens: -1 }), RangeError);
+  await assert.rejects(openSession({ threadId: 't', audioTokens: 1.5 }), TypeError);
+  assert.throws(() => session.tokenScale, /closed/);
+});
+
+test('plan and capBatch refuse unusable limits with ToolCapError, misuse with TypeError', async () => {
+  const session = await openSession({ threadId: 't', spillDir: tempDir(), key: KEY });
+  const turn = TURN.map((text, i) => ({ call: `c${i}`, text }));
+  // An invalid ceiling, and limits that leave a result less than a notice needs.
+  expectCase(() => session.plan(turn, { ceiling: { maxBytes: 10 } }), 'invalid-budget');
+  expectCase(() => session.plan(turn, { ceiling: budget(4096, { maxTokens: 1 }) }), 'invalid-budget');
+  expectCase(() => session.plan(turn, { maxBodyBytes: 1000 }), 'invalid-budget');
+  expectCase(() => session.capBatch(turn, { maxTokens: 500 }), 'invalid-budget');
+  // Media alone over the limit: no cut of the text can help.
+  const image = { type: 'image', data: 'AAAA', mimeType: 'image/png' };
+  expectCase(() => session.plan([{ parts: [image] }], { maxTokens: 100 }), 'invalid-budget');
+  assert.deepEqual(readdirSync(session.spillDir), [], 'a refused batch writes nothing');
+  const misuse = [
+    [() => session.plan('text', {}), TypeError],
+    [() => session.plan([{}], {}), TypeError],
+    [() => session.plan([{ text: 'a', parts: [] }], {}), TypeError],
+    [() => session.plan([{ text: 7 }], {}), TypeError],
+    [() => session.plan([{ parts: [{ type: 'video' }] }], {}), TypeError],
+    [() => session.plan([{ text: 'a', call: 7 }], {}), TypeError],
+    [() => session.plan([{ text: 'a' }]), TypeError],
+    [() => session.plan([{ text: 'a' }], { max_tokens: 10 }), TypeError],
+    [() => session.plan([{ text: 'a' }], { maxBytes: 10 }), TypeError],
+    [() => session.plan([{ text: 'a' }], { maxTokens: -1 }), RangeError],
+    [() => session.plan([{ text: 'a' }], { maxBodyBytes: 1.5 }), TypeError],
+    [() => session.plan([{ text: 'a' }], { floorBytes: 2 ** 32 }), RangeError],
+    [() => session.plan([{ text: 'a' }], { ceiling: budget(4096, { maxTokens: -1 }) }), RangeError],
+    [() => session.capBatch([{ text: 'a' }], {}), TypeError],
+    [() => session.capBatch([{ call: { id: 'c', exit_code: 1 }, text: 'a' }], {}), TypeError],
+    [() => session.estimateTokens(7), TypeError],
+    [() => session.calibrate('x', -1), RangeError],
+    [() => session.prune([], { maxTotalTokens: -1 }), RangeError],
+  ];
+  for (const [call, kind] of misuse) assert.throws(call, kind, call.toString());
+  // A plan's results may carry their calls: the same list serves both.
+  assert.equal(session.plan(turn, {}).length, 3);
+  assert.deepEqual(session.capBatch([], {}), []);
   session.close();
 });

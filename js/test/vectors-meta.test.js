@@ -11,8 +11,8 @@ import { budget, openSession } from '../src/index.js';
 import { freshDir, removeDir, tree } from './support/disk.js';
 import { Checker } from './support/vector-check.js';
 import { parseVector } from './support/vector-format.js';
-import { flat } from './support/vector-convert.js';
-import { checkCap } from './support/vector-invariants.js';
+import { flat, joinedText } from './support/vector-convert.js';
+import { checkBatch, checkCap, checkPlan, checkPrune, mediaTokens } from './support/vector-invariants.js';
 import { runVector } from './support/vector-run.js';
 
 /** A small valid vector that the tests below break one field at a time (shared with the Rust and Python runners). */
@@ -45,6 +45,10 @@ test('wrong expectations fail, naming the file and step', async () => {
     ['"kind": "request-too-large"', '"kind": null', 'step 2'],
     ['"original_lines": 400,', '"original_lines": 400, "notable_lines": 1,', 'step 0'],
     ['"original_lines": 400,', '"original_lines": 400, "folded_lines": 3,', 'step 0'],
+    ['"kind": "request-too-large"', '"kind": "request-too-large", "limit": 1000', 'step 2'],
+    ['"kind": "request-too-large"', '"kind": "request-too-large", "unit": "bytes"', 'step 2'],
+    ['"original_lines": 400,', '"original_lines": 400, "tokens": 1,', 'step 0'],
+    ['"original_lines": 400,', '"original_lines": 400, "original_tokens": 1,', 'step 0'],
     // An expected error that does not happen fails too.
     ['"expect": { "text": "line 2', '"expect": { "error": "not-found", "text": "line 2', 'step 1'],
   ];
@@ -73,6 +77,91 @@ test('host-path steps: the mapping is checked, and a wrong or impossible expecta
   const impossible = '{ "op": "host-path", "path": "$spill:c1", "expect": { "relative": "t1/../../x" } }';
   const failures = await runText(withHostPath(impossible));
   assert.ok(failures.some((f) => f.includes('bad vector')), JSON.stringify(failures));
+});
+
+/** A budget of the vector format, room for a notice, no other limit. */
+const CEILING = { max_bytes: 4000, max_lines: null, max_line_bytes: null, keep: 'head-and-tail', head_percent: 40 };
+
+/** The new ops of the token issue, one step each, after BASE's steps (which end at step 2). */
+function newOpSteps() {
+  const log = (tag) => ({ gen: [{ lines: `${tag} line {n} of the build`, count: 300 }] });
+  const limits = () => ({ max_tokens: 4000, max_body_bytes: 9000, floor_bytes: 0, ceiling: { ...CEILING } });
+  return [
+    { op: 'estimate-tokens', text: '', expect: { tokens: 0 } },
+    { op: 'calibrate', text: 'short', actual_tokens: 100, expect: { scale: 1 } },
+    { op: 'plan', results: [{ text: log('a') }, { parts: [{ text: log('b') }] }], limits: limits(), expect: {} },
+    {
+      op: 'cap-batch',
+      results: [
+        { call_id: 'b1', text: log('a') },
+        {
+          call: { id: 'b2', tool: 'fetch' },
+          parts: [{ text: log('b') }, { image: { data: 'AAAA', mime_type: 'image/png' } }],
+        },
+        { call_id: 'b3', text: 'small' },
+      ],
+      limits: limits(),
+      expect: { results: [{ truncated: true, spilled: true }, { truncated: true }, { text: 'small', truncated: false }] },
+    },
+    { op: 'read-lines', path: '$spill:b2', first_line: 1, count: 1, max_bytes: 100, expect: { text: 'b line 1 of the build\n' } },
+  ];
+}
+
+/** BASE with the new-op steps (3 to 7) appended, after `edit` changed them. */
+function withNewOps(edit) {
+  const vector = JSON.parse(BASE);
+  const steps = newOpSteps();
+  edit(steps);
+  vector.steps.push(...steps);
+  return JSON.stringify(vector);
+}
+
+/** Malformed new-op steps, each of which the parser must refuse. */
+const NEW_OP_MISTAKES = [
+  (s) => (s[0].expect.estimate = 0),
+  (s) => delete s[1].actual_tokens,
+  (s) => (s[1].expect.scale = '1'),
+  (s) => (s[2].results[0].call_id = 'c'),
+  (s) => (s[2].results[0].parts = []),
+  (s) => (s[2].results[1] = {}),
+  (s) => (s[2].limits.ceiling.max_tokens = -1),
+  (s) => delete s[2].limits.floor_bytes,
+  (s) => (s[2].limits.maxTokens = 5),
+  (s) => (s[2].expect.budgets = [{ max_bytes: 1 }]),
+  (s) => delete s[3].results[0].call_id,
+  (s) => (s[3].results[0].call = { id: 'b1' }),
+  (s) => (s[3].results[2].parts = []),
+  (s) => (s[3].expect.results[0].body_bytes = 5),
+  (s) => (s[3].expect.results = 'all'),
+  (s) => (s[0].op = 'estimate'),
+];
+
+test('the new ops run, and their wrong expectations fail, naming the step', async () => {
+  assert.deepEqual(await runText(withNewOps(() => {})), []);
+  const wrong = [
+    [(s) => (s[0].expect.tokens = 1), 'step 3'],
+    // Limits with no room for a notice fail the step.
+    [(s) => (s[2].limits.max_tokens = 1), 'step 5'],
+    [(s) => (s[1].expect.scale = 1.0001), 'step 4'],
+    [(s) => (s[2].expect.budgets = [CEILING, CEILING]), 'step 5'],
+    [(s) => (s[2].expect.error = 'invalid-budget'), 'step 5'],
+    [(s) => (s[2].limits.max_body_bytes = 100), 'step 5'],
+    [(s) => (s[3].expect.results[2].text = 'smalL'), 'step 6'],
+    [(s) => (s[3].expect.results[1].parts = [{ text: 'x' }]), 'step 6'],
+    [(s) => (s[3].expect.results[0].tokens = 1), 'step 6'],
+  ];
+  for (const [edit, step] of wrong) {
+    const failures = await runText(withNewOps(edit));
+    const noticed = failures.some((f) => f.startsWith(`inline.json ${step} `));
+    assert.ok(noticed, `${edit} went unnoticed: ${JSON.stringify(failures)}`);
+  }
+  // An expectation per result, or none: a count that differs is a bad vector.
+  const failures = await runText(withNewOps((s) => s[3].expect.results.pop()));
+  assert.ok(failures.some((f) => f.includes('bad vector')), JSON.stringify(failures));
+  // The session's media costs and scale reach the component.
+  const priced = JSON.parse(withNewOps((s) => (s[1].expect.scale = 1.25)));
+  priced.session.token_scale = 1.25;
+  assert.deepEqual(await runText(JSON.stringify(priced)), []);
 });
 
 test('strict parsing rejects unknown fields, ops and shapes', () => {
@@ -113,6 +202,16 @@ test('strict parsing rejects unknown fields, ops and shapes', () => {
     replaced('"key_hex"', '"shell_hints": "no", "key_hex"'),
     replaced('"key_hex"', '"notable_patterns": "FATAL", "key_hex"'),
     replaced('"key_hex"', '"notable_patterns": [1], "key_hex"'),
+    replaced('"key_hex"', '"token_scale": "1.5", "key_hex"'),
+    replaced('"key_hex"', '"image_tokens": -1, "key_hex"'),
+    replaced('"head_percent": 0', '"head_percent": 0, "max_tokens": "many"'),
+    replaced('"truncated": true', '"truncated": true, "tokens": -1'),
+    // limit, requested and unit only describe a size error.
+    replaced('"kind": "request-too-large"', '"kind": null, "limit": 5'),
+    replaced('"kind": "request-too-large"', '"kind": "request-too-large", "unit": "lines"'),
+    replaced('"kind": "request-too-large"', '"kind": "request-too-large", "requested": -1'),
+    replaced('"kind": "request-too-large"', '"kind": "request-too-large", "amount": 5'),
+    ...NEW_OP_MISTAKES.map((mistake) => withNewOps(mistake)),
   ];
   for (const json of broken) {
     assert.notEqual(json, BASE);
@@ -125,6 +224,9 @@ test('strict parsing rejects unknown fields, ops and shapes', () => {
   assert.doesNotThrow(() => parseVector(replaced('"call_id": "c1",', call)));
   const settings = '"read_tool": "read_spilled_output", "shell_hints": false, "notable_patterns": ["QUOTA"], "key_hex"';
   assert.doesNotThrow(() => parseVector(replaced('"key_hex"', settings)));
+  const tokens = '"image_tokens": 85, "audio_tokens": 0, "token_scale": 1.25, "key_hex"';
+  assert.doesNotThrow(() => parseVector(replaced('"key_hex"', tokens)));
+  assert.doesNotThrow(() => parseVector(withNewOps(() => {})));
 });
 
 test('a call record reaches the component, and $spill: finds the step by its id', async () => {
@@ -248,5 +350,95 @@ test('the invariants catch a broken answer of the component', async () => {
   assert.deepEqual(failuresOf(good), []);
   writeFileSync(join(dir, 't1', '.tmp-leftover'), 'x');
   assert.notDeepEqual(failuresOf(good), []);
+  session.close();
+});
+
+test('the token invariants catch a broken answer of the component', async () => {
+  const dir = freshDir('meta-tokens-');
+  after(() => removeDir(dir));
+  const session = await openSession({ threadId: 't1', spillDir: dir, displayRoot: '/spill-host' });
+  const costs = { image: 1600, audio: 1000 };
+  // Lines that differ in letters, so that the preview folds none of them.
+  const word = (i) => (((i + 1) * 2654435761) % 2 ** 32).toString(36);
+  const input = Array.from({ length: 500 }, (_, i) => `${word(i)} output\n`).join('');
+  const b = budget(4000, { maxLines: null, maxLineBytes: null, maxTokens: 800 });
+  const check = (fn) => {
+    const failures = [];
+    fn(new Checker('corrupted', failures));
+    return failures;
+  };
+  const capOf = (view, text = input, fixed = undefined) =>
+    check((chk) => checkCap(chk, session, { root: dir, before: tree(dir) }, text, b, view, fixed));
+  const good = flat(session.cap(input, b, 'c1'));
+  assert.equal(good.truncated, true);
+  assert.deepEqual(capOf(good), []);
+  assert.notDeepEqual(capOf({ ...good, tokens: good.tokens + 1 }), [], 'tokens');
+  assert.notDeepEqual(capOf({ ...good, originalTokens: good.originalTokens - 1 }), [], 'original_tokens');
+  // A text over max_tokens (its tokens reported honestly) is caught.
+  const long = `${good.text}${' token'.repeat(900)}`;
+  const over = { ...good, text: long, tokens: Number(session.estimateTokens(long)) };
+  assert.ok(capOf(over).some((f) => f.includes('over max_tokens')), JSON.stringify(capOf(over)));
+  // A text that fits in bytes but not in tokens must be cut, not returned unchanged.
+  const dense = '{}'.repeat(1500);
+  const denseTokens = Number(session.estimateTokens(dense));
+  const unchanged = {
+    ...good,
+    text: dense,
+    truncated: false,
+    originalBytes: 3000,
+    originalLines: 1,
+    originalTokens: denseTokens,
+    tokens: denseTokens,
+    omittedBytes: 0,
+    omittedLines: 0,
+    gapLine: null,
+    spill: null,
+    spillError: null,
+  };
+  assert.ok(session.estimateTokens(dense) > 800n);
+  assert.notDeepEqual(capOf(unchanged, dense), []);
+
+  // Parts: media costs the session's fixed amounts.
+  const image = { type: 'image', data: 'AAAA', mimeType: 'image/png' };
+  const parts = [{ type: 'text', text: 'hello' }, image];
+  const capped = flat(session.capParts(parts, b, 'p1'));
+  const view = { ...capped, text: joinedText(capped.parts) };
+  const fixed = { input: mediaTokens(session, parts, costs), output: mediaTokens(session, capped.parts, costs) };
+  assert.equal(fixed.input, 1600n);
+  assert.deepEqual(capOf(view, 'hello', fixed), []);
+  assert.notDeepEqual(capOf(view, 'hello', { input: 1000n, output: 1000n }), [], 'media costs');
+
+  // prune: total_tokens is the sum of the bodies' estimates.
+  const messages = [input, 'recent'];
+  const pruned = session.prune(messages, { keepLast: 1 });
+  assert.deepEqual(check((chk) => checkPrune(chk, session, messages, pruned)), []);
+  const miscounted = { ...pruned, totalTokens: pruned.totalTokens + 1n };
+  assert.notDeepEqual(check((chk) => checkPrune(chk, session, messages, miscounted)), []);
+
+  // plan: one valid budget per result.
+  const planned = session.plan([{ text: input }, { text: input }], { maxTokens: 2000n });
+  assert.deepEqual(check((chk) => checkPlan(chk, session, 2, planned)), []);
+  assert.notDeepEqual(check((chk) => checkPlan(chk, session, 3, planned)), []);
+  assert.notDeepEqual(check((chk) => checkPlan(chk, session, 2, [planned[0], { ...planned[1], maxBytes: 10 }])), []);
+
+  // cap-batch: of its kind, each within its planned budget, together within the limits.
+  const items = [
+    { call: 'b1', text: input },
+    { call: 'b2', parts },
+  ];
+  const limits = { maxTokens: 3000n, maxBodyBytes: 6000n, floorBytes: 0, ceiling: budget(4000) };
+  const plan = session.plan(items, limits);
+  const disk = { root: dir, before: tree(dir) };
+  const outputs = session.capBatch(items, limits);
+  const batch = (outs, lim = limits, p = plan) =>
+    check((chk) => checkBatch(chk, session, disk, items, lim, p, outs, costs));
+  assert.deepEqual(batch(outputs), []);
+  assert.notDeepEqual(batch(outputs.slice(0, 1)), [], 'a missing result');
+  const wrongKind = [outputs[0], { text: 'hello', report: outputs[1].report }];
+  assert.notDeepEqual(batch(wrongKind), [], 'a result of the wrong kind');
+  assert.notDeepEqual(batch(outputs, { ...limits, maxTokens: 1600n }), [], 'over max_tokens together');
+  assert.notDeepEqual(batch(outputs, { ...limits, maxBodyBytes: 100n }), [], 'over max_body_bytes together');
+  const tight = plan.map((x) => ({ ...x, maxBytes: 700 }));
+  assert.notDeepEqual(batch(outputs, limits, tight), [], 'a result over its planned budget');
   session.close();
 });

@@ -16,7 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from tool_output_cap import Call, Image, Session, Text, ToolCapError, budget, open_session
+from tool_output_cap import (
+    Call,
+    Image,
+    RequestLimits,
+    Session,
+    Text,
+    ToolCapError,
+    budget,
+    open_session,
+)
 
 STATM = Path("/proc/self/statm")
 BOUND = 8 * 1024 * 1024
@@ -27,6 +36,7 @@ IMAGE = Image("iVBORw0KGgo=" * 500, "image/png")  # 6 KB of base64
 BIG = budget(128 * 1024)
 INVALID = budget(10)  # below the notice's size: `invalid-budget`
 FAILED = Call("call-parts", tool="cargo", exit_code=101)  # lowers an option<string>
+LIMITS = RequestLimits(max_tokens=100_000, max_body_bytes=1 << 20, ceiling=BIG)
 
 
 def rss() -> int:
@@ -36,7 +46,9 @@ def rss() -> int:
 
 def churn(s: Session, refs_text: str, scale: int) -> None:
     """20,000 small caps, 2,000 cap_parts with an image (and a full `Call`),
-    2,000 find_refs and 500 invalid-budget errors, divided by `scale`."""
+    2,000 find_refs, 500 plans and cap_batches of a text and a parts result
+    (tuples in, tagged variants out) and 500 invalid-budget errors, divided
+    by `scale`."""
     for _ in range(20_000 // scale):
         capped = s.cap(LOG, BIG, "call-small")
         assert capped.text == LOG and not capped.report.truncated
@@ -45,6 +57,10 @@ def churn(s: Session, refs_text: str, scale: int) -> None:
         assert out.parts[1] == IMAGE
     for _ in range(2_000 // scale):
         assert len(s.find_refs(refs_text)) == 1
+    for _ in range(500 // scale):
+        assert s.plan([LOG, [Text(LOG), IMAGE]], LIMITS) == [BIG, BIG]
+        batch = s.cap_batch([("call-a", LOG), (FAILED, [Text(LOG), IMAGE])], LIMITS)
+        assert batch[0].report.truncated is False and batch[1].report.truncated is False
     for _ in range(500 // scale):
         with pytest.raises(ToolCapError) as err:
             s.cap(LOG, INVALID, "call-error")

@@ -1,21 +1,31 @@
 """Python-specific behaviour of the package: the host directory, isolation
-between threads, big integers, errors, the sandbox grants, and what a
-session's settings and a call's failure do to the notice."""
+between threads, big integers, errors, the sandbox grants, what a session's
+settings and a call's failure do to the notice, and a whole turn planned
+into what the next request has left (tokens and body bytes)."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from pathlib import Path
 
 import pytest
 
 from tool_output_cap import (
+    Audio,
+    BatchResult,
+    Budget,
     Call,
     CapReport,
+    Capped,
+    CappedParts,
     Image,
+    Overflow,
     OverflowRef,
+    PendingResult,
     PrunePolicy,
+    RequestLimits,
     Resource,
     Session,
     Text,
@@ -141,7 +151,8 @@ def test_a_fitting_result_is_returned_unchanged_and_nothing_is_written(
 ) -> None:
     capped = session.cap("short\n", SMALL, "call-1")
     assert capped.text == "short\n"
-    assert capped.report == CapReport(False, 6, 1, 0, 0, None, 0, 0, None, None)
+    tokens = session.estimate_tokens("short\n")
+    assert capped.report == CapReport(False, 6, 1, 0, 0, None, 0, 0, tokens, tokens, None, None)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -362,9 +373,11 @@ def test_random_keys_differ_between_sessions(tmp_path: Path) -> None:
 
 
 def test_classify_module_level_and_on_a_session(session: Session) -> None:
-    assert classify(413, "<html>too big</html>") == "request-too-large"
+    assert classify(413, "<html>too big</html>") == Overflow("request-too-large", None, None, None)
     body = '{"error": {"code": "context_length_exceeded"}}'
-    assert classify(400, body) == session.classify(400, body) == "context-length-exceeded"
+    overflow = classify(400, body)
+    assert overflow == session.classify(400, body)
+    assert overflow is not None and overflow.kind == "context-length-exceeded"
     assert classify(429, "rate limited") is None
     assert classify(200, "") is None
 
@@ -480,3 +493,250 @@ def test_host_path_is_none_without_a_grant_whatever_the_component_says(
     with open_session("t1", display_root="/r", key=KEY) as s:
         monkeypatch.setattr(s, "_call", lambda name, *args: "t1/c1-0123456789abcdef.txt")
         assert s.host_path("/r/t1/c1-0123456789abcdef.txt") is None
+
+
+# A turn of parallel tool calls (issue "The whole next request, in tokens and
+# bytes"): three results that each fit the per-result ceiling, but not the
+# request together.
+CEILING = budget(16 * 1024, max_lines=None)
+TURN = [
+    "".join(f"{tool} step {n}: compiled module_{n} in {n % 7}.{n % 10}s\n" for n in range(300))
+    for tool in ("cargo", "tsc", "pytest")
+]
+
+
+def body_bytes(result: BatchResult) -> int:
+    """What a result adds to a JSON request body: its texts as JSON strings
+    (without the quotes), its media's data and MIME type."""
+
+    def json_len(text: str) -> int:
+        return len(json.dumps(text, ensure_ascii=False).encode()) - 2
+
+    if isinstance(result, Capped):
+        return json_len(result.text)
+    total = 0
+    for part in result.parts:
+        if isinstance(part, Text):
+            total += json_len(part.text)
+        elif isinstance(part, (Image, Audio)):
+            total += len(part.data.encode()) + len(part.mime_type.encode())
+    return total
+
+
+def test_plan_shares_what_the_request_has_left(session: Session) -> None:
+    sizes = [len(t.encode()) for t in TURN]
+    assert all(size < CEILING.max_bytes for size in sizes)
+    together = sum(session.estimate_tokens(t) for t in TURN)
+    limits = RequestLimits(max_tokens=together // 2, ceiling=CEILING)
+    small = "ok\n" * 10
+    budgets = session.plan([*TURN, small, [Text(small)]], limits)
+    assert len(budgets) == 5 and all(isinstance(b, Budget) for b in budgets)
+    cut, whole = budgets[:3], budgets[3:]
+    # Every big result gets the same share, below its size, in bytes and in
+    # tokens; the small ones keep everything: their budget is the ceiling.
+    assert len({b.max_bytes for b in cut}) == 1
+    assert all(b.max_bytes < size for b, size in zip(cut, sizes))
+    assert all(b.max_tokens is not None and b.max_tokens < together // 3 for b in cut)
+    assert sum(b.max_tokens or 0 for b in cut) <= together // 2
+    assert whole == [CEILING, CEILING]
+    # The ceiling's other fields shape every budget.
+    assert {(b.max_lines, b.max_line_bytes, b.keep, b.head_percent) for b in budgets} == {
+        (None, CEILING.max_line_bytes, CEILING.keep, CEILING.head_percent)
+    }
+    # The same input gives the same plan (prompt caches depend on it).
+    assert session.plan([*TURN, small, [Text(small)]], limits) == budgets
+    # With room for everything, every result keeps everything.
+    roomy = RequestLimits(max_tokens=together * 2, max_body_bytes=10**9, ceiling=CEILING)
+    assert session.plan(TURN, roomy) == [CEILING] * 3
+    assert session.plan([], limits) == []
+
+
+def test_plan_counts_media_first_and_in_body_bytes(session: Session) -> None:
+    image = Image("iVBORw0KGgo=" * 200, "image/png")  # 2400 bytes of data
+    text_only = RequestLimits(max_body_bytes=12_000, ceiling=CEILING)
+    without = session.plan([TURN[0]], text_only)[0]
+    with_image = session.plan([[Text(TURN[0]), image]], text_only)[0]
+    assert with_image.max_bytes < without.max_bytes
+    assert without.max_tokens is None  # no token limit: budgets get none either
+    # The image's tokens count against max_tokens: the session's cost of it.
+    with open_session("t-img", key=KEY, image_tokens=5_000) as s:
+        with pytest.raises(ToolCapError) as err:
+            s.plan([[Text("x"), image]], RequestLimits(max_tokens=4_999, ceiling=CEILING))
+        assert err.value.case == "invalid-budget" and "media" in err.value.message
+
+
+def test_cap_batch_returns_results_within_the_request(tmp_path: Path, session: Session) -> None:
+    image = Image("iVBORw0KGgo=" * 100, "image/png")
+    together = sum(session.estimate_tokens(t) for t in TURN)
+    limits = RequestLimits(max_tokens=together // 2, max_body_bytes=20_000, ceiling=CEILING)
+    turn: list[tuple[str | Call, PendingResult]] = [
+        ("call-1", TURN[0]),
+        (Call("call-2", tool="tsc", exit_code=2), TURN[1]),
+        ("call-3", [Text(TURN[2]), image]),
+        ("call-4", "fits\n"),
+    ]
+    out = session.cap_batch(turn, limits)
+    assert [type(r) for r in out] == [Capped, Capped, CappedParts, Capped]
+    assert sum(r.report.tokens for r in out) <= together // 2
+    assert sum(map(body_bytes, out)) <= 20_000
+    for (call, pending), result in zip(turn[:3], out):
+        report = result.report
+        assert report.truncated and report.spill is not None
+        assert report.tokens < report.original_tokens
+        if isinstance(result, Capped):
+            text = result.text
+        else:
+            text = "\n".join(p.text for p in result.parts if isinstance(p, Text))
+        assert len(text.encode()) <= CEILING.max_bytes
+        assert report.tokens == session.estimate_tokens(text) + (
+            1600 if isinstance(result, CappedParts) else 0
+        )
+        spilled = session.host_path(report.spill)
+        assert spilled is not None
+        full = pending if isinstance(pending, str) else TURN[2]
+        assert spilled.read_text() == full
+        assert session.find_refs(text)[-1] == report.spill
+    assert isinstance(out[1], Capped) and "The tool `tsc` failed (exit code 2)." in out[1].text
+    assert isinstance(out[2], CappedParts) and out[2].parts[1] == image
+    assert out[3] == session.cap("fits\n", CEILING, "call-4")
+    assert len([p for p in tmp_path.rglob("*") if p.is_file()]) == 3
+    # Roomy limits: every result as `cap` / `cap_parts` with the ceiling.
+    roomy = session.cap_batch(turn, RequestLimits(ceiling=CEILING))
+    assert roomy[0] == session.cap(TURN[0], CEILING, "call-1")
+    assert roomy[2] == session.cap_parts([Text(TURN[2]), image], CEILING, "call-3")
+
+
+def test_estimate_tokens(tmp_path: Path, session: Session) -> None:
+    assert session.estimate_tokens("") == 0
+    tokens = session.estimate_tokens(LOG)
+    assert type(tokens) is int and 0 < tokens < len(LOG)
+    # The reports count with the same estimator.
+    report = session.cap(LOG, SMALL, "call-1").report
+    assert report.original_tokens == tokens
+    # CJK takes more tokens per byte than ASCII (and is not under-counted).
+    cjk = "日本語のテキストです。" * 100
+    assert session.estimate_tokens(cjk) >= len(cjk) // 2
+    # A starting scale of 2 doubles the estimate (within rounding up).
+    with open_session("t2", tmp_path, key=KEY, token_scale=2) as doubled:
+        assert abs(doubled.estimate_tokens(LOG) - 2 * tokens) <= 1
+        assert doubled.token_scale == 2.0
+    # Media cost the session's fixed amounts.
+    parts = [Text("x"), Image("AAAA", "image/png"), Audio("AAAA", "audio/wav")]
+    default = session.cap_parts(parts, SMALL, "c").report
+    assert default.tokens == session.estimate_tokens("x") + 1600 + 1000
+    with open_session("t3", tmp_path, key=KEY, image_tokens=85, audio_tokens=7) as cheap:
+        report = cheap.cap_parts(parts, SMALL, "c").report
+        assert report.tokens == report.original_tokens == cheap.estimate_tokens("x") + 85 + 7
+
+
+def test_calibrate_moves_the_scale_and_carries_over(tmp_path: Path, session: Session) -> None:
+    assert session.token_scale is None
+    estimate = session.estimate_tokens(LOG)
+    # A text under 256 bytes teaches nothing.
+    assert session.calibrate("short", 10_000) == 1.0
+    assert session.estimate_tokens(LOG) == estimate
+    # The provider counted twice as many: the scale moves up by a bounded step.
+    first = session.calibrate(LOG, 2 * estimate)
+    assert 1.0 < first <= 1.25 and session.token_scale == first
+    assert session.estimate_tokens(LOG) > estimate
+    scale = first
+    for _ in range(50):
+        scale = session.calibrate(LOG, 10 * estimate)
+    assert 1.99 < scale <= 2.0  # toward the true ratio, clamped at 2
+    for _ in range(50):
+        scale = session.calibrate(LOG, estimate // 10)
+    assert 0.5 <= scale < 0.51
+    # A later session starts from the calibrated scale.
+    with open_session("t2", tmp_path, key=KEY, token_scale=session.token_scale) as later:
+        assert later.estimate_tokens(LOG) == session.estimate_tokens(LOG) < estimate
+    with pytest.raises(TypeError):
+        open_session("t2", tmp_path, key=KEY, token_scale="1.5")  # type: ignore[arg-type]
+
+
+def test_classify_states_the_amounts(session: Session) -> None:
+    body = json.dumps({"error": {
+        "message": "This model's maximum context length is 128000 tokens. However, your "
+        "messages resulted in 131392 tokens. Please reduce the length of the messages.",
+        "type": "invalid_request_error",
+        "code": "context_length_exceeded",
+    }})
+    want = Overflow("context-length-exceeded", 128000, 131392, "tokens")
+    assert classify(400, body) == session.classify(400, body) == want
+
+
+def test_max_tokens_caps_a_result_and_prune_keeps_a_token_total(session: Session) -> None:
+    generous = budget(64 * 1024, max_lines=None)
+    assert not session.cap(LOG[:20_000], generous, "c").report.truncated
+    capped = session.cap(LOG[:20_000], budget(64 * 1024, max_lines=None, max_tokens=1000), "c")
+    report = capped.report
+    assert report.truncated and report.tokens <= 1000 < report.original_tokens
+    assert report.tokens == session.estimate_tokens(capped.text)
+    messages = [LOG[:5000], capped.text, "x" * 3000]
+    pruned = session.prune(messages, PrunePolicy(max_total_tokens=1500))
+    assert pruned.total_tokens <= 1500
+    assert pruned.total_tokens == sum(map(session.estimate_tokens, pruned.messages))
+    assert session.find_refs(pruned.messages[1]) == [report.spill]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: s.plan(TURN, RequestLimits(max_tokens=100, ceiling=CEILING)),
+        lambda s: s.plan(TURN, RequestLimits(max_body_bytes=1000, ceiling=CEILING)),
+        lambda s: s.plan(["x"], RequestLimits(ceiling=budget(10))),
+        lambda s: s.plan(["x"], RequestLimits(ceiling=budget(4096, max_tokens=10))),
+        lambda s: s.cap_batch([("c", t) for t in TURN], RequestLimits(max_tokens=100)),
+        lambda s: s.cap_batch([("c", "x")], RequestLimits(ceiling=budget(2000, head_percent=101))),
+    ],
+    ids=[
+        "plan-tokens",
+        "plan-body-bytes",
+        "plan-ceiling",
+        "plan-ceiling-tokens",
+        "cap-batch-tokens",
+        "cap-batch-ceiling",
+    ],
+)
+def test_limits_too_small_raise_invalid_budget(tmp_path: Path, session: Session, call) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ToolCapError) as err:
+        call(session)
+    assert err.value.case == "invalid-budget" and err.value.message
+    assert list(tmp_path.iterdir()) == []  # nothing was spilled
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda s: s.plan([Text("x")], RequestLimits()), TypeError),
+        (lambda s: s.plan([b"x"], RequestLimits()), TypeError),
+        (lambda s: s.plan(["x"], CEILING), TypeError),
+        (lambda s: s.cap_batch(["x"], RequestLimits()), TypeError),
+        (lambda s: s.cap_batch([("c", "x", "y")], RequestLimits()), TypeError),
+        (lambda s: s.cap_batch([(7, "x")], RequestLimits()), TypeError),
+        (lambda s: s.plan(["x"], RequestLimits(max_tokens=2**64)), OverflowError),
+        (lambda s: s.plan(["x"], RequestLimits(floor_bytes=-1)), OverflowError),
+        (lambda s: s.plan(["x"], RequestLimits(ceiling=budget(2000, max_tokens=2**32))),
+         OverflowError),
+        (lambda s: s.cap_batch([(Call("c", exit_code=2**31), "x")], RequestLimits()),
+         OverflowError),
+        (lambda s: s.calibrate("x", -1), OverflowError),
+        (lambda s: s.prune([], PrunePolicy(max_total_tokens=2**64)), OverflowError),
+    ],
+    ids=[
+        "part-not-in-a-list",
+        "bytes",
+        "budget-for-limits",
+        "no-call",
+        "triple",
+        "int-call",
+        "max-tokens-u64",
+        "floor-negative",
+        "ceiling-max-tokens-u32",
+        "exit-code-s32",
+        "actual-tokens-negative",
+        "max-total-tokens-u64",
+    ],
+)
+def test_bad_turn_arguments_are_refused(session: Session, call, error: type) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(error):
+        call(session)

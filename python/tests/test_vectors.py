@@ -5,11 +5,20 @@ vectors and catches wrong expectations and broken results."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
-from tool_output_cap import budget, open_session
+from tool_output_cap import (
+    BatchResult,
+    PrunePolicy,
+    RequestLimits,
+    Session,
+    budget,
+    open_session,
+)
 from vectors_support import vector_files
 from vectors_support.checker import Checker
 from vectors_support.format import OPS, VectorError, parse
@@ -286,3 +295,234 @@ def test_invariants_catch_broken_results(tmp_path: Path) -> None:
     (spill_file.parent / ".tmp-leftover").write_text("x")
     assert failures_of(good, text)
     session.close()
+
+
+# A small valid vector of the token and turn ops (the shared base.json has
+# none), broken one field at a time below. Its token counts (`@SMALL@`, ...)
+# are the component's estimates, filled in at run time (`tokens_vector`), so
+# that tuning the estimator does not break the runner's self-tests.
+TOKENS = r"""{
+  "name": "tokens",
+  "about": "the token and turn ops",
+  "session": { "thread_id": "t1", "key_hex": "000102030405060708090a0b0c0d0e0f",
+               "image_tokens": 85, "audio_tokens": 7, "token_scale": 1 },
+  "steps": [
+    { "op": "estimate-tokens", "text": "small\n", "expect": { "tokens": @SMALL@ } },
+    { "op": "calibrate", "text": "short", "actual_tokens": 10, "expect": { "scale": 1.0 } },
+    { "op": "plan", "results": [ { "text": "small\n" }, { "parts": [ { "text": "hi" } ] } ],
+      "limits": { "max_tokens": 100000, "floor_bytes": 0,
+                  "ceiling": { "max_bytes": 16384, "keep": "tail", "head_percent": 0 } },
+      "expect": { "budgets": [ { "max_bytes": 16384, "keep": "tail", "head_percent": 0 },
+                               { "max_bytes": 16384, "keep": "tail", "head_percent": 0 } ] } },
+    { "op": "cap-batch",
+      "results": [ { "call_id": "c1", "text": "small\n" },
+                   { "call": { "id": "c2" },
+                     "parts": [ { "text": "hi" },
+                                { "image": { "data": "AAAA", "mime_type": "image/png" } },
+                                { "audio": { "data": "AAAA", "mime_type": "audio/wav" } } ] } ],
+      "limits": { "max_tokens": 100000, "max_body_bytes": 100000, "floor_bytes": 0,
+                  "ceiling": { "max_bytes": 16384, "keep": "tail", "head_percent": 0 } },
+      "expect": { "results": [ { "truncated": false, "original_tokens": @SMALL@, "tokens": @SMALL@ },
+                               { "truncated": false, "tokens": @HI_MEDIA@, "text": "hi" } ] } },
+    { "op": "prune", "messages": [{ "gen": [ { "text": "x", "times": 200 } ] }],
+      "policy": { "keep_last": null, "max_total_bytes": null, "max_total_tokens": 0 },
+      "expect": { "replaced": [0], "total_tokens": @MARKER@ } },
+    { "op": "classify", "status": 400,
+      "body": "{\"error\":{\"message\":\"This model's maximum context length is 128000 tokens. However, your messages resulted in 131392 tokens.\",\"code\":\"context_length_exceeded\"}}",
+      "expect": { "kind": "context-length-exceeded", "limit": 128000, "requested": 131392,
+                  "unit": "tokens" } }
+  ]
+}"""
+
+
+@pytest.fixture(scope="module")
+def tokens_vector() -> str:
+    """`TOKENS` with the session's estimates filled in."""
+    with open_session("t1", None, key=bytes(range(16))) as s:
+        marker = s.prune(["x" * 200], PrunePolicy(max_total_tokens=0)).total_tokens
+        values = {
+            "@SMALL@": s.estimate_tokens("small\n"),
+            "@HI_MEDIA@": s.estimate_tokens("hi") + 85 + 7,
+            "@MARKER@": marker,
+        }
+    text = TOKENS
+    for name, value in values.items():
+        text = text.replace(name, str(value))
+    return text
+
+
+def test_tokens_vector_passes(tokens_vector: str, tmp_path: Path) -> None:
+    assert run_text(tokens_vector, tmp_path) == []
+
+
+def bump(match: re.Match[str]) -> str:
+    """`"field": n` with n + 1."""
+    return f"{match[1]}{int(match[2]) + 1}"
+
+
+TOKENS_WRONG = [
+    (r'("tokens": )(\d+)(?= \} \},)', "step 0"),
+    (r'("original_tokens": )(\d+)', "step 3"),
+    (r'("tokens": )(\d+)(?=, "text": "hi")', "step 3"),
+    (r'("total_tokens": )(\d+)', "step 4"),
+    (r'("image_tokens": )(\d+)', "step 3"),
+    (r'("audio_tokens": )(\d+)', "step 3"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "step"), TOKENS_WRONG, ids=[w[0] for w in TOKENS_WRONG])
+def test_wrong_token_counts_fail(
+    pattern: str, step: str, tokens_vector: str, tmp_path: Path
+) -> None:
+    wrong, count = re.subn(pattern, bump, tokens_vector, count=1)
+    assert count == 1
+    failures = run_text(wrong, tmp_path)
+    assert any(f.startswith(f"inline.json {step} ") for f in failures), failures
+
+
+TURN_WRONG = [
+    ('"scale": 1.0', '"scale": 1.000001', "step 1"),
+    ('"token_scale": 1 ', '"token_scale": 2 ', "step 0"),
+    ('{ "max_bytes": 16384, "keep": "tail", "head_percent": 0 } ] } }',
+     '{ "max_bytes": 16384, "keep": "tail", "head_percent": 0, "max_tokens": 9 } ] } }', "step 2"),
+    ('"text": "hi" } ] } },', '"text": "hi\\n" } ] } },', "step 3"),
+    ('"max_tokens": 100000, "max_body_bytes"', '"max_tokens": 10, "max_body_bytes"', "step 3"),
+    ('"limit": 128000', '"limit": 128001', "step 5"),
+    ('"requested": 131392', '"requested": null', "step 5"),
+    ('"unit": "tokens"', '"unit": "bytes"', "step 5"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "step"), TURN_WRONG, ids=[w[1] for w in TURN_WRONG])
+def test_wrong_turn_expectations_fail(
+    old: str, new: str, step: str, tokens_vector: str, tmp_path: Path
+) -> None:
+    assert tokens_vector.count(old) == 1
+    failures = run_text(tokens_vector.replace(old, new), tmp_path)
+    assert any(f.startswith(f"inline.json {step} ") for f in failures), failures
+
+
+def test_a_cap_batch_expectation_per_result(tokens_vector: str, tmp_path: Path) -> None:
+    fewer = re.sub(r'\{ "truncated": false, "original_tokens": \d+, "tokens": \d+ \},', "",
+                   tokens_vector)
+    assert fewer != tokens_vector
+    failures = run_text(fewer, tmp_path)
+    assert any("step 3" in f and "bad vector" in f for f in failures), failures
+    (tmp_path / "parts").mkdir()
+    parts_on_text = tokens_vector.replace('"original_tokens"', '"parts": [], "original_tokens"')
+    failures = run_text(parts_on_text, tmp_path / "parts")
+    assert any("step 3" in f and "bad vector" in f for f in failures), failures
+
+
+TOKENS_BROKEN = [
+    ('"floor_bytes": 0,', '"floor_bytes": 0, "floor": 0,'),
+    ('"max_tokens": 100000, "floor_bytes": 0,', '"max_tokens": 100000,'),
+    ('{ "text": "small\\n" }, { "parts"', '{ "text": "small\\n", "parts": [] }, { "parts"'),
+    ('{ "text": "small\\n" }, { "parts"', '{ }, { "parts"'),
+    ('{ "text": "small\\n" }, { "parts"', '{ "call_id": "c0", "text": "small\\n" }, { "parts"'),
+    ('{ "call_id": "c1", "text": "small\\n" }', '{ "text": "small\\n" }'),
+    ('{ "call": { "id": "c2" },', '{ "call_id": "c2", "call": { "id": "c2" },'),
+    ('"token_scale": 1 ', '"token_scale": "1" '),
+    ('"token_scale": 1 ', '"token_scale": true '),
+    ('"image_tokens": 85', '"image_tokens": -1'),
+    ('"audio_tokens": 7', '"audio_tokens": 4294967296'),
+    ('"scale": 1.0', '"scale": "1.0"'),
+    ('"actual_tokens": 10', '"actual_tokens": -10'),
+    ('"tokens": @SMALL@ } },', '"tokens": @SMALL@, "scale": 1 } },'),
+    ('"unit": "tokens"', '"unit": "words"'),
+    ('"kind": "context-length-exceeded"', '"kind": null'),
+    ('"limit": 128000', '"limit": 1.5'),
+    ('"total_tokens": @MARKER@', '"total_tokens": -1'),
+    ('"max_total_tokens": 0', '"max_total_tokens": 0, "max_tokens": 0'),
+    ('"tokens": @HI_MEDIA@', '"tokens": @HI_MEDIA@, "budgets": []'),
+    ('"budgets": [ {', '"results": [], "budgets": [ {'),
+    ('"head_percent": 0 } },', '"head_percent": 0, "max_tokens": 4294967296 } },'),
+]
+
+
+@pytest.mark.parametrize(
+    "old_new", TOKENS_BROKEN, ids=[f"broken-{i}" for i in range(len(TOKENS_BROKEN))]
+)
+def test_strict_parsing_of_token_and_turn_fields(old_new: tuple[str, str]) -> None:
+    old, new = old_new
+    assert old in TOKENS
+    with pytest.raises(VectorError):
+        parse(TOKENS.replace(old, new, 1))
+
+
+def corrupt_cap_batch(
+    monkeypatch: pytest.MonkeyPatch, corrupt: Callable[[list[BatchResult]], list[BatchResult]]
+) -> None:
+    """Every session's `cap_batch` answers with `corrupt` of its true answer."""
+    real = Session.cap_batch
+
+    def fake(self: Session, results: Any, limits: RequestLimits) -> list[BatchResult]:
+        return corrupt(real(self, results, limits))
+
+    monkeypatch.setattr(Session, "cap_batch", fake)
+
+
+BATCH_CORRUPTIONS: dict[str, Callable[[list[BatchResult]], list[BatchResult]]] = {
+    "a result missing": lambda out: out[:1],
+    "results swapped": lambda out: out[::-1],
+    "text changed": lambda out: [dataclasses.replace(out[0], text="smalL\n"), out[1]],
+    "tokens miscounted": lambda out: [
+        out[0],
+        dataclasses.replace(
+            out[1], report=dataclasses.replace(out[1].report, tokens=out[1].report.tokens - 1)
+        ),
+    ],
+    "image dropped": lambda out: [
+        out[0], dataclasses.replace(out[1], parts=out[1].parts[:1])  # type: ignore[union-attr]
+    ],
+}
+
+
+@pytest.mark.parametrize("what", list(BATCH_CORRUPTIONS))
+def test_cap_batch_invariants_catch_broken_results(
+    what: str, tokens_vector: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without the expectations: the invariants alone must notice.
+    bare = re.sub(r'"expect": \{ "results": .*?\] \} \},', '"expect": {} },', tokens_vector,
+                  flags=re.S)
+    assert bare != tokens_vector
+    assert run_text(bare, tmp_path) == []
+    corrupt_cap_batch(monkeypatch, BATCH_CORRUPTIONS[what])
+    (tmp_path / "c").mkdir()
+    failures = run_text(bare, tmp_path / "c")
+    assert any(f.startswith("inline.json step 3 (cap-batch)") for f in failures), failures
+
+
+# One result that the limits make cap-batch cut, though it fits the ceiling.
+OVER = r"""{
+  "name": "over", "about": "a turn over its limits",
+  "session": { "thread_id": "t1", "key_hex": "000102030405060708090a0b0c0d0e0f" },
+  "steps": [
+    { "op": "cap-batch",
+      "results": [ { "call_id": "c1", "text": { "gen": [ { "text": "word ", "times": 2000 } ] } } ],
+      "limits": { "LIMIT": 1500, "floor_bytes": 0,
+                  "ceiling": { "max_bytes": 16384, "keep": "tail", "head_percent": 0 } },
+      "expect": { "results": [ { "truncated": true } ] } }
+  ]
+}"""
+
+
+@pytest.mark.parametrize(
+    ("limit", "message"),
+    [("max_tokens", "over max_tokens"), ("max_body_bytes", "over max_body_bytes")],
+)
+def test_cap_batch_totals_are_checked_against_the_limits(
+    limit: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The result uncut (consistent with its input: unchanged, as a cap with
+    no limit returns it) passes every check of its own; only the totals
+    catch it."""
+    vector = OVER.replace("LIMIT", limit)
+    assert run_text(vector, tmp_path) == []
+    with open_session("t1", None, key=bytes(range(16))) as s:
+        whole = s.cap("word " * 2000, budget(0), "c1")
+    # Not a call of the real one, which would spill a file no result names.
+    monkeypatch.setattr(Session, "cap_batch", lambda self, results, limits: [whole])
+    (tmp_path / "c").mkdir()
+    failures = run_text(vector.replace('"truncated": true', '"truncated": false'), tmp_path / "c")
+    assert len(failures) == 1 and message in failures[0], failures

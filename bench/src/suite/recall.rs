@@ -73,6 +73,7 @@ pub fn preview(text: &str, exit_code: i32, max_bytes: u32, behaviour: Behaviour)
         max_line_bytes: Some(MAX_LINE_BYTES),
         keep: Keep::HeadAndTail,
         head_percent: HEAD_PERCENT,
+        max_tokens: None,
     };
     capper
         .cap_call(text, &budget, &call, &mut Discard)

@@ -66,6 +66,7 @@ pub fn any_budget(room_bytes: u32, room_lines: u32) -> impl Strategy<Value = too
                 max_line_bytes,
                 keep,
                 head_percent,
+                max_tokens: None,
             },
         )
 }

@@ -114,7 +114,9 @@ pub fn run(
         }
         let (head, response) = send(&messages, &mut host, &mut report, checks)?;
         if response.status != 200 {
-            let kind = tool_cap.classify(response.status, &response.body)?;
+            let kind = tool_cap
+                .classify(response.status, &response.body)?
+                .map(|overflow| overflow.kind);
             println!("{head}  {}", one_line(&response.body, 60));
             println!(
                 "  classify({}, body) = {}: the turn fails; nothing in this host can shrink it",

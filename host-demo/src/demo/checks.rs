@@ -18,7 +18,15 @@ pub const ERROR_LINE_RECOVERED: &str =
 /// Every pruned body keeps exactly the references it had.
 pub const PRUNE_KEEPS_REFS: &str = "pruned placeholders keep every reference";
 
-const ALL: [&str; 7] = [
+/// A turn of parallel results, each within its budget, overflowed the
+/// request when capped one by one.
+pub const PARALLEL_UNPLANNED_REJECTED: &str =
+    "a turn of parallel results, each within its budget, was rejected unplanned";
+/// With `cap-batch` the same turn fit, and every cut result was spilled exactly.
+pub const PARALLEL_PLANNED_FITS: &str =
+    "with cap-batch the same turn fit, each full output spilled byte for byte";
+
+const ALL: [&str; 9] = [
     RAW_RUN_REJECTED,
     CAPPED_REQUESTS_FIT,
     WITHIN_BUDGET,
@@ -26,6 +34,8 @@ const ALL: [&str; 7] = [
     IMAGE_UNTOUCHED,
     ERROR_LINE_RECOVERED,
     PRUNE_KEEPS_REFS,
+    PARALLEL_UNPLANNED_REJECTED,
+    PARALLEL_PLANNED_FITS,
 ];
 
 struct Check {

@@ -7,6 +7,7 @@ pub mod conversation;
 pub mod fixtures;
 pub mod mcp;
 pub mod model;
+pub mod parallel;
 pub mod provider;
 pub mod pruning;
 pub mod report;

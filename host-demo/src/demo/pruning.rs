@@ -9,6 +9,7 @@ use tool_output_cap::{OverflowRef, PrunePolicy, Session};
 const POLICY: PrunePolicy = PrunePolicy {
     keep_last: Some(1),
     max_total_bytes: None,
+    max_total_tokens: None,
 };
 
 /// Prunes the tool messages of `messages` in place; returns the bytes saved.

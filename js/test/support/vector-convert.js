@@ -11,6 +11,33 @@ export function toBudget(spec) {
     maxLineBytes: spec.max_line_bytes ?? null,
     keep: spec.keep,
     headPercent: spec.head_percent,
+    maxTokens: spec.max_tokens ?? null,
+  };
+}
+
+/** A wrapper budget (a plan's) as a vector writes it, every limit given (null: none). */
+export function budgetSpec(b) {
+  return {
+    max_bytes: b.maxBytes,
+    max_lines: b.maxLines,
+    max_line_bytes: b.maxLineBytes,
+    keep: b.keep,
+    head_percent: b.headPercent,
+    max_tokens: b.maxTokens,
+  };
+}
+
+/** A parsed vector budget with its absent limits as null, to compare whole budgets. */
+export const fullBudgetSpec = (spec) => budgetSpec(toBudget(spec));
+
+/** `limits` of plan and cap-batch as the wrapper takes them (u64s as BigInt). */
+export function toLimits(spec) {
+  const big = (n) => (n === undefined ? null : BigInt(n));
+  return {
+    maxTokens: big(spec.max_tokens),
+    maxBodyBytes: big(spec.max_body_bytes),
+    floorBytes: spec.floor_bytes,
+    ceiling: toBudget(spec.ceiling),
   };
 }
 
@@ -32,7 +59,21 @@ export const callId = (step) => step.call?.id ?? step.call_id;
 export const flat = ({ report, ...rest }) => ({ ...rest, ...report });
 
 export function toPolicy(spec) {
-  return { keepLast: spec.keep_last ?? null, maxTotalBytes: spec.max_total_bytes ?? null };
+  return {
+    keepLast: spec.keep_last ?? null,
+    maxTotalBytes: spec.max_total_bytes ?? null,
+    maxTotalTokens: spec.max_total_tokens ?? null,
+  };
+}
+
+/**
+ * A vector's pending result as the wrapper takes it: `{text}` or `{parts}`,
+ * with `call` (as a cap step's) when the vector names one.
+ */
+export function toPending(spec) {
+  const item = spec.text !== undefined ? { text: buildText(spec.text) } : { parts: spec.parts.map(toPart) };
+  if (spec.call !== undefined || spec.call_id !== undefined) item.call = toCall(spec);
+  return item;
 }
 
 export function decodeHex(hex) {

@@ -28,6 +28,8 @@ const u16 = uint(65535);
 const u32 = uint(2 ** 32 - 1);
 // JSON numbers above 2^53 would be rounded by JSON.parse: refuse them.
 const u64 = uint(Number.MAX_SAFE_INTEGER);
+const f64 = (v, path) =>
+  typeof v === 'number' && Number.isFinite(v) ? v : fail(path, `expected a finite number, got ${JSON.stringify(v)}`);
 
 const oneOf = (...values) => (v, path) =>
   values.includes(v) ? v : fail(path, `expected one of ${values.join(', ')}, got ${JSON.stringify(v)}`);
@@ -78,6 +80,7 @@ const budget = record({
   max_line_bytes: opt(u32),
   keep: oneOf('head', 'tail', 'head-and-tail'),
   head_percent: u8,
+  max_tokens: opt(u32),
 });
 
 const media = record({ data: str, mime_type: str });
@@ -105,6 +108,8 @@ const capExpect = record({
   gap_line: nullable(u32),
   notable_lines: opt(u32),
   folded_lines: opt(u32),
+  original_tokens: opt(u32),
+  tokens: opt(u32),
   spill_error_contains: opt(str),
   text_contains: strings,
   text_not_contains: strings,
@@ -128,6 +133,51 @@ const matchExpect = record({ line: opt(u64), offset: opt(u64), excerpt: opt(str)
 /** A cap step's `call`: the WIT `call` record, `is_error` false when absent. */
 const call = record({ id: str, tool: opt(str), exit_code: opt(s32), is_error: opt(bool) });
 
+/** `limits` of plan and cap-batch: the WIT `request-limits`. */
+const limits = record({ max_tokens: opt(u64), max_body_bytes: opt(u64), floor_bytes: u32, ceiling: budget });
+
+/** Exactly one of the two fields `a` and `b` of a parsed record `r`. */
+function exactlyOne(r, a, b, path, why) {
+  if ((r[a] === undefined) === (r[b] === undefined)) fail(path, why);
+  return r;
+}
+
+/** A pending result of plan: `{"text": ...}` or `{"parts": [...]}`. */
+const planPending = (v, path) =>
+  exactlyOne(
+    record({ text: opt(textInput), parts: opt(list(part)) })(v, path),
+    'text',
+    'parts',
+    path,
+    'a pending result has exactly one of "text" and "parts"',
+  );
+
+/** A pending result of cap-batch: a plan's, plus its call as a cap step names it. */
+function batchPending(v, path) {
+  const r = record({ call_id: opt(str), call: opt(call), text: opt(textInput), parts: opt(list(part)) })(v, path);
+  exactlyOne(r, 'text', 'parts', path, 'a pending result has exactly one of "text" and "parts"');
+  const why = 'a cap-batch result names its call by exactly one of "call_id" and "call"';
+  return exactlyOne(r, 'call_id', 'call', path, why);
+}
+
+const sizeUnit = oneOf('tokens', 'bytes', 'characters');
+
+/** classify: `limit`, `requested` and `unit` only when `kind` is not null. */
+function classifyExpect(v, path) {
+  const e = record({
+    kind: nullable(oneOf('request-too-large', 'context-length-exceeded')),
+    limit: nullable(u64),
+    requested: nullable(u64),
+    unit: nullable(sizeUnit),
+  })(v, path);
+  if (e.kind === null) {
+    for (const field of ['limit', 'requested', 'unit']) {
+      if (field in e) fail(path, `"${field}" is only for a size error; "kind" is null`);
+    }
+  }
+  return e;
+}
+
 /** Every op with its fields (besides "op"). A cap step has `call_id` or `call`, not both. */
 export const STEP_FIELDS = {
   cap: { input: textInput, budget, call_id: opt(str), call: opt(call), expect: capExpect },
@@ -148,12 +198,13 @@ export const STEP_FIELDS = {
   },
   prune: {
     messages: list(textInput),
-    policy: record({ keep_last: opt(u32), max_total_bytes: opt(u64) }),
+    policy: record({ keep_last: opt(u32), max_total_bytes: opt(u64), max_total_tokens: opt(u64) }),
     expect: record({
       error: opt(str),
       replaced: opt(list(u32)),
       bytes_saved: opt(u64),
       total_bytes: opt(u64),
+      total_tokens: opt(u64),
       messages: strings,
     }),
   },
@@ -162,7 +213,19 @@ export const STEP_FIELDS = {
   classify: {
     status: u16,
     body: textInput,
-    expect: record({ kind: nullable(oneOf('request-too-large', 'context-length-exceeded')) }),
+    expect: classifyExpect,
+  },
+  'estimate-tokens': { text: textInput, expect: record({ tokens: opt(u64) }) },
+  calibrate: { text: textInput, actual_tokens: u64, expect: record({ scale: opt(f64) }) },
+  plan: {
+    results: list(planPending),
+    limits,
+    expect: record({ error: opt(str), budgets: opt(list(budget)) }),
+  },
+  'cap-batch': {
+    results: list(batchPending),
+    limits,
+    expect: record({ error: opt(str), results: opt(list(capExpect)) }),
   },
 };
 
@@ -191,6 +254,9 @@ const vector = record({
     read_tool: opt(str),
     shell_hints: opt(bool),
     notable_patterns: opt(list(str)),
+    image_tokens: opt(u32),
+    audio_tokens: opt(u32),
+    token_scale: opt(f64),
   }),
   steps: list(step),
 });

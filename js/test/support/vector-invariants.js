@@ -5,8 +5,8 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 
-import { excerpt } from './vector-check.js';
-import { toSpec } from './vector-convert.js';
+import { Checker, excerpt } from './vector-check.js';
+import { flat, joinedText, toSpec } from './vector-convert.js';
 import { byteLength, countLines, isDirectory, tempFiles, tree } from './disk.js';
 
 /** An overflow reference as a comparable string. */
@@ -15,24 +15,121 @@ export const refKey = (r) =>
 
 const show = (v) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? `${x}n` : x));
 
+/** The fixed token costs of a cap step without media parts. */
+export const NO_MEDIA = Object.freeze({ input: 0n, output: 0n });
+
 /**
- * Budget kept with the notice, unchanged when it fits, exact sizes, the spill
- * file equal to the input, its reference found last in the text, its
- * relative path consistent with its path and the host mapping, and no stray
- * or temporary file. `got` is a capped record with its report flat
- * ({text, truncated, ..., spill, spillError}).
+ * Budget kept with the notice (bytes, lines and tokens), unchanged when it
+ * fits, exact sizes, tokens equal to the session's estimate, the spill file
+ * equal to the input, its reference found last in the text, its relative
+ * path consistent with its path and the host mapping, and no stray or
+ * temporary file. `got` is a capped record with its report flat ({text,
+ * truncated, ..., tokens, spill, spillError}); for parts, `text` is the
+ * joined text and `fixed` the media costs of the input's and the output's
+ * parts (mediaTokens), which `original_tokens` and `tokens` include.
  * `disk` is {root: host dir or null, before: tree(root) before the call}.
  */
-export function checkCap(chk, session, disk, input, budget, got) {
+export function checkCap(chk, session, disk, input, budget, got, fixed = NO_MEDIA) {
+  const spillFile = checkResult(chk, session, disk.root, input, budget, got, fixed);
+  checkNewFiles(chk, disk, spillFile === null ? [] : [spillFile]);
+}
+
+/**
+ * checkCap without the look for stray files (cap-batch looks once for all
+ * its results); returns the host file of the spill, or null.
+ */
+export function checkResult(chk, session, root, input, budget, got, fixed = NO_MEDIA) {
   const inputBytes = byteLength(input);
   const lines = countLines(input);
   chk.ensure(got.originalBytes === inputBytes, () => `original_bytes ${got.originalBytes} but the input has ${inputBytes} bytes`);
   chk.ensure(got.originalLines === lines, () => `original_lines ${got.originalLines} but the input has ${lines} lines`);
+  const inputTokens = estimate(chk, session, input);
+  const textTokens = estimate(chk, session, got.text);
+  if (inputTokens !== null) {
+    const want = inputTokens + fixed.input;
+    chk.ensure(
+      BigInt(got.originalTokens) === want,
+      () => `original_tokens ${got.originalTokens} but estimate-tokens of the input${fixedNote(fixed.input)} is ${want}`,
+    );
+  }
+  if (textTokens !== null) {
+    const want = textTokens + fixed.output;
+    chk.ensure(
+      BigInt(got.tokens) === want,
+      () => `tokens ${got.tokens} but estimate-tokens of the text${fixedNote(fixed.output)} is ${want}`,
+    );
+  }
+  const limited = budget.maxBytes !== 0;
+  const withinTokens = (tokens) => !limited || budget.maxTokens === null || tokens <= BigInt(budget.maxTokens);
   const fits =
-    budget.maxBytes === 0 || (inputBytes <= budget.maxBytes && (budget.maxLines === null || lines <= budget.maxLines));
+    !limited ||
+    (inputBytes <= budget.maxBytes &&
+      (budget.maxLines === null || lines <= budget.maxLines) &&
+      (inputTokens === null || withinTokens(inputTokens)));
   if (fits) checkUnchanged(chk, input, got);
   else checkCut(chk, input, budget, got);
-  checkDisk(chk, session, disk, input, got);
+  // The text's own tokens: media parts pass through uncounted by the budget.
+  chk.ensure(
+    textTokens === null || withinTokens(textTokens),
+    () => `the text has ${textTokens} tokens, over max_tokens ${budget.maxTokens}`,
+  );
+  return checkSpill(chk, session, root, input, got);
+}
+
+const fixedNote = (fixed) => (fixed === 0n ? '' : ` plus ${fixed} for media`);
+
+/** The session's estimate of `text`, or null (and a failure) if the call failed. */
+function estimate(chk, session, text) {
+  try {
+    return session.estimateTokens(text);
+  } catch (err) {
+    chk.fail(`estimate-tokens failed: ${err.message}`);
+    return null;
+  }
+}
+
+/**
+ * What the parts other than texts cost in tokens (tests/vectors/README.md):
+ * an image or audio part the session's image or audio tokens
+ * (`costs` = {image, audio}), a resource's blob or an `other` part the
+ * estimate of its string; text parts and resource texts nothing.
+ */
+export function mediaTokens(session, parts, costs) {
+  let sum = 0n;
+  for (const p of parts) {
+    if (p.type === 'image') sum += BigInt(costs.image);
+    else if (p.type === 'audio') sum += BigInt(costs.audio);
+    else if (p.type === 'other') sum += session.estimateTokens(p.value);
+    else if (p.type === 'resource' && typeof p.resource.blob === 'string') {
+      sum += session.estimateTokens(p.resource.blob);
+    }
+  }
+  return sum;
+}
+
+/** Bytes of `text` as the contents of a JSON string (JSON.stringify's escapes, no quotes). */
+export const jsonStringBytes = (text) => byteLength(JSON.stringify(text)) - 2;
+
+/**
+ * Body bytes of a cap-batch result (tests/vectors/README.md): a text's
+ * JSON-string length; a media part's data and MIME type; a resource's URI,
+ * MIME type and blob, plus its text as a text; an `other` part's
+ * JSON-string length.
+ */
+export function bodyBytes(result) {
+  if (result.parts === undefined) return jsonStringBytes(result.text);
+  let sum = 0;
+  for (const p of result.parts) {
+    if (p.type === 'text') sum += jsonStringBytes(p.text);
+    else if (p.type === 'image' || p.type === 'audio') sum += byteLength(p.data) + byteLength(p.mimeType);
+    else if (p.type === 'other') sum += jsonStringBytes(p.value);
+    else {
+      const r = p.resource;
+      sum += byteLength(r.uri) + byteLength(r.mimeType ?? '') + byteLength(r.blob ?? '');
+      if (typeof r.text === 'string') sum += jsonStringBytes(r.text);
+    }
+  }
+  return sum;
 }
 
 function checkUnchanged(chk, input, got) {
@@ -79,11 +176,12 @@ function checkCut(chk, input, budget, got) {
   chk.ensure(noticeOk, () => `the notice does not say what became of the full output: ${excerpt(got.text)}`);
 }
 
-function checkDisk(chk, session, disk, input, got) {
+/** The spill of one result: file, sizes, reference; returns its host file or null. */
+function checkSpill(chk, session, root, input, got) {
   const spillFile = got.spill === null ? null : session.hostPath(got.spill);
   if (got.spill !== null) {
     const spill = got.spill;
-    checkRelativePath(chk, session, disk.root, spill, spillFile);
+    checkRelativePath(chk, session, root, spill, spillFile);
     chk.ensure(
       spill.bytes === BigInt(byteLength(input)) && spill.lines === BigInt(countLines(input)),
       () => `the reference's sizes do not match the input: ${show(spill)}`,
@@ -111,16 +209,23 @@ function checkDisk(chk, session, disk, input, got) {
       chk.fail(`find-refs failed: ${err.message}`);
     }
   }
+  return spillFile;
+}
+
+/**
+ * No temporary file, and no new file but the spill files `spillFiles` (host
+ * paths) and their thread folder.
+ */
+export function checkNewFiles(chk, disk, spillFiles) {
   if (disk.root === null) return;
   const leftovers = tempFiles(disk.root);
   chk.ensure(leftovers.length === 0, () => `temporary files left behind: ${show(leftovers)}`);
-  // Only the spill file itself (and its thread folder) may appear.
   const before = new Set(disk.before);
   const newFiles = tree(disk.root).filter((p) => !before.has(p) && !isDirectory(join(disk.root, p)));
-  const allowed = spillFile === null ? [] : [relative(disk.root, spillFile)];
+  const allowed = spillFiles.map((f) => relative(disk.root, f));
   chk.ensure(
     newFiles.every((f) => allowed.includes(f)),
-    () => `unexpected new files: ${show(newFiles)} (spill: ${show(allowed)})`,
+    () => `unexpected new files: ${show(newFiles)} (spills: ${show(allowed)})`,
   );
 }
 
@@ -195,12 +300,28 @@ export function checkParts(chk, input, got) {
   );
 }
 
-/** Accounting adds up, only listed messages changed and each shrank, no genuine reference lost. */
+/**
+ * Accounting adds up (bytes, and tokens as the session estimates each body),
+ * only listed messages changed and each shrank, no genuine reference lost.
+ */
 export function checkPrune(chk, session, messages, got) {
   const sum = (texts) => texts.reduce((n, t) => n + BigInt(byteLength(t)), 0n);
   const before = sum(messages);
   const after = sum(got.messages);
   chk.ensure(got.totalBytes === after, () => `total_bytes ${got.totalBytes} but the bodies hold ${after}`);
+  let tokens = 0n;
+  for (const body of got.messages) {
+    const n = estimate(chk, session, body);
+    if (n === null) {
+      tokens = null;
+      break;
+    }
+    tokens += n;
+  }
+  chk.ensure(
+    tokens === null || got.totalTokens === tokens,
+    () => `total_tokens ${got.totalTokens} but estimate-tokens of the bodies add up to ${tokens}`,
+  );
   const saved = before > after ? before - after : 0n;
   chk.ensure(got.bytesSaved === saved, () => `bytes_saved ${got.bytesSaved} but ${before} - ${after} were saved`);
   chk.ensure(got.messages.length === messages.length, () => 'prune changed the number of messages');
@@ -227,4 +348,78 @@ export function checkPrune(chk, session, messages, got) {
   const kept = paths(got.messages);
   const lost = [...paths(messages)].filter((p) => !kept.has(p));
   chk.ensure(lost.length === 0, () => `prune lost genuine references: ${show(lost)}`);
+}
+
+/**
+ * plan: one budget per result, each valid. Valid means this session accepts
+ * it: a cap of the empty text, which fits every valid budget (nothing is
+ * cut, nothing written), fails only for an invalid one.
+ */
+export function checkPlan(chk, session, count, budgets) {
+  chk.ensure(budgets.length === count, () => `${budgets.length} budgets for ${count} results`);
+  budgets.forEach((budget, i) => {
+    try {
+      session.cap('', budget, 'plan-check');
+    } catch (err) {
+      chk.fail(`budget ${i} ${show(budget)} is not valid: ${err.message}`);
+    }
+  });
+}
+
+/**
+ * cap-batch: one result per pending result, of its kind, each checked as a
+ * cap or cap-parts step is, under the budget `plan` gives the same results
+ * and limits (`planned`; the batch may cut a result further, never less, and
+ * leaves a result that fits its planned budget unchanged); together their
+ * tokens within max_tokens and their body bytes within max_body_bytes, and
+ * no file on disk but their spills. `items` are the wrapper's pending
+ * results ({call, text} or {call, parts}), `outputs` what capBatch returned,
+ * `costs` the session's {image, audio} tokens.
+ */
+export function checkBatch(chk, session, disk, items, limits, planned, outputs, costs) {
+  chk.ensure(outputs.length === items.length, () => `${outputs.length} results for ${items.length} pending results`);
+  chk.ensure(
+    planned === null || planned.length === items.length,
+    () => `plan gave ${planned.length} budgets for ${items.length} results`,
+  );
+  const spills = [];
+  let tokens = 0n;
+  let body = 0;
+  items.forEach((item, i) => {
+    const out = outputs[i];
+    if (out === undefined) return;
+    const sub = new Checker(`${chk.label} result ${i}`, chk.failures);
+    const isParts = item.parts !== undefined;
+    if (isParts !== (out.parts !== undefined)) {
+      sub.fail(`a ${isParts ? 'parts' : 'text'} result came back as ${show(Object.keys(out))}`);
+      return;
+    }
+    tokens += BigInt(out.report.tokens);
+    body += bodyBytes(out);
+    const budget = planned?.[i];
+    if (budget === undefined) {
+      if (out.report.spill !== null) spills.push(session.hostPath(out.report.spill));
+      return;
+    }
+    let spill;
+    if (isParts) {
+      const view = { ...flat(out), text: joinedText(out.parts) };
+      const fixed = { input: mediaTokens(session, item.parts, costs), output: mediaTokens(session, out.parts, costs) };
+      spill = checkResult(sub, session, disk.root, joinedText(item.parts), budget, view, fixed);
+      checkParts(sub, item.parts, flat(out));
+    } else {
+      spill = checkResult(sub, session, disk.root, item.text, budget, flat(out));
+    }
+    if (spill !== null) spills.push(spill);
+    if (sub.trapped) chk.trapped = true;
+  });
+  chk.ensure(
+    limits.maxTokens === null || tokens <= limits.maxTokens,
+    () => `the results take ${tokens} tokens together, over max_tokens ${limits.maxTokens}`,
+  );
+  chk.ensure(
+    limits.maxBodyBytes === null || BigInt(body) <= limits.maxBodyBytes,
+    () => `the results take ${body} body bytes together, over max_body_bytes ${limits.maxBodyBytes}`,
+  );
+  checkNewFiles(chk, disk, spills);
 }

@@ -3,23 +3,44 @@
 
 import { realpathSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { inspect, isDeepStrictEqual } from 'node:util';
 
 import { openSession, classify } from '../../src/index.js';
 import { Checker, big } from './vector-check.js';
 import {
   DEFAULT_DISPLAY_ROOT,
+  budgetSpec,
   callId,
   decodeHex,
   flat,
+  fullBudgetSpec,
   joinedText,
   toBudget,
   toCall,
+  toLimits,
   toPart,
+  toPending,
   toPolicy,
   toSpec,
 } from './vector-convert.js';
 import { BadVector, buildText, substitute } from './vector-inputs.js';
-import { checkCap, checkParts, checkPrune, isTwoPlainSegments, refKey } from './vector-invariants.js';
+import {
+  checkBatch,
+  checkCap,
+  checkParts,
+  checkPlan,
+  checkPrune,
+  isTwoPlainSegments,
+  mediaTokens,
+  refKey,
+} from './vector-invariants.js';
+
+/** The session's media costs when the vector sets none (session-settings in wit/types.wit). */
+const DEFAULT_IMAGE_TOKENS = 1600;
+const DEFAULT_AUDIO_TOKENS = 1000;
+
+/** How close a calibrate step's scale must be to the expected one. */
+const SCALE_TOLERANCE = 1e-9;
 import { byteLength, countLines, freshDir, makeUnwritable, removeDir, tree } from './disk.js';
 
 /**
@@ -51,12 +72,19 @@ export async function runVector(file, vector) {
         readTool: vector.session.read_tool,
         shellHints: vector.session.shell_hints,
         notablePatterns: vector.session.notable_patterns,
+        imageTokens: vector.session.image_tokens,
+        audioTokens: vector.session.audio_tokens,
+        tokenScale: vector.session.token_scale,
       });
     } catch (err) {
       failures.push(`${file}: cannot open the session: ${err.message}`);
       return failures;
     }
-    const runner = new Runner(session, preopen === 'none' ? null : dir);
+    const costs = {
+      image: vector.session.image_tokens ?? DEFAULT_IMAGE_TOKENS,
+      audio: vector.session.audio_tokens ?? DEFAULT_AUDIO_TOKENS,
+    };
+    const runner = new Runner(session, preopen === 'none' ? null : dir, costs);
     for (const [index, step] of vector.steps.entries()) {
       const chk = new Checker(`${file} step ${index} (${step.op})`, failures);
       try {
@@ -79,8 +107,10 @@ export async function runVector(file, vector) {
 }
 
 class Runner {
-  constructor(session, dir) {
+  constructor(session, dir, costs) {
     this.session = session;
+    /** The tokens of an image and an audio part in this session: {image, audio}. */
+    this.costs = costs;
     /** The host directory granted as the preopen, or null. */
     this.dir = dir;
     /** `$host-dir`: its canonical path, found here, not asked of the wrapper. */
@@ -115,6 +145,14 @@ class Runner {
         return this.purge(chk, e);
       case 'classify':
         return this.classify(chk, step, e);
+      case 'estimate-tokens':
+        return this.estimateTokens(chk, step, e);
+      case 'calibrate':
+        return this.calibrate(chk, step, e);
+      case 'plan':
+        return this.plan(chk, step, e);
+      case 'cap-batch':
+        return this.capBatch(chk, step, e);
       default:
         throw new BadVector(`unknown op ${step.op}`);
     }
@@ -163,7 +201,11 @@ class Runner {
     if (!result) return;
     const capped = flat(result.value);
     const view = { ...capped, text: joinedText(capped.parts) };
-    checkCap(chk, this.session, disk, joined, budget, view);
+    const fixed = {
+      input: mediaTokens(this.session, parts, this.costs),
+      output: mediaTokens(this.session, capped.parts, this.costs),
+    };
+    checkCap(chk, this.session, disk, joined, budget, view, fixed);
     checkParts(chk, parts, capped);
     checkCapped(chk, this.resolveExpect(e), view);
     chk.exact('parts', e.parts, capped.parts.map(toSpec));
@@ -272,6 +314,7 @@ class Runner {
     chk.exact('replaced', e.replaced, pruned.replaced);
     chk.exact('bytes_saved', big(e.bytes_saved), pruned.bytesSaved);
     chk.exact('total_bytes', big(e.total_bytes), pruned.totalBytes);
+    chk.exact('total_tokens', big(e.total_tokens), pruned.totalTokens);
     chk.exact('messages', e.messages, pruned.messages);
   }
 
@@ -310,18 +353,93 @@ class Runner {
   async classify(chk, s, e) {
     const body = buildText(s.body);
     // Through the top-level classify(), which the session's method shares.
-    let kind;
+    let overflow;
     try {
-      kind = await classify(s.status, body);
+      overflow = await classify(s.status, body);
     } catch (err) {
       chk.trapped = true;
       chk.fail(`classify failed: ${err.message}`);
       return;
     }
-    chk.exact('kind', e.kind, kind);
+    // No overflow: every field is "none".
+    const got = overflow ?? { kind: null, limit: null, requested: null, unit: null };
+    chk.exact('kind', e.kind, got.kind);
+    chk.exact('limit', big(e.limit), got.limit);
+    chk.exact('requested', big(e.requested), got.requested);
+    chk.exact('unit', e.unit, got.unit);
     // The session's own classify() must agree.
     const own = chk.outcome(undefined, () => this.session.classify(s.status, body));
-    if (own) chk.ensure(own.value === kind, () => `session.classify gave ${own.value}, classify gave ${kind}`);
+    if (own) {
+      chk.ensure(
+        isDeepStrictEqual(own.value, overflow),
+        () => `session.classify gave ${inspect(own.value)}, classify gave ${inspect(overflow)}`,
+      );
+    }
+  }
+
+  estimateTokens(chk, s, e) {
+    const result = chk.outcome(undefined, () => this.session.estimateTokens(buildText(s.text)));
+    if (result) chk.exact('tokens', big(e.tokens), result.value);
+  }
+
+  calibrate(chk, s, e) {
+    const result = chk.outcome(undefined, () => this.session.calibrate(buildText(s.text), s.actual_tokens));
+    if (!result) return;
+    const scale = result.value;
+    if (e.scale !== undefined) {
+      chk.ensure(Math.abs(scale - e.scale) <= SCALE_TOLERANCE, () => `scale: expected ${e.scale}, got ${scale}`);
+    }
+    // The wrapper's tokenScale is the scale the session now estimates with.
+    const now = chk.outcome(undefined, () => this.session.tokenScale);
+    if (now) chk.ensure(now.value === scale, () => `tokenScale is ${now.value} after calibrate returned ${scale}`);
+  }
+
+  plan(chk, s, e) {
+    const items = s.results.map(toPending);
+    const limits = toLimits(s.limits);
+    const result = chk.outcome(e.error, () => this.session.plan(items, limits));
+    if (!result) return;
+    const budgets = result.value;
+    checkPlan(chk, this.session, items.length, budgets);
+    chk.exact('budgets', e.budgets?.map(fullBudgetSpec), budgets.map(budgetSpec));
+  }
+
+  capBatch(chk, s, e) {
+    if (e.results !== undefined && e.results.length !== s.results.length) {
+      throw new BadVector(`expect.results lists ${e.results.length} results for ${s.results.length} pending results`);
+    }
+    e.results?.forEach((want, i) => {
+      if (want.parts !== undefined && s.results[i].parts === undefined) {
+        throw new BadVector(`expect.results[${i}]: \`parts\` is an expectation of a parts result only`);
+      }
+    });
+    const items = s.results.map(toPending);
+    const limits = toLimits(s.limits);
+    // The budgets cap-batch starts from (plan is deterministic and writes
+    // nothing): the invariants check each result against its own.
+    let planned = null;
+    try {
+      planned = this.session.plan(items, limits);
+    } catch {
+      // cap-batch must then fail too; checked below.
+    }
+    const disk = this.disk();
+    const result = chk.outcome(e.error, () => this.session.capBatch(items, limits));
+    if (!result) return;
+    const outputs = result.value;
+    chk.ensure(planned !== null, () => 'cap-batch succeeded where plan of the same results and limits failed');
+    checkBatch(chk, this.session, disk, items, limits, planned, outputs, this.costs);
+    outputs.forEach((out, i) => {
+      const view = out.parts === undefined ? flat(out) : { ...flat(out), text: joinedText(out.parts) };
+      const want = e.results?.[i];
+      if (want !== undefined) {
+        const sub = new Checker(`${chk.label} result ${i}`, chk.failures);
+        checkCapped(sub, this.resolveExpect(want), view);
+        if (out.parts !== undefined) sub.exact('parts', want.parts, out.parts.map(toSpec));
+      }
+      const id = callId(s.results[i]);
+      if (id !== undefined) this.record(id, view);
+    });
   }
 }
 
@@ -336,6 +454,8 @@ function checkCapped(chk, e, got) {
   chk.exact('gap_line', e.gap_line, got.gapLine);
   chk.exact('notable_lines', e.notable_lines, got.notableLines);
   chk.exact('folded_lines', e.folded_lines, got.foldedLines);
+  chk.exact('original_tokens', e.original_tokens, got.originalTokens);
+  chk.exact('tokens', e.tokens, got.tokens);
   if (e.spill_error_contains !== undefined) {
     if (got.spillError === null) chk.fail(`expected a spill_error containing ${JSON.stringify(e.spill_error_contains)}, got none`);
     else

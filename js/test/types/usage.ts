@@ -7,8 +7,16 @@ import {
   type CapErrorCase,
   type CapReport,
   type ContentPart,
+  type Overflow,
   type OverflowKind,
   type OverflowRef,
+  type BatchItem,
+  type Budget,
+  type Capped,
+  type CappedParts,
+  type PendingResult,
+  type RequestLimits,
+  type SizeUnit,
   ToolCapError,
   budget,
   classify,
@@ -23,6 +31,9 @@ export async function agentTurn(spillDir: string, output: string): Promise<strin
     readTool: 'read_spilled_output',
     shellHints: false,
     notablePatterns: ['QUOTA-EXCEEDED'],
+    imageTokens: 1200,
+    audioTokens: null,
+    tokenScale: 1.1,
   });
   const capped = session.cap(output, budget(16 * 1024, { maxLines: 200, keep: 'tail' }), 'call-1');
   const report: CapReport = capped.report;
@@ -55,7 +66,35 @@ export async function agentTurn(spillDir: string, output: string): Promise<strin
   const why: string | null = failed.report.spillError;
   const pruned = session.prune([capped.text], { keepLast: 0, maxTotalBytes: 10_000n });
   const freed: bigint = session.purge();
-  const kind: OverflowKind | null = await classify(413, '');
+  const overflow: Overflow | null = await classify(413, '');
+  const kind: OverflowKind | undefined = overflow?.kind;
+  const limit: bigint | null | undefined = overflow?.limit;
+  const unit: SizeUnit | null | undefined = session.classify(400, '')?.unit;
+  void [limit, unit];
+
+  // A turn of parallel tool calls, fitted to what the next request has left.
+  const limits: RequestLimits = { maxTokens: 20_000, maxBodyBytes: 64_000n, ceiling: budget(16 * 1024) };
+  const planned: Required<Budget>[] = session.plan([{ text: output }, { parts }, { call: 'c', text: '' }], limits);
+  const plannedTokens: number | null = planned[0].maxTokens;
+  const [first, second] = session.capBatch(
+    [
+      { call: 'a', text: output },
+      { call: { id: 'b', tool: 'mcp', isError: false }, parts },
+    ],
+    { maxTokens: 20_000n },
+  );
+  const firstText: string = first.text;
+  const secondParts: ContentPart[] = second.parts;
+  const tokens: number = first.report.tokens + second.report.originalTokens;
+  const items: BatchItem[] = [{ call: 'a', text: output }];
+  const anyOut: (Capped | CappedParts)[] = session.capBatch(items, {});
+  const pending: PendingResult[] = items;
+  const estimate: bigint = session.estimateTokens(output);
+  const scale: number = session.calibrate(output, 1234) + session.calibrate(output, 1234n);
+  const carried = await openSession({ threadId: 'thread-1', tokenScale: session.tokenScale });
+  const prunedTokens: bigint = session.prune([output], { maxTotalTokens: 1000 }).totalTokens;
+  void [plannedTokens, firstText, secondParts, tokens, anyOut, pending, estimate, scale, carried, prunedTokens];
+  session.cap(output, budget(4096, { maxTokens: 1000 }), 'c');
   try {
     session.read('../x', 0, 10);
   } catch (err) {
@@ -96,6 +135,24 @@ export async function agentTurn(spillDir: string, output: string): Promise<strin
   await openSession({ threadId: 't', notablePatterns: 'FATAL' });
   // @ts-expect-error a reference has a relative path
   const noRelative: OverflowRef = { path: '/p', bytes: 1n, lines: 1n, digest: 'd', tag: 't' };
-  void [wrong, part, notACase, always, flat, noRelative];
+  // @ts-expect-error classify gives the overflow record, not the kind alone
+  const bareKind: OverflowKind | null = await classify(413, '');
+  // @ts-expect-error a token estimate is a u64: bigint
+  const smallEstimate: number = session.estimateTokens(output);
+  // @ts-expect-error a parts result has no text
+  const noText: string = second.text;
+  // @ts-expect-error a text result has no parts
+  const noParts: ContentPart[] = first.parts;
+  // @ts-expect-error capBatch needs each result's call
+  session.capBatch([{ text: output }], {});
+  // @ts-expect-error a pending result is text or parts, not both
+  session.plan([{ text: output, parts }], {});
+  // @ts-expect-error maxTokens of a budget is a u32 number
+  budget(4096, { maxTokens: 10n });
+  // @ts-expect-error tokenScale is a number
+  await openSession({ threadId: 't', tokenScale: '1.2' });
+  // @ts-expect-error tokenScale is read-only: calibrate() moves it
+  session.tokenScale = 2;
+  void [wrong, part, notACase, always, flat, noRelative, bareKind, smallEstimate, noText, noParts];
   return capped.text;
 }

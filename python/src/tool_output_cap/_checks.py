@@ -123,12 +123,24 @@ def _check_of(ty: ValType) -> Optional[Check]:
                 c(v.payload)
 
         return variant
-    if isinstance(ty, (ResultType, TupleType)):
+    if isinstance(ty, TupleType):
+        element_types = ty.elements
+        members = [(i, c) for i, c in enumerate(map(_check_of, element_types)) if c is not None]
+        if not members:
+            return None
+
+        def tuple_(v: Any) -> None:
+            # Anything but a tuple of the right length is wasmtime's TypeError.
+            if isinstance(v, tuple) and len(v) == len(element_types):
+                for i, c in members:
+                    c(v[i])
+
+        return tuple_
+    if isinstance(ty, ResultType):
         # No parameter of this API has such a type; refuse to guess rather
         # than let an int through unchecked if the WIT grows one.
-        inner = [ty.ok, ty.err] if isinstance(ty, ResultType) else list(ty.elements)
-        if any(t is not None and _check_of(t) is not None for t in inner):
-            raise NotImplementedError(f"no range check for ints inside {type(ty).__name__}")
+        if any(t is not None and _check_of(t) is not None for t in (ty.ok, ty.err)):
+            raise NotImplementedError("no range check for ints inside a result")
         return None
     if isinstance(ty, (EnumType, FlagsType)):
         return None

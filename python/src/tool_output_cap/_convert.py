@@ -2,20 +2,24 @@
 
 wasmtime-py 50 lifts a record to a `Record` whose attributes carry the WIT
 (kebab-case) field names, a variant whose cases cannot be told apart by
-Python type to `Variant(tag, payload)`, an option to the value or `None`, an
-enum to its case name, and a `result<T, E>` to the bare ok value or the bare
-error value (no exception). Lowering takes the same shapes.
+Python type to `Variant(tag, payload)` (a variant whose cases can, like
+`pending-result`'s `str` and `list`, to the bare payload), an option to the
+value or `None`, an enum to its case name, and a `result<T, E>` to the bare
+ok value or the bare error value (no exception). Lowering takes the same
+shapes.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional, TypeVar, cast, get_args
+from collections.abc import Sequence
+from typing import Any, Optional, TypeVar, Union, cast, get_args
 
 from wasmtime.component import Record, Variant
 
 from .errors import ToolCapError
 from .types import (
     Audio,
+    BatchResult,
     Budget,
     Call,
     CapReport,
@@ -27,12 +31,16 @@ from .types import (
     GrepResult,
     Image,
     Other,
+    Overflow,
     OverflowKind,
     OverflowRef,
     Page,
+    PendingResult,
     PrunePolicy,
     Pruned,
+    RequestLimits,
     Resource,
+    SizeUnit,
     Text,
 )
 
@@ -61,13 +69,41 @@ def unwrap(value: object, ok: type[T]) -> T:
 
 
 _OVERFLOW_KINDS = frozenset(get_args(OverflowKind))
+_SIZE_UNITS = frozenset(get_args(SizeUnit))
 
 
-def overflow_kind_out(value: object) -> Optional[OverflowKind]:
-    """`classify`'s `option<overflow-kind>`: the enum's case name or `None`."""
-    if value is not None and value not in _OVERFLOW_KINDS:
-        raise TypeError(f"expected an overflow-kind from the component, got {value!r}")
-    return cast(Optional[OverflowKind], value)
+def overflow_out(value: object) -> Optional[Overflow]:
+    """`classify`'s `option<overflow>`: an `Overflow` or `None`."""
+    if value is None:
+        return None
+    if not isinstance(value, Record):
+        raise TypeError(f"expected an overflow record from the component, got {value!r}")
+    f = value.__dict__
+    kind, unit = f["kind"], f["unit"]
+    if kind not in _OVERFLOW_KINDS:
+        raise TypeError(f"expected an overflow-kind from the component, got {kind!r}")
+    if unit is not None and unit not in _SIZE_UNITS:
+        raise TypeError(f"expected a size-unit from the component, got {unit!r}")
+    return Overflow(
+        kind=cast(OverflowKind, kind),
+        limit=f["limit"],
+        requested=f["requested"],
+        unit=cast(Optional[SizeUnit], unit),
+    )
+
+
+def int_out(value: object) -> int:
+    """A bare integer (`u64`) answer."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected an int from the component, got {value!r}")
+    return value
+
+
+def float_out(value: object) -> float:
+    """A bare `f64` answer."""
+    if not isinstance(value, float):
+        raise TypeError(f"expected a float from the component, got {value!r}")
+    return value
 
 
 def optional_str_out(value: object) -> Optional[str]:
@@ -78,17 +114,69 @@ def optional_str_out(value: object) -> Optional[str]:
 
 
 def budget_in(b: Budget) -> Record:
+    if not isinstance(b, Budget):
+        raise TypeError(f"expected a Budget, got {b!r}")
     return record(
         max_bytes=b.max_bytes,
         max_lines=b.max_lines,
         max_line_bytes=b.max_line_bytes,
         keep=b.keep,
         head_percent=b.head_percent,
+        max_tokens=b.max_tokens,
     )
 
 
+def budget_out(r: Record) -> Budget:
+    f = r.__dict__
+    return Budget(
+        max_bytes=f["max-bytes"],
+        max_lines=f["max-lines"],
+        max_line_bytes=f["max-line-bytes"],
+        keep=f["keep"],
+        head_percent=f["head-percent"],
+        max_tokens=f["max-tokens"],
+    )
+
+
+def limits_in(limits: RequestLimits) -> Record:
+    if not isinstance(limits, RequestLimits):
+        raise TypeError(f"expected RequestLimits, got {limits!r}")
+    return record(
+        max_tokens=limits.max_tokens,
+        max_body_bytes=limits.max_body_bytes,
+        floor_bytes=limits.floor_bytes,
+        ceiling=budget_in(limits.ceiling),
+    )
+
+
+def pending_in(p: PendingResult) -> Union[str, list[Variant]]:
+    """A `pending-result`. Its cases carry a `string` and a `list`, which
+    wasmtime-py tells apart by Python type: it takes the bare `str` or
+    `list`, not a `Variant`."""
+    if isinstance(p, str):
+        return p
+    if isinstance(p, Sequence) and not isinstance(p, (bytes, bytearray)):
+        return [part_in(part) for part in cast(Sequence[ContentPart], p)]
+    raise TypeError(f"expected a str or a sequence of content parts, got {p!r}")
+
+
+def batch_result_out(v: object) -> BatchResult:
+    """A `batch-result`: both cases carry records, so wasmtime-py tags them."""
+    if not isinstance(v, Variant) or not isinstance(v.payload, Record):
+        raise TypeError(f"expected a batch-result from the component, got {v!r}")
+    if v.tag == "text":
+        return capped_out(v.payload)
+    if v.tag == "parts":
+        return capped_parts_out(v.payload)
+    raise ValueError(f"unknown batch-result case {v.tag!r}")
+
+
 def policy_in(p: PrunePolicy) -> Record:
-    return record(keep_last=p.keep_last, max_total_bytes=p.max_total_bytes)
+    return record(
+        keep_last=p.keep_last,
+        max_total_bytes=p.max_total_bytes,
+        max_total_tokens=p.max_total_tokens,
+    )
 
 
 def call_in(c: Call) -> Record:
@@ -132,6 +220,8 @@ def report_out(r: Record) -> CapReport:
         gap_line=f["gap-line"],
         notable_lines=f["notable-lines"],
         folded_lines=f["folded-lines"],
+        original_tokens=f["original-tokens"],
+        tokens=f["tokens"],
         spill=ref_out(f["spill"]),
         spill_error=f["spill-error"],
     )
@@ -207,4 +297,5 @@ def pruned_out(r: Record) -> Pruned:
         replaced=f["replaced"],
         bytes_saved=f["bytes-saved"],
         total_bytes=f["total-bytes"],
+        total_tokens=f["total-tokens"],
     )

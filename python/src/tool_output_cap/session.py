@@ -13,17 +13,20 @@ from wasmtime.component import Record, ResourceAny
 from . import _convert as cv
 from ._runtime import SPILL_GUEST_PATH, Instance, runtime
 from .types import (
+    BatchResult,
     Budget,
     Call,
     Capped,
     CappedParts,
     ContentPart,
     GrepResult,
-    OverflowKind,
+    Overflow,
     OverflowRef,
     Page,
+    PendingResult,
     PrunePolicy,
     Pruned,
+    RequestLimits,
 )
 
 StrPath = Union[str, "os.PathLike[str]"]
@@ -39,6 +42,9 @@ def open_session(
     read_tool: Optional[str] = None,
     shell_hints: bool = True,
     notable_patterns: Sequence[str] = (),
+    image_tokens: Optional[int] = None,
+    audio_tokens: Optional[int] = None,
+    token_scale: Optional[float] = None,
 ) -> "Session":
     """Open a session of `thread_id` that spills into `<spill_dir>/<thread>/`.
 
@@ -58,14 +64,22 @@ def open_session(
     on one line) whose lines the preview keeps from the omitted middle, as it
     does the built-in failure patterns.
 
+    The token estimator (`Session.estimate_tokens`, budgets' `max_tokens`,
+    `plan`, `cap_batch`) counts `image_tokens` per image part (`None`: 1600)
+    and `audio_tokens` per audio part (`None`: 1000), and starts from
+    `token_scale` (`None`: 1), clamped between 0.5 and 2: pass an earlier
+    session's `Session.token_scale` to carry its calibration over.
+
     Raises `ToolCapError` (`invalid-settings`) for an empty thread id or
     display root, a key shorter than 16 bytes, a bad read tool name or a bad
     pattern; `TypeError` for a single `str` as `notable_patterns` (a list of
-    its characters is surely not what was meant).
+    its characters is surely not what was meant) or a `token_scale` that is
+    not a number.
     """
     if isinstance(notable_patterns, str):
         raise TypeError("notable_patterns is a sequence of patterns, not one str")
     patterns = list(notable_patterns)
+    scale = _float_or_none(token_scale, "token_scale")
     # An empty path is no directory: `Path("")` and `realpath("")` would
     # make it the working directory, granted read-write.
     given = os.fspath(spill_dir) if spill_dir is not None else ""
@@ -84,13 +98,16 @@ def open_session(
         read_tool=read_tool,
         shell_hints=shell_hints,
         notable_patterns=patterns,
+        image_tokens=image_tokens,
+        audio_tokens=audio_tokens,
+        token_scale=scale,
     )
     try:
         resource = cv.unwrap(instance.call("open", settings), ResourceAny)
     except BaseException:
         instance.store.close()
         raise
-    return Session(instance, resource, granted, display_root)
+    return Session(instance, resource, granted, display_root, scale)
 
 
 class Session:
@@ -107,6 +124,7 @@ class Session:
         resource: ResourceAny,
         spill_dir: Optional[str],
         display_root: str,
+        token_scale: Optional[float] = None,
     ) -> None:
         self._instance: Optional[Instance] = instance
         self._resource = resource
@@ -114,6 +132,11 @@ class Session:
         """The host directory granted to the component, if any."""
         self.display_root = display_root
         """The prefix of every path in this session's notices."""
+        self.token_scale: Optional[float] = token_scale
+        """The estimator's scale as this session's settings carry it: the
+        `token_scale` it was opened with, then each `calibrate` result. Pass
+        it to `open_session(token_scale=...)` to carry the calibration over
+        to a later session."""
 
     def _call(self, name: str, *args: object) -> Any:
         """The export's raw value (`Record`, `Variant`, ...): `_convert`
@@ -135,6 +158,61 @@ class Session:
         lowered = [cv.part_in(p) for p in parts]
         out = self._call("cap-parts", lowered, cv.budget_in(budget), _call_in(call))
         return cv.capped_parts_out(cv.unwrap(out, Record))
+
+    def plan(
+        self, results: Sequence[PendingResult], limits: RequestLimits
+    ) -> list[Budget]:
+        """One budget per pending result of a turn, in order, so that the
+        results together fit what the next request has left (`limits`).
+
+        A turn of parallel tool calls can overflow the request together
+        although each result fits its own cap. Each result gets the same
+        number of text bytes, or its whole text when that is smaller, or the
+        ceiling when that is smaller, at the largest level within every limit
+        (max-min fair); media parts cannot be cut and count first. A result
+        is a `str` or a sequence of content parts. Raises `ToolCapError`
+        (`invalid-budget`) when the ceiling is invalid or the limits leave a
+        result to be cut below the least budget (the message says how much
+        is missing)."""
+        lowered = [cv.pending_in(p) for p in results]
+        out = self._call("plan", lowered, cv.limits_in(limits))
+        return [cv.budget_out(b) for b in cv.unwrap(out, list)]
+
+    def cap_batch(
+        self,
+        results: Sequence[tuple[Union[str, Call], PendingResult]],
+        limits: RequestLimits,
+    ) -> list[BatchResult]:
+        """Plan and cap a whole turn: `results` are `(call, result)` pairs,
+        `call` a `Call` or its id, `result` a `str` or a sequence of content
+        parts. Each is capped (and spilled) as `cap` or `cap_parts` would
+        with its planned budget, and comes back in order as a `Capped` (for
+        a `str`) or a `CappedParts`; together they are within every limit of
+        `limits` (tokens by `estimate_tokens`, body bytes as
+        `RequestLimits` counts them). Raises `ToolCapError` as `plan` does."""
+        turn = []
+        for entry in results:
+            if not isinstance(entry, tuple) or len(entry) != 2:
+                raise TypeError(f"expected a (call, result) pair, got {entry!r}")
+            call, pending = entry
+            turn.append((_call_in(call), cv.pending_in(pending)))
+        out = self._call("cap-batch", turn, cv.limits_in(limits))
+        return [cv.batch_result_out(r) for r in cv.unwrap(out, list)]
+
+    def estimate_tokens(self, text: str) -> int:
+        """The session's token estimate of `text`: a character-class
+        heuristic biased not to under-count, times the calibration scale."""
+        return cv.int_out(self._call("estimate-tokens", text))
+
+    def calibrate(self, text: str, actual_tokens: int) -> float:
+        """Report what the provider counted for `text` (e.g. the prompt
+        tokens of a request whose only variable part was `text`): the scale
+        moves toward the true ratio by a bounded step, clamped between 0.5
+        and 2; texts under 256 bytes are ignored. Returns the new scale and
+        keeps it in `token_scale`."""
+        scale = cv.float_out(self._call("calibrate", text, actual_tokens))
+        self.token_scale = scale
+        return scale
 
     def find_refs(self, text: str) -> list[OverflowRef]:
         """Every genuine reference of this session's key and thread in `text`."""
@@ -167,11 +245,11 @@ class Session:
         """Delete this thread's spill folder; the bytes of file content freed."""
         return cv.unwrap(self._call("purge"), int)
 
-    def classify(self, status: int, body: str) -> Optional[OverflowKind]:
+    def classify(self, status: int, body: str) -> Optional[Overflow]:
         """`classify` in this session's instance."""
         if self._instance is None:
             raise ValueError("the session is closed")
-        return cv.overflow_kind_out(self._instance.call("classify", status, body))
+        return cv.overflow_out(self._instance.call("classify", status, body))
 
     def host_path(self, ref_or_path: Union[OverflowRef, str]) -> Optional[Path]:
         """The host path `<spill_dir>/<thread>/<file>` of a spilled file.
@@ -224,6 +302,16 @@ class Session:
         self.close()
 
 
+def _float_or_none(value: Optional[float], name: str) -> Optional[float]:
+    """An `option<f64>` argument: wasmtime-py takes only a `float`, so an
+    `int` is converted; anything else (a `bool` too) is a `TypeError`."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    return float(value)
+
+
 def _call_in(call: Union[str, Call]) -> Record:
     """The WIT `call` of a `Call`, or of a bare id."""
     if isinstance(call, str):
@@ -247,12 +335,13 @@ _classifier: Optional[Instance] = None
 _classifier_lock = threading.Lock()
 
 
-def classify(status: int, body: str) -> Optional[OverflowKind]:
-    """Whether an HTTP error response means "the request was too large":
-    `'request-too-large'`, `'context-length-exceeded'` or `None`. Runs in one
-    shared instance with no grant at all."""
+def classify(status: int, body: str) -> Optional[Overflow]:
+    """Whether an HTTP error response means "the request was too large": an
+    `Overflow` (`kind` `'request-too-large'` or `'context-length-exceeded'`,
+    with the `limit` and `requested` amounts in `unit` when the body states
+    them) or `None`. Runs in one shared instance with no grant at all."""
     global _classifier
     with _classifier_lock:
         if _classifier is None:
             _classifier = runtime().instantiate(None, read_only=True)
-        return cv.overflow_kind_out(_classifier.call("classify", status, body))
+        return cv.overflow_out(_classifier.call("classify", status, body))

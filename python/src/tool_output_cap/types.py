@@ -6,13 +6,16 @@ Sizes are plain `int`s: `u64` totals come through exactly, whatever their size.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Optional, Union
+from typing import Literal, Optional, Sequence, Union
 
 Keep = Literal["head", "tail", "head-and-tail"]
 """Which part of an oversized result the preview keeps."""
 
 OverflowKind = Literal["request-too-large", "context-length-exceeded"]
 """Why a provider rejected a request for its size (see `classify`)."""
+
+SizeUnit = Literal["tokens", "bytes", "characters"]
+"""The unit of the amounts a provider states (`Overflow.unit`)."""
 
 ErrorCase = Literal[
     "invalid-budget",
@@ -31,8 +34,10 @@ ErrorCase = Literal[
 class Budget:
     """How much of a tool result may reach the model, notice included.
 
-    `max_bytes` 0 disables capping; `None` for `max_lines` / `max_line_bytes`
-    means no limit. Use `budget()` for the usual defaults.
+    `max_bytes` 0 disables capping (and every other field); `None` for
+    `max_lines` / `max_line_bytes` / `max_tokens` means no such limit.
+    `max_tokens` counts the session's estimate (`Session.estimate_tokens`).
+    Use `budget()` for the usual defaults.
     """
 
     max_bytes: int
@@ -40,11 +45,13 @@ class Budget:
     max_line_bytes: Optional[int]
     keep: Keep
     head_percent: int
+    max_tokens: Optional[int] = None
 
 
 # The Rust host's defaults (host-demo/src/budget.rs): a useful preview that is
 # small next to a context window, with the tail favoured because logs end
 # with their errors.
+DEFAULT_MAX_BYTES = 16 * 1024
 DEFAULT_MAX_LINES = 400
 DEFAULT_MAX_LINE_BYTES = 2000
 DEFAULT_HEAD_PERCENT = 40
@@ -57,16 +64,19 @@ def budget(
     max_line_bytes: Optional[int] = DEFAULT_MAX_LINE_BYTES,
     keep: Keep = "head-and-tail",
     head_percent: int = DEFAULT_HEAD_PERCENT,
+    max_tokens: Optional[int] = None,
 ) -> Budget:
     """A budget of `max_bytes` with the defaults: at most 400 lines, preview
-    lines cut at 2000 bytes, head and tail kept (40 % head). Keyword arguments
-    override single fields: `budget(16384, max_lines=None)`."""
+    lines cut at 2000 bytes, head and tail kept (40 % head), no token limit.
+    Keyword arguments override single fields:
+    `budget(16384, max_lines=None, max_tokens=4000)`."""
     return Budget(
         max_bytes=max_bytes,
         max_lines=max_lines,
         max_line_bytes=max_line_bytes,
         keep=keep,
         head_percent=head_percent,
+        max_tokens=max_tokens,
     )
 
 
@@ -112,8 +122,12 @@ class CapReport:
     omitted byte (`None` when nothing was omitted), `notable_lines` the
     notable (failure) lines of the omitted middle shown with their line
     numbers, `folded_lines` the preview lines folded into "more lines like
-    the one above" markers. A cut result has exactly one of `spill` (where
-    the full output was saved) and `spill_error` (why it could not be)."""
+    the one above" markers. `original_tokens` and `tokens` are the session's
+    token estimates of the input and of what is returned (for parts: of the
+    text, plus the fixed cost of each image and audio part and the estimate
+    of each resource blob and `Other` part). A cut result has exactly one of
+    `spill` (where the full output was saved) and `spill_error` (why it
+    could not be)."""
 
     truncated: bool
     original_bytes: int
@@ -123,6 +137,8 @@ class CapReport:
     gap_line: Optional[int]
     notable_lines: int
     folded_lines: int
+    original_tokens: int
+    tokens: int
     spill: Optional[OverflowRef]
     spill_error: Optional[str]
 
@@ -145,7 +161,8 @@ class Text:
 
 @dataclass(frozen=True)
 class Image:
-    """An image (base64 `data`): never cut, never counted."""
+    """An image (base64 `data`): never cut, never counted against a budget's
+    bytes; its tokens are the session's `image_tokens`."""
 
     data: str
     mime_type: str
@@ -153,7 +170,8 @@ class Image:
 
 @dataclass(frozen=True)
 class Audio:
-    """Audio (base64 `data`): never cut, never counted."""
+    """Audio (base64 `data`): never cut, never counted against a budget's
+    bytes; its tokens are the session's `audio_tokens`."""
 
     data: str
     mime_type: str
@@ -221,17 +239,70 @@ class GrepResult:
 
 @dataclass(frozen=True)
 class PrunePolicy:
-    """Which stale tool messages `prune` replaces; `None` = no such limit."""
+    """Which stale tool messages `prune` replaces; `None` = no such limit.
+
+    Keep the newest `keep_last`, then prune the oldest remaining until the
+    bodies total at most `max_total_bytes` and `max_total_tokens` (the
+    session's estimate); both targets hold when both are set."""
 
     keep_last: Optional[int] = None
     max_total_bytes: Optional[int] = None
+    max_total_tokens: Optional[int] = None
 
 
 @dataclass(frozen=True)
 class Pruned:
-    """The bodies after pruning, which were replaced, and the byte accounting."""
+    """The bodies after pruning, which were replaced, and the accounting:
+    `total_bytes` and `total_tokens` (the session's estimate) of the bodies
+    after pruning."""
 
     messages: list[str]
     replaced: list[int]
     bytes_saved: int
     total_bytes: int
+    total_tokens: int
+
+
+@dataclass(frozen=True)
+class Overflow:
+    """A provider's rejection of a request for its size (see `classify`):
+    which limit was hit, and the amounts when the error body states them
+    (`limit`, e.g. 128000, and `requested`, e.g. 131392, both in `unit`;
+    `unit` is `None` when the body states neither)."""
+
+    kind: OverflowKind
+    limit: Optional[int]
+    requested: Optional[int]
+    unit: Optional[SizeUnit]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RequestLimits:
+    """What the next request has left for the results of one turn, for
+    `Session.plan` and `Session.cap_batch`.
+
+    `max_tokens`: tokens of the model's window left for these results (the
+    window minus the rest of the conversation and the answer's reserve), as
+    the session estimates them; `max_body_bytes`: request body bytes left
+    for them (a proxy's body limit minus the rest of the request); `None`:
+    no such limit. `floor_bytes`: text bytes every result keeps at least,
+    when the limits allow it. `ceiling`: the per-result budget: no result
+    gets more, and its other fields (`max_lines`, `keep`, ...) shape every
+    budget of the plan; `max_bytes` 0 sets no per-result ceiling. Default:
+    `budget(16 * 1024)`. Fields are keyword-only:
+    `RequestLimits(max_tokens=30_000, ceiling=budget(8192))`."""
+
+    max_tokens: Optional[int] = None
+    max_body_bytes: Optional[int] = None
+    floor_bytes: int = 0
+    ceiling: Budget = budget(DEFAULT_MAX_BYTES)
+
+
+PendingResult = Union[str, Sequence[ContentPart]]
+"""One pending result of a turn (`Session.plan`, `Session.cap_batch`): a
+`str` is a text result (as `cap` takes it), a sequence of content parts a
+structured one (as `cap_parts` takes it)."""
+
+BatchResult = Union[Capped, CappedParts]
+"""One result of `Session.cap_batch`: a `Capped` for a text result, a
+`CappedParts` for a structured one."""

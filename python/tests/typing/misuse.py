@@ -12,7 +12,9 @@ from tool_output_cap import (
     Image,
     OverflowKind,
     PrunePolicy,
+    RequestLimits,
     Session,
+    Text,
     budget,
     classify,
     open_session,
@@ -57,4 +59,18 @@ def misuse(session: Session, spill_dir: Path) -> None:
     policy = PrunePolicy(keep_last="3")  # expect: arg-type
     not_a_case: ErrorCase = "timeout"  # expect: assignment
     kind: OverflowKind = classify(413, "")  # expect: assignment
+    if classify(413, "") == "request-too-large":  # expect: comparison-overlap
+        pass
+    budget(1024, max_tokens="1k")  # expect: arg-type
+    session.plan([b"bytes"], RequestLimits())  # expect: list-item
+    session.plan(["output"], budget(4096))  # expect: arg-type
+    session.plan([Text("x")], RequestLimits())  # expect: list-item
+    session.cap_batch(["output"], RequestLimits())  # expect: list-item
+    session.cap_batch([("c", "output", "extra")], RequestLimits())  # expect: list-item
+    session.cap_batch([(7, "output")], RequestLimits())  # expect: list-item
+    RequestLimits(30_000)  # expect: call-arg
+    RequestLimits(ceiling=4096)  # expect: arg-type
+    session.calibrate("text", "123")  # expect: arg-type
+    open_session("t", spill_dir, token_scale="1.1")  # expect: arg-type
+    session.estimate_tokens(["a"])  # expect: arg-type
     print(size, lost, wrong, part, policy, not_a_case, kind)

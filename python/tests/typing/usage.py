@@ -9,6 +9,7 @@ from typing import Optional, assert_type
 
 from tool_output_cap import (
     Audio,
+    BatchResult,
     Budget,
     Call,
     CapReport,
@@ -21,13 +22,17 @@ from tool_output_cap import (
     Image,
     Keep,
     Other,
+    Overflow,
     OverflowKind,
     OverflowRef,
     Page,
+    PendingResult,
     PrunePolicy,
     Pruned,
+    RequestLimits,
     Resource,
     Session,
+    SizeUnit,
     Text,
     ToolCapError,
     budget,
@@ -45,13 +50,19 @@ def agent_turn(spill_dir: Path, output: str) -> str:
         read_tool="read_spilled_output",
         shell_hints=False,
         notable_patterns=["QUOTA-EXCEEDED"],
+        image_tokens=1600,
+        audio_tokens=None,
+        token_scale=1,
     )
     assert_type(session, Session)
+    assert_type(session.token_scale, Optional[float])
     keep: Keep = "tail"
     b = budget(16 * 1024, max_lines=200, max_line_bytes=None, keep=keep, head_percent=30)
     assert_type(b, Budget)
     assert_type(b.max_lines, Optional[int])
     assert_type(b.keep, Keep)
+    assert_type(b.max_tokens, Optional[int])
+    assert_type(budget(4096, max_tokens=1000), Budget)
 
     capped = session.cap(output, b, "call-1")
     assert_type(capped, Capped)
@@ -66,6 +77,8 @@ def agent_turn(spill_dir: Path, output: str) -> str:
     assert_type(report.gap_line, Optional[int])
     assert_type(report.notable_lines, int)
     assert_type(report.folded_lines, int)
+    assert_type(report.original_tokens, int)
+    assert_type(report.tokens, int)
     assert_type(report.spill, Optional[OverflowRef])
     assert_type(report.spill_error, Optional[str])
 
@@ -120,13 +133,42 @@ def agent_turn(spill_dir: Path, output: str) -> str:
         elif isinstance(part, (Image, Audio)):
             assert_type(part.mime_type, str)
 
-    pruned = session.prune([capped.text], PrunePolicy(keep_last=0, max_total_bytes=10_000))
+    limits = RequestLimits(max_tokens=30_000, max_body_bytes=None, floor_bytes=2048)
+    assert_type(limits.ceiling, Budget)
+    assert_type(limits.max_tokens, Optional[int])
+    pending: list[PendingResult] = [output, parts, (Text(output),)]
+    budgets = session.plan(pending, limits)
+    assert_type(budgets, list[Budget])
+    assert_type(session.plan([output, [Text(output)]], RequestLimits()), list[Budget])
+    turn: list[tuple[str | Call, PendingResult]] = [("call-6", output)]
+    assert_type(session.cap_batch(turn, limits), list[BatchResult])
+    batch = session.cap_batch(
+        [("call-6", output), (Call("call-7", tool="grep"), [Text(output), Image("", "")])],
+        limits,
+    )
+    assert_type(batch, list[BatchResult])
+    for result in batch:
+        assert_type(result, BatchResult)
+        assert_type(result.report.tokens, int)
+        if isinstance(result, Capped):
+            assert_type(result.text, str)
+        else:
+            assert_type(result.parts, list[ContentPart])
+    assert_type(session.estimate_tokens(output), int)
+    scale = session.calibrate(output, 12_345)
+    assert_type(scale, float)
+    open_session("thread-1", spill_dir, token_scale=session.token_scale).close()
+
+    pruned = session.prune(
+        [capped.text], PrunePolicy(keep_last=0, max_total_bytes=10_000, max_total_tokens=2_000)
+    )
     assert_type(pruned, Pruned)
     assert_type(pruned.messages, list[str])
     assert_type(pruned.replaced, list[int])
     assert_type(pruned.bytes_saved, int)
+    assert_type(pruned.total_tokens, int)
     assert_type(session.purge(), int)
-    assert_type(session.classify(413, ""), Optional[OverflowKind])
+    assert_type(session.classify(413, ""), Optional[Overflow])
     assert_type(session.spill_dir, Optional[Path])
     assert_type(session.display_root, str)
 
@@ -141,8 +183,13 @@ def agent_turn(spill_dir: Path, output: str) -> str:
 
     with open_session("thread-2") as other:
         assert_type(other, Session)
-    kind = classify(413, "prompt is too long")
-    assert_type(kind, Optional[OverflowKind])
-    if kind == "context-length-exceeded":
-        pass
+    overflow = classify(413, "prompt is too long")
+    assert_type(overflow, Optional[Overflow])
+    if overflow is not None:
+        assert_type(overflow.kind, OverflowKind)
+        assert_type(overflow.limit, Optional[int])
+        assert_type(overflow.requested, Optional[int])
+        assert_type(overflow.unit, Optional[SizeUnit])
+        if overflow.kind == "context-length-exceeded" and overflow.unit == "tokens":
+            pass
     return capped.text

@@ -4,9 +4,10 @@ nothing.
 
 Parsed vectors stay plain dicts. As with the Rust runner's serde types, an
 optional field set to `null` counts as absent, except the nullable
-expectations (`gap_line`, `next_offset`, `next_line`, `kind`), where `null`
-means "must be none". `host-path`'s `relative` is required, and `null` there
-means "maps to nothing".
+expectations (`gap_line`, `next_offset`, `next_line`, and classify's
+`kind`, `limit`, `requested`, `unit`), where `null` means "must be none".
+`host-path`'s `relative` is required, and `null` there means "maps to
+nothing".
 """
 
 from __future__ import annotations
@@ -52,6 +53,13 @@ def uint(bits: int) -> Spec:
 
 
 u8, u16, u32, u64 = uint(8), uint(16), uint(32), uint(64)
+
+
+def number(value: Any, at: str) -> float:
+    """A JSON number (an `f64`): an int or a float, not a bool."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise VectorError(f"{at}: expected a number, got {value!r}")
+    return float(value)
 
 
 def s32(value: Any, at: str) -> int:
@@ -153,9 +161,9 @@ def part(value: Any, at: str) -> dict[str, Any]:
 
 _budget = obj(
     {"max_bytes": u32, "keep": one_of("head", "tail", "head-and-tail"), "head_percent": u8},
-    {"max_lines": u32, "max_line_bytes": u32},
+    {"max_lines": u32, "max_line_bytes": u32, "max_tokens": u32},
 )
-_policy = obj({}, {"keep_last": u32, "max_total_bytes": u64})
+_policy = obj({}, {"keep_last": u32, "max_total_bytes": u64, "max_total_tokens": u64})
 _texts = list_of(string)
 
 _cap_expect = obj(
@@ -171,6 +179,8 @@ _cap_expect = obj(
         "gap_line": Nullable(u32),
         "notable_lines": u32,
         "folded_lines": u32,
+        "original_tokens": u32,
+        "tokens": u32,
         "spill_error_contains": string,
         "text_contains": _texts,
         "text_not_contains": _texts,
@@ -213,6 +223,43 @@ def one_call(spec: Spec) -> Spec:
     return check
 
 
+def one_kind(spec: Spec) -> Spec:
+    """A pending result is `text` or `parts`, not both."""
+
+    def check(value: Any, at: str) -> dict[str, Any]:
+        out = spec(value, at)
+        if ("text" in out) == ("parts" in out):
+            raise VectorError(f"{at}: a pending result needs exactly one of text and parts")
+        return out
+
+    return check
+
+
+_PENDING: dict[str, Spec] = {"text": text_input, "parts": list_of(part)}
+# `plan` takes results without calls; `cap-batch` each with its call, as a
+# cap step names it.
+_plan_result = one_kind(obj({}, _PENDING))
+_batch_result = one_call(one_kind(obj({}, {**_PENDING, "call_id": string, "call": _call})))
+_limits = obj(
+    {"floor_bytes": u32, "ceiling": _budget}, {"max_tokens": u64, "max_body_bytes": u64}
+)
+_SIZE_UNITS = ("tokens", "bytes", "characters")
+
+
+def classify_expect(value: Any, at: str) -> dict[str, Any]:
+    """`kind`, and the amounts only when `kind` is not null."""
+    out = obj({}, {
+        "kind": Nullable(one_of("request-too-large", "context-length-exceeded")),
+        "limit": Nullable(u64),
+        "requested": Nullable(u64),
+        "unit": Nullable(one_of(*_SIZE_UNITS)),
+    })(value, at)
+    amounts = sorted({"limit", "requested", "unit"} & set(out))
+    if amounts and out.get("kind", "") is None:
+        raise VectorError(f"{at}: {amounts} expected, but kind is null")
+    return out
+
+
 _STEPS: dict[str, Spec] = {
     "cap": one_call(obj(
         {"op": string, "input": text_input, "budget": _budget, "expect": _cap_expect},
@@ -243,16 +290,29 @@ _STEPS: dict[str, Spec] = {
     "prune": obj(
         {"op": string, "messages": list_of(text_input), "policy": _policy,
          "expect": obj({}, {"error": string, "replaced": list_of(u32), "bytes_saved": u64,
-                            "total_bytes": u64, "messages": _texts})}
+                            "total_bytes": u64, "total_tokens": u64, "messages": _texts})}
     ),
     "host-path": obj(
         {"op": string, "path": string, "expect": obj({"relative": nullable(string)})}
     ),
     "purge": obj({"op": string, "expect": obj({}, {"error": string, "freed": u64})}),
     "classify": obj(
-        {"op": string, "status": u16, "body": text_input,
-         "expect": obj({}, {"kind": Nullable(
-             one_of("request-too-large", "context-length-exceeded"))})}
+        {"op": string, "status": u16, "body": text_input, "expect": classify_expect}
+    ),
+    "estimate-tokens": obj(
+        {"op": string, "text": text_input, "expect": obj({}, {"tokens": u64})}
+    ),
+    "calibrate": obj(
+        {"op": string, "text": text_input, "actual_tokens": u64,
+         "expect": obj({}, {"scale": number})}
+    ),
+    "plan": obj(
+        {"op": string, "results": list_of(_plan_result), "limits": _limits,
+         "expect": obj({}, {"error": string, "budgets": list_of(_budget)})}
+    ),
+    "cap-batch": obj(
+        {"op": string, "results": list_of(_batch_result), "limits": _limits,
+         "expect": obj({}, {"error": string, "results": list_of(_cap_expect)})}
     ),
 }
 
@@ -278,6 +338,9 @@ _session = obj(
         "read_tool": string,
         "shell_hints": boolean,
         "notable_patterns": _texts,
+        "image_tokens": u32,
+        "audio_tokens": u32,
+        "token_scale": number,
     },
 )
 _vector = obj({"name": string, "about": string, "session": _session, "steps": list_of(step)})

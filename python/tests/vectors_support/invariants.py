@@ -4,6 +4,7 @@ expectations say (README: "universal invariants")."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
@@ -63,6 +64,8 @@ class CapView:
     gap_line: Optional[int]
     notable_lines: int
     folded_lines: int
+    original_tokens: int
+    tokens: int
     spill: Optional[OverflowRef]
     spill_error: Optional[str]
 
@@ -102,6 +105,53 @@ def part_spec(p: ContentPart) -> dict[str, Any]:
     raise TypeError(p)
 
 
+@dataclass(frozen=True)
+class MediaCosts:
+    """The session's tokens for one image and one audio part (its
+    `image_tokens` and `audio_tokens`, default 1600 and 1000)."""
+
+    image: int = 1600
+    audio: int = 1000
+
+
+def json_string_len(text: str) -> int:
+    """Bytes of `text` as the contents of a JSON string: `"`, `\\` and
+    control characters escaped (the shortest escapes), the others as UTF-8."""
+    return utf8_len(json.dumps(text, ensure_ascii=False)) - 2
+
+
+def fixed_cost(
+    session: Session, costs: MediaCosts, parts: Sequence[ContentPart]
+) -> tuple[int, int]:
+    """Tokens and body bytes of what passes through whole: an image or audio
+    part at the session's fixed cost, its data and MIME type; a resource's
+    blob by `estimate-tokens`, its URI, MIME type and blob; an `other` part
+    by `estimate-tokens`, its JSON-string-escaped length."""
+    tokens = body = 0
+    for p in parts:
+        if isinstance(p, (Image, Audio)):
+            tokens += costs.image if isinstance(p, Image) else costs.audio
+            body += utf8_len(p.data) + utf8_len(p.mime_type)
+        elif isinstance(p, Resource):
+            blob = p.blob or ""
+            tokens += session.estimate_tokens(blob)
+            body += utf8_len(blob) + utf8_len(p.uri) + utf8_len(p.mime_type or "")
+        elif isinstance(p, Other):
+            tokens += session.estimate_tokens(p.value)
+            body += json_string_len(p.value)
+    return tokens, body
+
+
+def body_bytes(session: Session, costs: MediaCosts, result: Union[Capped, CappedParts]) -> int:
+    """What a result adds to a request body: its text (each text part and
+    resource text) as a JSON string, plus what passes through whole."""
+    if isinstance(result, Capped):
+        return json_string_len(result.text)
+    texts = [p.text for p in result.parts if isinstance(p, (Text, Resource))]
+    text_bytes = sum(json_string_len(t) for t in texts if t is not None)
+    return text_bytes + fixed_cost(session, costs, result.parts)[1]
+
+
 def ref_key(r: OverflowRef) -> tuple[str, str, int, int, str, str]:
     return (r.path, r.relative_path, r.bytes, r.lines, r.digest, r.tag)
 
@@ -115,10 +165,24 @@ class Disk:
 
 
 def check_cap(
-    chk: Checker, session: Session, disk: Disk, input_text: str, budget: Budget, got: CapView
-) -> None:
-    """Budget respected with the notice, unchanged when it fits, exact sizes,
-    the spill file equal to the input, and the notice's reference found last."""
+    chk: Checker,
+    session: Session,
+    disk: Disk,
+    input_text: str,
+    budget: Budget,
+    got: CapView,
+    fixed_tokens: int = 0,
+    planned: bool = False,
+) -> Optional[Path]:
+    """Budget respected with the notice, unchanged when it fits, exact sizes
+    and token counts (`fixed_tokens`: what parts that pass through whole
+    add), the spill file equal to the input, and the notice's reference
+    found last. Returns the spill file, if any.
+
+    `planned`: a result of `cap-batch`, capped with a planned budget that
+    is within `budget` (the ceiling) but not known: it must be cut when it
+    does not fit the ceiling, and may be cut when it does; the caller
+    checks the directory once for all results (`check_directory`)."""
     size = utf8_len(input_text)
     chk.ensure(
         got.original_bytes == size,
@@ -129,14 +193,50 @@ def check_cap(
         got.original_lines == lines,
         lambda: f"original_lines {got.original_lines} but the input has {lines} lines",
     )
+    input_tokens = session.estimate_tokens(input_text)
+    _check_tokens(chk, session, input_tokens, fixed_tokens, budget, got)
     fits = budget.max_bytes == 0 or (
-        size <= budget.max_bytes and (budget.max_lines is None or lines <= budget.max_lines)
+        size <= budget.max_bytes
+        and (budget.max_lines is None or lines <= budget.max_lines)
+        and (budget.max_tokens is None or input_tokens <= budget.max_tokens)
     )
-    if fits:
+    if fits and not (planned and got.truncated):
         _check_unchanged(chk, input_text, got)
     else:
         _check_cut(chk, input_text, budget, got)
-    _check_disk(chk, session, disk, input_text, got)
+    spill_file = _check_spill(chk, session, disk, input_text, got)
+    if not planned:
+        check_directory(chk, disk, [spill_file] if spill_file is not None else [])
+    return spill_file
+
+
+def _check_tokens(
+    chk: Checker,
+    session: Session,
+    input_tokens: int,
+    fixed_tokens: int,
+    budget: Budget,
+    got: CapView,
+) -> None:
+    """`original_tokens` and `tokens` are the session's estimates of the
+    input and of the text, plus `fixed_tokens`; the text's tokens are within
+    `max_tokens` (what passes through whole is not counted against it)."""
+    original = input_tokens + fixed_tokens
+    chk.ensure(
+        got.original_tokens == original,
+        lambda: f"original_tokens {got.original_tokens} but the session estimates {original}",
+    )
+    shown = session.estimate_tokens(got.text)
+    chk.ensure(
+        got.tokens == shown + fixed_tokens,
+        lambda: f"tokens {got.tokens} but the session estimates {shown} + {fixed_tokens}",
+    )
+    limit = budget.max_tokens
+    if budget.max_bytes != 0 and limit is not None:
+        chk.ensure(
+            shown <= limit,
+            lambda: f"the text has {shown} tokens, over max_tokens {limit}",
+        )
 
 
 def _check_unchanged(chk: Checker, input_text: str, got: CapView) -> None:
@@ -161,7 +261,7 @@ def _check_cut(chk: Checker, input_text: str, budget: Budget, got: CapView) -> N
     chk.ensure(got.truncated, lambda: "the input does not fit but truncated is false")
     size = utf8_len(got.text)
     chk.ensure(
-        size <= budget.max_bytes,
+        budget.max_bytes == 0 or size <= budget.max_bytes,
         lambda: f"text has {size} bytes, over max_bytes {budget.max_bytes}",
     )
     if budget.max_lines is not None:
@@ -195,9 +295,11 @@ def _check_cut(chk: Checker, input_text: str, budget: Budget, got: CapView) -> N
     )
 
 
-def _check_disk(
+def _check_spill(
     chk: Checker, session: Session, disk: Disk, input_text: str, got: CapView
-) -> None:
+) -> Optional[Path]:
+    """The reference's paths and sizes, the spill file equal to the input,
+    and the reference found last in the text. Returns the spill file."""
     spill = got.spill
     spill_file = _check_ref_paths(chk, session, disk, spill) if spill is not None else None
     if spill is not None:
@@ -222,14 +324,19 @@ def _check_disk(
             bool(refs) and ref_key(refs[-1]) == ref_key(spill),
             lambda: f"find-refs of the text found {refs!r}, not the spill reference last",
         )
+    return spill_file
+
+
+def check_directory(chk: Checker, disk: Disk, spill_files: list[Path]) -> None:
+    """No temporary file is left, and no file appeared but `spill_files`
+    (and their thread folders)."""
     root = disk.root
     if root is None:
         return
     leftovers = temp_files(root)
     chk.ensure(not leftovers, lambda: f"temporary files left behind: {leftovers}")
-    # Only the spill file itself (and its thread folder) may appear.
     new_files = [p for p in tree(root) if p not in disk.before and not (root / p).is_dir()]
-    allowed = [spill_file.relative_to(root)] if spill_file is not None else []
+    allowed = [f.relative_to(root) for f in spill_files]
     chk.ensure(
         all(f in allowed for f in new_files),
         lambda: f"unexpected new files: {new_files} (spill: {allowed})",
@@ -256,10 +363,11 @@ def _check_ref_paths(
         spill.path.endswith("/" + relative),
         lambda: f"path {spill.path!r} does not end with '/' + relative_path {relative!r}",
     )
-    if disk.root is None:
+    root = disk.root
+    if root is None:
         chk.fail(f"a spill reference but no directory was granted: {spill!r}")
         return None
-    want = disk.root / relative if shape_ok else None
+    want = root / relative if shape_ok else None
     by_path = session.host_path(spill.path)
     chk.ensure(
         want is not None and by_path == want,
@@ -305,13 +413,19 @@ def check_parts(chk: Checker, given: Sequence[ContentPart], got: CappedParts) ->
 
 
 def check_prune(chk: Checker, session: Session, messages: list[str], got: Pruned) -> None:
-    """Accounting adds up, only listed messages changed and each shrank, and
-    no genuine reference is lost."""
+    """Accounting adds up (bytes, and tokens by `estimate-tokens` of each
+    body), only listed messages changed and each shrank, and no genuine
+    reference is lost."""
     before = sum(utf8_len(m) for m in messages)
     after = sum(utf8_len(m) for m in got.messages)
     chk.ensure(
         got.total_bytes == after,
         lambda: f"total_bytes {got.total_bytes} but the bodies hold {after}",
+    )
+    tokens = sum(session.estimate_tokens(m) for m in got.messages)
+    chk.ensure(
+        got.total_tokens == tokens,
+        lambda: f"total_tokens {got.total_tokens} but the bodies are estimated at {tokens}",
     )
     chk.ensure(
         got.bytes_saved == max(before - after, 0),

@@ -11,15 +11,20 @@ from tool_output_cap import (
     Audio,
     Budget,
     Call,
+    Capped,
+    CappedParts,
     ContentPart,
     Image,
     Other,
     OverflowRef,
     Page,
+    PendingResult,
     PrunePolicy,
+    RequestLimits,
     Resource,
     Session,
     Text,
+    ToolCapError,
     classify,
     open_session,
 )
@@ -28,7 +33,7 @@ from . import invariants
 from .checker import Checker
 from .format import VectorError
 from .inputs import Recorded, build, substitute
-from .invariants import CapView, Disk
+from .invariants import CapView, Disk, MediaCosts
 
 DEFAULT_DISPLAY_ROOT = "/spill-host"
 """Display root of a vector session that names none."""
@@ -54,11 +59,16 @@ def run_vector(label: str, vector: dict[str, Any], spill_dir: Path) -> list[str]
             read_tool=spec.get("read_tool"),
             shell_hints=spec.get("shell_hints", True),
             notable_patterns=spec.get("notable_patterns", []),
+            image_tokens=spec.get("image_tokens"),
+            audio_tokens=spec.get("audio_tokens"),
+            token_scale=spec.get("token_scale"),
         )
     except Exception as why:  # noqa: BLE001 - any reason is a failure to report
         return [f"{label}: cannot open the session: {why}"]
+    # The vector's own idea of the media costs, not the session's.
+    costs = MediaCosts(spec.get("image_tokens", 1600), spec.get("audio_tokens", 1000))
     with session:
-        runner = _Runner(session, None if preopen == "none" else spill_dir)
+        runner = _Runner(session, None if preopen == "none" else spill_dir, costs)
         for index, step in enumerate(vector["steps"]):
             chk = Checker(f"{label} step {index} ({step['op']})", failures)
             try:
@@ -78,7 +88,30 @@ def _budget(spec: dict[str, Any]) -> Budget:
         max_line_bytes=spec.get("max_line_bytes"),
         keep=spec["keep"],
         head_percent=spec["head_percent"],
+        max_tokens=spec.get("max_tokens"),
     )
+
+
+def _budget_spec(b: Budget) -> dict[str, Any]:
+    """A budget as a vector writes it (as parsed: `None` fields absent)."""
+    fields = dataclasses.asdict(b)
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def _limits(spec: dict[str, Any]) -> RequestLimits:
+    return RequestLimits(
+        max_tokens=spec.get("max_tokens"),
+        max_body_bytes=spec.get("max_body_bytes"),
+        floor_bytes=spec["floor_bytes"],
+        ceiling=_budget(spec["ceiling"]),
+    )
+
+
+def _pending(spec: dict[str, Any]) -> PendingResult:
+    """A pending result: its text as a `str`, or its parts as a list."""
+    if "text" in spec:
+        return build(spec["text"])
+    return [_part(p) for p in spec["parts"]]
 
 
 def _call(step: dict[str, Any]) -> Union[str, Call]:
@@ -109,8 +142,9 @@ def _part(spec: dict[str, Any]) -> ContentPart:
 
 
 class _Runner:
-    def __init__(self, session: Session, spill_dir: Optional[Path]) -> None:
+    def __init__(self, session: Session, spill_dir: Optional[Path], costs: MediaCosts) -> None:
         self.session = session
+        self.costs = costs
         self.dir = Path(spill_dir).resolve() if spill_dir is not None else None
         self.calls: dict[str, Recorded] = {}
         self.refs: dict[str, OverflowRef] = {}
@@ -161,7 +195,8 @@ class _Runner:
         if capped is None:
             return
         view = CapView.of(capped)
-        invariants.check_cap(chk, self.session, disk, joined, budget, view)
+        fixed, _ = invariants.fixed_cost(self.session, self.costs, parts)
+        invariants.check_cap(chk, self.session, disk, joined, budget, view, fixed)
         invariants.check_parts(chk, parts, capped)
         self.check_capped(chk, e, view)
         chk.exact(e, "parts", [invariants.part_spec(p) for p in capped.parts])
@@ -172,7 +207,7 @@ class _Runner:
         chk.exact(e, "truncated", got.truncated)
         chk.exact(e, "spilled", got.spill is not None)
         for field in ("original_bytes", "original_lines", "omitted_bytes", "omitted_lines",
-                      "gap_line", "notable_lines", "folded_lines"):
+                      "gap_line", "notable_lines", "folded_lines", "original_tokens", "tokens"):
             chk.exact(e, field, getattr(got, field))
         if "spill_error_contains" in e:
             needle = e["spill_error_contains"]
@@ -278,12 +313,15 @@ class _Runner:
 
     def op_prune(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
         messages = [self.resolve(build(m)) for m in s["messages"]]
-        policy = PrunePolicy(s["policy"].get("keep_last"), s["policy"].get("max_total_bytes"))
+        p = s["policy"]
+        policy = PrunePolicy(
+            p.get("keep_last"), p.get("max_total_bytes"), p.get("max_total_tokens")
+        )
         pruned = chk.outcome(e.get("error"), lambda: self.session.prune(messages, policy))
         if pruned is None:
             return
         invariants.check_prune(chk, self.session, messages, pruned)
-        for field in ("replaced", "bytes_saved", "total_bytes", "messages"):
+        for field in ("replaced", "bytes_saved", "total_bytes", "total_tokens", "messages"):
             chk.exact(e, field, getattr(pruned, field))
 
     def op_host_path(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
@@ -310,5 +348,100 @@ class _Runner:
         body = build(s["body"])
         # `classify` answers `None` for "not an overflow", so the outcome is boxed.
         boxed = chk.outcome(None, lambda: [classify(s["status"], body)])
-        if boxed is not None:
-            chk.exact(e, "kind", boxed[0])
+        if boxed is None:
+            return
+        overflow = boxed[0]
+        chk.exact(e, "kind", overflow.kind if overflow is not None else None)
+        for field in ("limit", "requested", "unit"):
+            chk.exact(e, field, getattr(overflow, field) if overflow is not None else None)
+
+    def op_estimate_tokens(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        text = build(s["text"])
+        tokens = chk.outcome(None, lambda: self.session.estimate_tokens(text))
+        if tokens is not None:
+            chk.exact(e, "tokens", tokens)
+
+    def op_calibrate(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        text = build(s["text"])
+        scale = chk.outcome(None, lambda: self.session.calibrate(text, s["actual_tokens"]))
+        if scale is None:
+            return
+        chk.ensure(0.5 <= scale <= 2.0, lambda: f"scale {scale} is outside 0.5..=2")
+        if "scale" in e and not abs(scale - e["scale"]) <= 1e-9:
+            chk.fail(f"scale: expected {e['scale']!r}, got {scale!r}")
+
+    def op_plan(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        results = [_pending(r) for r in s["results"]]
+        limits = _limits(s["limits"])
+        budgets = chk.outcome(e.get("error"), lambda: self.session.plan(results, limits))
+        if budgets is None:
+            return
+        chk.ensure(
+            len(budgets) == len(results),
+            lambda: f"{len(budgets)} budgets for {len(results)} results",
+        )
+        # Each budget is one the session accepts: a cap of the empty text
+        # with it checks it and writes nothing.
+        for i, b in enumerate(budgets):
+            try:
+                self.session.cap("", b, f"plan-check-{i}")
+            except ToolCapError as err:
+                chk.fail(f"budget {i} {b!r} is refused: {err}")
+        chk.exact(e, "budgets", [_budget_spec(b) for b in budgets])
+
+    def op_cap_batch(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        turn = [(_call(r), _pending(r)) for r in s["results"]]
+        want = e.get("results")
+        if want is not None and len(want) != len(turn):
+            raise VectorError(f"{len(want)} expectations for {len(turn)} results")
+        for i, w in enumerate(want or []):
+            if "parts" in w and "text" in s["results"][i]:
+                raise VectorError(f"results[{i}]: `parts` is an expectation of parts results")
+        limits = _limits(s["limits"])
+        disk = self.disk()
+        out = chk.outcome(e.get("error"), lambda: self.session.cap_batch(turn, limits))
+        if out is None:
+            return
+        if len(out) != len(turn):
+            chk.fail(f"{len(out)} results for {len(turn)} pending results")
+            return
+        tokens = body = 0
+        spill_files: list[Path] = []
+        for i, ((call, pending), got) in enumerate(zip(turn, out)):
+            item = Checker(f"{chk.label} result {i}", chk.failures)
+            if isinstance(pending, str) and isinstance(got, Capped):
+                view = CapView.of(got)
+                spilled = invariants.check_cap(
+                    item, self.session, disk, pending, limits.ceiling, view, planned=True
+                )
+            elif not isinstance(pending, str) and isinstance(got, CappedParts):
+                view = CapView.of(got)
+                fixed, _ = invariants.fixed_cost(self.session, self.costs, pending)
+                joined = invariants.joined_text(pending)
+                spilled = invariants.check_cap(
+                    item, self.session, disk, joined, limits.ceiling, view, fixed, planned=True
+                )
+                invariants.check_parts(item, pending, got)
+                if want is not None:
+                    item.exact(want[i], "parts", [invariants.part_spec(p) for p in got.parts])
+            else:
+                item.fail(f"a {type(got).__name__} for a pending result of the other kind")
+                continue
+            spill_files += [spilled] if spilled is not None else []
+            tokens += got.report.tokens
+            body += invariants.body_bytes(self.session, self.costs, got)
+            if want is not None:
+                self.check_capped(item, want[i], view)
+            self.record(call if isinstance(call, str) else call.id, view)
+        invariants.check_directory(chk, disk, spill_files)
+        if limits.max_tokens is not None:
+            chk.ensure(
+                tokens <= limits.max_tokens,
+                lambda: f"the results take {tokens} tokens, over max_tokens {limits.max_tokens}",
+            )
+        if limits.max_body_bytes is not None:
+            chk.ensure(
+                body <= limits.max_body_bytes,
+                lambda: f"the results take {body} body bytes, over max_body_bytes "
+                f"{limits.max_body_bytes}",
+            )

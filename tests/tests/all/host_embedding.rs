@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 use std::thread;
 
 use tool_output_cap::{
-    Budget, Call, CapError, Error, OverflowKind, RuntimeOptions, SessionConfig, ToolCap,
+    Budget, Call, CapError, Error, OverflowKind, RuntimeOptions, SessionConfig, SizeUnit, ToolCap,
 };
 
 /// Compiling the component is the slow part: do it once for every test.
@@ -290,16 +290,21 @@ fn a_kept_key_verifies_references_across_sessions() {
 #[test]
 fn classify_recognises_overflow_rejections() {
     let html = "<html><head><title>413 Request Entity Too Large</title></head></html>";
-    assert_eq!(
-        tool_cap().classify(413, html).unwrap(),
-        Some(OverflowKind::RequestTooLarge)
-    );
+    let kind = |status, body| tool_cap().classify(status, body).unwrap().map(|o| o.kind);
+    assert_eq!(kind(413, html), Some(OverflowKind::RequestTooLarge));
     let openai = r#"{"error":{"code":"context_length_exceeded","message":"too long"}}"#;
+    assert_eq!(kind(400, openai), Some(OverflowKind::ContextLengthExceeded));
+    assert_eq!(kind(429, "rate limited"), None);
+    // The amounts, when the body states them: how much to shed.
+    let counted = r#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 412933 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
+    let overflow = tool_cap()
+        .classify(400, counted)
+        .unwrap()
+        .expect("an overflow");
     assert_eq!(
-        tool_cap().classify(400, openai).unwrap(),
-        Some(OverflowKind::ContextLengthExceeded)
+        (overflow.limit, overflow.requested, overflow.unit),
+        (Some(128_000), Some(412_933), Some(SizeUnit::Tokens))
     );
-    assert_eq!(tool_cap().classify(429, "rate limited").unwrap(), None);
 }
 
 #[test]

@@ -138,6 +138,7 @@ fn every_function_that_takes_a_large_input_recycles() {
     let policy = tool_output_cap::PrunePolicy {
         keep_last: Some(1),
         max_total_bytes: None,
+        max_total_tokens: None,
     };
     let pruned = session.prune(&messages, &policy).unwrap();
     assert_eq!(pruned.replaced, vec![0]);

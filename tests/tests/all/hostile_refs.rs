@@ -355,6 +355,7 @@ fn check_prune(text: &str, id: &str, session: &mut Session, failures: &mut Vec<S
     let policy = PrunePolicy {
         keep_last: Some(0),
         max_total_bytes: None,
+        max_total_tokens: None,
     };
     let marker = prune::marker(text.len());
     let want = if marker.len() < text.len() {

@@ -56,6 +56,7 @@ fn any_budget() -> impl Strategy<Value = Budget> {
                 max_line_bytes,
                 keep,
                 head_percent,
+                max_tokens: None,
             },
         )
 }

@@ -55,6 +55,7 @@ pub fn budget(max_bytes: u32) -> Budget {
         max_line_bytes: None,
         keep: Keep::HeadAndTail,
         head_percent: 50,
+        max_tokens: None,
     }
 }
 

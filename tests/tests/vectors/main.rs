@@ -146,6 +146,10 @@ fn vectors_cover_every_op() {
         "purge",
         "classify",
         "host-path",
+        "estimate-tokens",
+        "calibrate",
+        "plan",
+        "cap-batch",
     ];
     let missing: Vec<&str> = all.into_iter().filter(|op| !used.contains(op)).collect();
     assert!(missing.is_empty(), "no vector uses {missing:?}");

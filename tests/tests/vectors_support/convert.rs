@@ -1,12 +1,13 @@
 //! Between the vector format's types and the component's.
 
 use tool_output_cap::{
-    Budget, ContentPart, EmbeddedResource, Keep, Media, OverflowKind, PrunePolicy, SessionConfig,
+    Budget, ContentPart, EmbeddedResource, Keep, Media, OverflowKind, PendingResult, PrunePolicy,
+    RequestLimits, SessionConfig, SizeUnit,
 };
 
 use super::format::{
-    BudgetSpec, KeepSpec, KindSpec, MediaSpec, PartSpec, PolicySpec, Preopen, ResourceSpec,
-    SessionSpec, TextInput,
+    BudgetSpec, KeepSpec, KindSpec, LimitsSpec, MediaSpec, PartSpec, PendingSpec, PolicySpec,
+    Preopen, ResourceSpec, SessionSpec, TextInput, UnitSpec,
 };
 use super::inputs::build;
 
@@ -24,6 +25,52 @@ pub fn budget(spec: &BudgetSpec) -> Budget {
             KeepSpec::HeadAndTail => Keep::HeadAndTail,
         },
         head_percent: spec.head_percent,
+        max_tokens: spec.max_tokens,
+    }
+}
+
+/// A budget as a vector writes it, for exact `budgets` expectations.
+pub fn budget_spec(b: &Budget) -> BudgetSpec {
+    BudgetSpec {
+        max_bytes: b.max_bytes,
+        max_lines: b.max_lines,
+        max_line_bytes: b.max_line_bytes,
+        keep: match b.keep {
+            Keep::Head => KeepSpec::Head,
+            Keep::Tail => KeepSpec::Tail,
+            Keep::HeadAndTail => KeepSpec::HeadAndTail,
+        },
+        head_percent: b.head_percent,
+        max_tokens: b.max_tokens,
+    }
+}
+
+pub fn limits(spec: &LimitsSpec) -> RequestLimits {
+    RequestLimits {
+        max_tokens: spec.max_tokens,
+        max_body_bytes: spec.max_body_bytes,
+        floor_bytes: spec.floor_bytes,
+        ceiling: budget(&spec.ceiling),
+    }
+}
+
+/// The pending result of a `plan` or `cap-batch` entry: exactly one of
+/// `text` and `parts`.
+pub fn pending(spec: &PendingSpec) -> Result<PendingResult, String> {
+    match (&spec.text, &spec.parts) {
+        (Some(text), None) => Ok(PendingResult::Text(build(text)?)),
+        (None, Some(parts)) => Ok(PendingResult::Parts(
+            parts.iter().map(part).collect::<Result<_, _>>()?,
+        )),
+        _ => Err("a pending result needs exactly one of `text` and `parts`".into()),
+    }
+}
+
+pub fn unit(unit: SizeUnit) -> UnitSpec {
+    match unit {
+        SizeUnit::Tokens => UnitSpec::Tokens,
+        SizeUnit::Bytes => UnitSpec::Bytes,
+        SizeUnit::Characters => UnitSpec::Characters,
     }
 }
 
@@ -31,6 +78,7 @@ pub fn policy(spec: &PolicySpec) -> PrunePolicy {
     PrunePolicy {
         keep_last: spec.keep_last,
         max_total_bytes: spec.max_total_bytes,
+        max_total_tokens: spec.max_total_tokens,
     }
 }
 
@@ -63,6 +111,9 @@ pub fn session_config(spec: &SessionSpec, dir: &std::path::Path) -> Result<Sessi
         read_tool: spec.read_tool.clone(),
         shell_hints: spec.shell_hints.unwrap_or(true),
         notable_patterns: spec.notable_patterns.clone().unwrap_or_default(),
+        image_tokens: spec.image_tokens,
+        audio_tokens: spec.audio_tokens,
+        token_scale: spec.token_scale,
     })
 }
 

@@ -35,6 +35,12 @@ pub struct SessionSpec {
     pub shell_hints: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notable_patterns: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_scale: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,6 +146,8 @@ pub struct BudgetSpec {
     pub max_line_bytes: Option<u32>,
     pub keep: KeepSpec,
     pub head_percent: u8,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -187,6 +195,10 @@ pub enum Step {
     Purge(PurgeStep),
     Classify(ClassifyStep),
     HostPath(HostPathStep),
+    EstimateTokens(EstimateStep),
+    Calibrate(CalibrateStep),
+    Plan(PlanStep),
+    CapBatch(CapBatchStep),
 }
 
 impl Step {
@@ -204,6 +216,10 @@ impl Step {
             Step::Purge(_) => "purge",
             Step::Classify(_) => "classify",
             Step::HostPath(_) => "host-path",
+            Step::EstimateTokens(_) => "estimate-tokens",
+            Step::Calibrate(_) => "calibrate",
+            Step::Plan(_) => "plan",
+            Step::CapBatch(_) => "cap-batch",
         }
     }
 }
@@ -271,6 +287,10 @@ pub struct CapExpect {
     pub notable_lines: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub folded_lines: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spill_error_contains: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -440,6 +460,8 @@ pub struct PolicySpec {
     pub keep_last: Option<u32>,
     #[serde(default)]
     pub max_total_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_total_tokens: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -453,6 +475,8 @@ pub struct PruneExpect {
     pub bytes_saved: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub messages: Option<Vec<String>>,
 }
@@ -492,6 +516,109 @@ pub enum KindSpec {
 pub struct ClassifyExpect {
     #[serde(default, with = "nullable", skip_serializing_if = "Option::is_none")]
     pub kind: Option<Option<KindSpec>>,
+    #[serde(default, with = "nullable", skip_serializing_if = "Option::is_none")]
+    pub limit: Option<Option<u64>>,
+    #[serde(default, with = "nullable", skip_serializing_if = "Option::is_none")]
+    pub requested: Option<Option<u64>>,
+    #[serde(default, with = "nullable", skip_serializing_if = "Option::is_none")]
+    pub unit: Option<Option<UnitSpec>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnitSpec {
+    Tokens,
+    Bytes,
+    Characters,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EstimateStep {
+    pub text: TextInput,
+    pub expect: EstimateExpect,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EstimateExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrateStep {
+    pub text: TextInput,
+    pub actual_tokens: u64,
+    pub expect: CalibrateExpect,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrateExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<f64>,
+}
+
+/// A pending result: `{"text": ...}` or `{"parts": [...]}`, and for
+/// `cap-batch` its call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PendingSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<CallSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<TextInput>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<Vec<PartSpec>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_body_bytes: Option<u64>,
+    pub floor_bytes: u32,
+    pub ceiling: BudgetSpec,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanStep {
+    pub results: Vec<PendingSpec>,
+    pub limits: LimitsSpec,
+    pub expect: PlanExpect,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budgets: Option<Vec<BudgetSpec>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapBatchStep {
+    pub results: Vec<PendingSpec>,
+    pub limits: LimitsSpec,
+    pub expect: CapBatchExpect,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapBatchExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results: Option<Vec<CapExpect>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -25,6 +25,8 @@ pub struct CapView {
     pub gap_line: Option<u32>,
     pub notable_lines: u32,
     pub folded_lines: u32,
+    pub original_tokens: u32,
+    pub tokens: u32,
     pub spill: Option<OverflowRef>,
     pub spill_error: Option<String>,
 }
@@ -41,6 +43,8 @@ impl From<Capped> for CapView {
             gap_line: c.report.gap_line,
             notable_lines: c.report.notable_lines,
             folded_lines: c.report.folded_lines,
+            original_tokens: c.report.original_tokens,
+            tokens: c.report.tokens,
             spill: c.report.spill,
             spill_error: c.report.spill_error,
         }
@@ -59,6 +63,8 @@ impl From<&CappedParts> for CapView {
             gap_line: c.report.gap_line,
             notable_lines: c.report.notable_lines,
             folded_lines: c.report.folded_lines,
+            original_tokens: c.report.original_tokens,
+            tokens: c.report.tokens,
             spill: c.report.spill.clone(),
             spill_error: c.report.spill_error.clone(),
         }
@@ -85,6 +91,92 @@ pub struct Disk {
     pub before: Vec<PathBuf>,
 }
 
+/// What the session's estimator counts for media and other parts that pass
+/// through whole (image and audio at the session's fixed costs).
+#[derive(Debug, Clone, Copy)]
+pub struct MediaCosts {
+    pub image: u64,
+    pub audio: u64,
+}
+
+/// Tokens and body bytes of the parts that pass through whole, as the
+/// README defines them.
+pub fn fixed_cost(session: &mut Session, costs: MediaCosts, parts: &[ContentPart]) -> (u64, u64) {
+    let (mut tokens, mut body) = (0, 0);
+    for part in parts {
+        let (t, b) = match part {
+            ContentPart::Text(_) => (0, 0),
+            ContentPart::Image(m) => (costs.image, (m.data.len() + m.mime_type.len()) as u64),
+            ContentPart::Audio(m) => (costs.audio, (m.data.len() + m.mime_type.len()) as u64),
+            ContentPart::Resource(r) => {
+                let blob = r.blob.as_deref().unwrap_or("");
+                let tokens = session.estimate_tokens(blob).expect("estimate");
+                let body = blob.len() + r.uri.len() + r.mime_type.as_deref().map_or(0, str::len);
+                (tokens, body as u64)
+            }
+            ContentPart::Other(o) => (
+                session.estimate_tokens(o).expect("estimate"),
+                json_string_len(o),
+            ),
+        };
+        tokens += t;
+        body += b;
+    }
+    (tokens, body)
+}
+
+/// Bytes of `text` as the contents of a JSON string: `"`, `\\` and control
+/// characters escaped (`\n` and friends 2 bytes, the others `\u00XX` 6).
+pub fn json_string_len(text: &str) -> u64 {
+    let escaped = serde_json::to_string(text).expect("a string serializes");
+    // serde_json writes the shortest escapes, as the README counts them.
+    escaped.len() as u64 - 2
+}
+
+/// Body bytes of capped parts: each text as a JSON string, and the parts
+/// that pass through.
+pub fn parts_body(session: &mut Session, costs: MediaCosts, parts: &[ContentPart]) -> u64 {
+    let text: u64 = parts
+        .iter()
+        .map(|p| match p {
+            ContentPart::Text(t) => json_string_len(t),
+            ContentPart::Resource(r) => r.text.as_deref().map_or(0, json_string_len),
+            _ => 0,
+        })
+        .sum();
+    text + fixed_cost(session, costs, parts).1
+}
+
+/// Tokens: the report's counts are the session's estimates of the input and
+/// of the text (parts: plus what passes through whole), and within
+/// `max-tokens`.
+pub fn check_tokens(
+    chk: &mut Checker<'_>,
+    session: &mut Session,
+    input: &str,
+    fixed_tokens: u64,
+    budget: &Budget,
+    got: &CapView,
+) {
+    let original = session.estimate_tokens(input).expect("estimate") + fixed_tokens;
+    let shown = session.estimate_tokens(&got.text).expect("estimate") + fixed_tokens;
+    chk.ensure(u64::from(got.original_tokens) == original, || {
+        format!(
+            "original_tokens {} but the session estimates {original}",
+            got.original_tokens
+        )
+    });
+    chk.ensure(u64::from(got.tokens) == shown, || {
+        format!("tokens {} but the session estimates {shown}", got.tokens)
+    });
+    if let Some(max) = budget.max_tokens.filter(|_| budget.max_bytes > 0) {
+        chk.ensure(
+            u64::from(got.tokens) - fixed_tokens <= u64::from(max),
+            || format!("the text has {} tokens, over max_tokens {max}", got.tokens),
+        );
+    }
+}
+
 /// Budget respected with the notice, unchanged when it fits, exact sizes,
 /// the spill file equal to the input, and the notice's reference found last.
 pub fn check_cap(
@@ -109,13 +201,47 @@ pub fn check_cap(
             got.original_lines
         )
     });
+    let input_tokens = session.estimate_tokens(input).expect("estimate");
     let fits = budget.max_bytes == 0
         || (input.len() <= budget.max_bytes as usize
-            && budget.max_lines.is_none_or(|m| lines <= u64::from(m)));
+            && budget.max_lines.is_none_or(|m| lines <= u64::from(m))
+            && budget
+                .max_tokens
+                .is_none_or(|m| input_tokens <= u64::from(m)));
     if fits {
         check_unchanged(chk, input, got);
     } else {
         check_cut(chk, input, budget, got);
+    }
+    check_disk(chk, session, disk, input, got);
+}
+
+/// One result of `cap-batch`: capped under some budget within `ceiling` (the
+/// plan may cut a result the ceiling alone would keep): unchanged or a cut
+/// within the ceiling, exact sizes, and the spill file equal to the input.
+pub fn check_batch_result(
+    chk: &mut Checker<'_>,
+    session: &mut Session,
+    disk: &Disk,
+    input: &str,
+    ceiling: &Budget,
+    got: &CapView,
+) {
+    chk.ensure(got.original_bytes as usize == input.len(), || {
+        format!(
+            "original_bytes {} but the input has {} bytes",
+            got.original_bytes,
+            input.len()
+        )
+    });
+    let over_ceiling = ceiling.max_bytes > 0 && input.len() > ceiling.max_bytes as usize;
+    if got.truncated {
+        check_cut(chk, input, ceiling, got);
+    } else {
+        chk.ensure(!over_ceiling, || {
+            "a result over the ceiling came back whole".into()
+        });
+        check_unchanged(chk, input, got);
     }
     check_disk(chk, session, disk, input, got);
 }
@@ -315,6 +441,17 @@ pub fn check_prune(
 ) {
     let before: u64 = messages.iter().map(|m| m.len() as u64).sum();
     let after: u64 = got.messages.iter().map(|m| m.len() as u64).sum();
+    let tokens: u64 = got
+        .messages
+        .iter()
+        .map(|m| session.estimate_tokens(m).expect("estimate"))
+        .sum();
+    chk.ensure(got.total_tokens == tokens, || {
+        format!(
+            "total_tokens {} but the bodies are estimated at {tokens}",
+            got.total_tokens
+        )
+    });
     chk.ensure(got.total_bytes == after, || {
         format!(
             "total_bytes {} but the bodies hold {after}",

@@ -3,17 +3,19 @@
 
 use std::collections::HashMap;
 
-use tool_output_cap::{ContentPart, OverflowRef, Session};
+use tool_output_cap::{
+    BatchResult, Budget, Call, ContentPart, OverflowRef, PendingResult, Session,
+};
 
 use super::check::Checker;
 use super::convert;
 use super::format::{
-    CapExpect, CapPartsStep, CapStep, ClassifyStep, FindRefsStep, GrepStep, HostPathStep,
-    PageExpect, PlaceholderStep, Preopen, PruneStep, PurgeStep, ReadLinesStep, ReadStep, Step,
-    TextExpect, Vector,
+    CalibrateStep, CapBatchStep, CapExpect, CapPartsStep, CapStep, ClassifyStep, EstimateStep,
+    FindRefsStep, GrepStep, HostPathStep, PageExpect, PendingSpec, PlaceholderStep, PlanStep,
+    Preopen, PruneStep, PurgeStep, ReadLinesStep, ReadStep, Step, TextExpect, Vector,
 };
 use super::inputs::{Recorded, build, substitute};
-use super::invariants::{self, CapView, Disk};
+use super::invariants::{self, CapView, Disk, MediaCosts};
 use crate::common::{tool_cap, tree};
 
 /// What running a vector found.
@@ -43,6 +45,10 @@ pub fn run_vector(file: &str, vector: &mut Vector, bless: bool) -> Report {
     };
     let has_dir = vector.session.preopen != Some(Preopen::None);
     let mut runner = Runner {
+        costs: MediaCosts {
+            image: vector.session.image_tokens.map_or(1600, u64::from),
+            audio: vector.session.audio_tokens.map_or(1000, u64::from),
+        },
         session,
         dir: has_dir.then(|| dir.path().to_owned()),
         calls: HashMap::new(),
@@ -65,6 +71,8 @@ pub fn run_vector(file: &str, vector: &mut Vector, bless: bool) -> Report {
 
 struct Runner {
     session: Session,
+    /// The session's token costs of image and audio parts.
+    costs: MediaCosts,
     /// The host directory granted as the preopen, if any.
     dir: Option<std::path::PathBuf>,
     /// Earlier cap steps by call id, for `$spill:` and `$capped:`.
@@ -87,6 +95,10 @@ impl Runner {
             Step::Purge(s) => self.purge(chk, s),
             Step::Classify(s) => self.classify(chk, s),
             Step::HostPath(s) => self.host_path(chk, s),
+            Step::EstimateTokens(s) => self.estimate(chk, s),
+            Step::Calibrate(s) => self.calibrate(chk, s),
+            Step::Plan(s) => self.plan(chk, s),
+            Step::CapBatch(s) => self.cap_batch(chk, s),
         }
     }
 
@@ -111,6 +123,7 @@ impl Runner {
         };
         let view = CapView::from(capped);
         invariants::check_cap(chk, &mut self.session, &disk, &input, &budget, &view);
+        invariants::check_tokens(chk, &mut self.session, &input, 0, &budget, &view);
         self.check_capped(chk, &mut s.expect, &view)?;
         self.record(&call.id, &view);
         Ok(())
@@ -134,6 +147,8 @@ impl Runner {
         };
         let view = CapView::from(&capped);
         invariants::check_cap(chk, &mut self.session, &disk, &joined, &budget, &view);
+        let (fixed, _) = invariants::fixed_cost(&mut self.session, self.costs, &parts);
+        invariants::check_tokens(chk, &mut self.session, &joined, fixed, &budget, &view);
         invariants::check_parts(chk, &parts, &capped);
         self.check_capped(chk, &mut s.expect, &view)?;
         let got_parts = capped.parts.iter().map(convert::part_spec).collect();
@@ -344,6 +359,7 @@ impl Runner {
         chk.exact("replaced", &mut e.replaced, &pruned.replaced);
         chk.exact("bytes_saved", &mut e.bytes_saved, &pruned.bytes_saved);
         chk.exact("total_bytes", &mut e.total_bytes, &pruned.total_bytes);
+        chk.exact("total_tokens", &mut e.total_tokens, &pruned.total_tokens);
         chk.exact("messages", &mut e.messages, &pruned.messages);
         Ok(())
     }
@@ -358,8 +374,20 @@ impl Runner {
 
     fn classify(&mut self, chk: &mut Checker<'_>, s: &mut ClassifyStep) -> Result<(), String> {
         let body = build(&s.body)?;
-        if let Some(kind) = chk.outcome(None, tool_cap().classify(s.status, &body)) {
-            chk.fixed("kind", s.expect.kind.as_ref(), &kind.map(convert::kind));
+        if let Some(overflow) = chk.outcome(None, tool_cap().classify(s.status, &body)) {
+            let e = &s.expect;
+            chk.fixed(
+                "kind",
+                e.kind.as_ref(),
+                &overflow.as_ref().map(|o| convert::kind(o.kind)),
+            );
+            let (limit, requested, unit) = match &overflow {
+                Some(o) => (o.limit, o.requested, o.unit.map(convert::unit)),
+                None => (None, None, None),
+            };
+            chk.fixed("limit", e.limit.as_ref(), &limit);
+            chk.fixed("requested", e.requested.as_ref(), &requested);
+            chk.fixed("unit", e.unit.as_ref(), &unit);
         }
         Ok(())
     }
@@ -384,6 +412,171 @@ impl Runner {
         Ok(())
     }
 
+    fn estimate(&mut self, chk: &mut Checker<'_>, s: &mut EstimateStep) -> Result<(), String> {
+        let text = build(&s.text)?;
+        if let Some(tokens) = chk.outcome(None, self.session.estimate_tokens(&text)) {
+            chk.exact("tokens", &mut s.expect.tokens, &tokens);
+        }
+        Ok(())
+    }
+
+    fn calibrate(&mut self, chk: &mut Checker<'_>, s: &mut CalibrateStep) -> Result<(), String> {
+        let text = build(&s.text)?;
+        let result = self.session.calibrate(&text, s.actual_tokens);
+        if let Some(scale) = chk.outcome(None, result) {
+            chk.ensure((0.5..=2.0).contains(&scale), || {
+                format!("scale {scale} is outside 0.5..=2")
+            });
+            if let Some(want) = s.expect.scale {
+                chk.ensure((scale - want).abs() < 1e-9, || {
+                    format!("scale: expected {want}, got {scale}")
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn plan(&mut self, chk: &mut Checker<'_>, s: &mut PlanStep) -> Result<(), String> {
+        let results = s
+            .results
+            .iter()
+            .map(|p| {
+                if p.call_id.is_some() || p.call.is_some() {
+                    return Err("a plan result has no call".to_owned());
+                }
+                convert::pending(p)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let limits = convert::limits(&s.limits);
+        let result = self.session.plan(&results, &limits);
+        let Some(budgets) = chk.outcome(s.expect.error.as_deref(), result) else {
+            return Ok(());
+        };
+        chk.ensure(budgets.len() == results.len(), || {
+            format!("{} budgets for {} results", budgets.len(), results.len())
+        });
+        let specs: Vec<_> = budgets.iter().map(convert::budget_spec).collect();
+        chk.exact("budgets", &mut s.expect.budgets, &specs);
+        // Every budget is one the session accepts: the empty text fits any
+        // valid budget, so capping it checks the budget and writes nothing.
+        for (i, budget) in budgets.iter().enumerate() {
+            if let Err(err) = self.session.cap("", budget, "plan-check") {
+                chk.fail(format!("budget {i} is refused by cap: {err}"));
+            }
+        }
+        Ok(())
+    }
+
+    fn cap_batch(&mut self, chk: &mut Checker<'_>, s: &mut CapBatchStep) -> Result<(), String> {
+        let turn = s
+            .results
+            .iter()
+            .map(|p: &PendingSpec| {
+                let call = super::format::call_of(&p.call_id, &p.call)?;
+                Ok((convert::call(&call), convert::pending(p)?))
+            })
+            .collect::<Result<Vec<(Call, PendingResult)>, String>>()?;
+        let limits = convert::limits(&s.limits);
+        let disk = self.disk();
+        let result = self.session.cap_batch(&turn, &limits);
+        let Some(out) = chk.outcome(s.expect.error.as_deref(), result) else {
+            return Ok(());
+        };
+        if out.len() != turn.len() {
+            chk.fail(format!("{} results for {} pending", out.len(), turn.len()));
+            return Ok(());
+        }
+        if let Some(want) = &s.expect.results
+            && want.len() != out.len()
+        {
+            return Err(format!(
+                "{} expectations for {} results",
+                want.len(),
+                out.len()
+            ));
+        }
+        // Each result may add its own spill file; the others' are expected.
+        let spilled: Vec<std::path::PathBuf> = out
+            .iter()
+            .filter_map(|r| match r {
+                BatchResult::Text(c) => c.report.spill.clone(),
+                BatchResult::Parts(c) => c.report.spill.clone(),
+            })
+            .filter_map(|r| {
+                let file = self.session.host_path(&r.path).ok().flatten()?;
+                let root = self.dir.as_deref()?.canonicalize().ok()?;
+                file.strip_prefix(root).ok().map(std::path::Path::to_owned)
+            })
+            .collect();
+        let (mut tokens, mut body) = (0u64, 0u64);
+        for (i, ((call, pending), got)) in turn.iter().zip(&out).enumerate() {
+            let (view, input, fixed) = match (pending, got) {
+                (PendingResult::Text(t), BatchResult::Text(c)) => {
+                    body += invariants::json_string_len(&c.text);
+                    (CapView::from(c.clone()), t.clone(), 0)
+                }
+                (PendingResult::Parts(p), BatchResult::Parts(c)) => {
+                    body += invariants::parts_body(&mut self.session, self.costs, &c.parts);
+                    invariants::check_parts(chk, p, c);
+                    let (fixed, _) = invariants::fixed_cost(&mut self.session, self.costs, p);
+                    (CapView::from(c), invariants::joined_text(p), fixed)
+                }
+                _ => {
+                    chk.fail(format!("result {i} is not of the kind given"));
+                    continue;
+                }
+            };
+            tokens += u64::from(view.tokens);
+            // Each result is a cap under a budget within the ceiling: its own
+            // accounting, spill file and reference hold as for `cap`.
+            let unbounded = Budget {
+                max_bytes: 0,
+                ..limits.ceiling
+            };
+            invariants::check_tokens(chk, &mut self.session, &input, fixed, &unbounded, &view);
+            let own = view
+                .spill
+                .as_ref()
+                .and_then(|r| self.session.host_path(&r.path).ok().flatten());
+            let others = Disk {
+                root: disk.root.clone(),
+                before: disk
+                    .before
+                    .iter()
+                    .chain(
+                        spilled
+                            .iter()
+                            .filter(|p| own.as_ref().is_none_or(|o| !o.ends_with(p))),
+                    )
+                    .cloned()
+                    .collect(),
+            };
+            invariants::check_batch_result(
+                chk,
+                &mut self.session,
+                &others,
+                &input,
+                &limits.ceiling,
+                &view,
+            );
+            if let Some(want) = s.expect.results.as_mut() {
+                self.check_capped(chk, &mut want[i], &view)?;
+            }
+            self.record(&call.id, &view);
+        }
+        if let Some(max) = limits.max_tokens {
+            chk.ensure(tokens <= max, || {
+                format!("the results take {tokens} tokens, over max_tokens {max}")
+            });
+        }
+        if let Some(max) = limits.max_body_bytes {
+            chk.ensure(body <= max, || {
+                format!("the results take {body} body bytes, over max_body_bytes {max}")
+            });
+        }
+        Ok(())
+    }
+
     /// The expectations of `cap` and `cap-parts` on their shared accounting.
     fn check_capped(
         &self,
@@ -400,6 +593,12 @@ impl Runner {
         chk.exact("gap_line", &mut e.gap_line, &got.gap_line);
         chk.exact("notable_lines", &mut e.notable_lines, &got.notable_lines);
         chk.exact("folded_lines", &mut e.folded_lines, &got.folded_lines);
+        chk.exact(
+            "original_tokens",
+            &mut e.original_tokens,
+            &got.original_tokens,
+        );
+        chk.exact("tokens", &mut e.tokens, &got.tokens);
         if let Some(needle) = &e.spill_error_contains {
             match &got.spill_error {
                 Some(error) => chk.ensure(error.contains(needle.as_str()), || {

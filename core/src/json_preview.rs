@@ -72,6 +72,7 @@ use doc::Node;
 use render::Renderer;
 use score::Host;
 
+use crate::bisect::largest;
 use crate::notable::Patterns;
 
 /// The deepest nesting of arrays and objects that serde_json parses (its
@@ -308,27 +309,6 @@ fn render(root: &Node<'_>, lim: Limits, room: Room) -> Option<JsonPreview> {
         omitted_keys: r.keys,
         shortened_strings: r.strings,
     })
-}
-
-/// The largest `x` in `lo..=hi` for which `ok(x)` holds, found by bisection
-/// (so `ok` is taken as monotone), or `None` when `ok(lo)` fails.
-fn largest(lo: usize, hi: usize, mut ok: impl FnMut(usize) -> bool) -> Option<usize> {
-    if !ok(lo) {
-        return None;
-    }
-    if hi <= lo || ok(hi) {
-        return Some(hi.max(lo));
-    }
-    let (mut good, mut bad) = (lo, hi);
-    while bad - good > 1 {
-        let mid = good + (bad - good) / 2;
-        if ok(mid) {
-            good = mid;
-        } else {
-            bad = mid;
-        }
-    }
-    Some(good)
 }
 
 /// Trial renderings of one document under one budget.

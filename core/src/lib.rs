@@ -33,6 +33,7 @@
 //! ```
 
 pub mod batch;
+pub mod bisect;
 pub mod budget;
 pub mod call;
 pub mod cap;

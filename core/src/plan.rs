@@ -25,6 +25,7 @@
 //! JSON string, without the quotes ([`json_string_len`]), non-ASCII kept as
 //! UTF-8 (as JavaScript's `JSON.stringify` and serde_json write it).
 
+use crate::bisect::largest;
 use crate::budget::{Budget, NoticeRoom};
 use crate::error::CapError;
 
@@ -264,25 +265,4 @@ fn proportion(x: u64, num: u64, den: u64) -> u64 {
     }
     let p = (u128::from(x) * u128::from(num)).div_ceil(u128::from(den));
     u64::try_from(p).unwrap_or(u64::MAX)
-}
-
-/// The largest `x` in `lo..=hi` with `ok(x)`, by bisection (`ok` is
-/// monotone: a higher level never takes less); `None` when `ok(lo)` fails.
-fn largest(lo: u64, hi: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
-    if !ok(lo) {
-        return None;
-    }
-    if hi <= lo || ok(hi) {
-        return Some(hi.max(lo));
-    }
-    let (mut good, mut bad) = (lo, hi);
-    while bad - good > 1 {
-        let mid = good + (bad - good) / 2;
-        if ok(mid) {
-            good = mid;
-        } else {
-            bad = mid;
-        }
-    }
-    Some(good)
 }

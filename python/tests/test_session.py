@@ -649,6 +649,9 @@ def test_calibrate_moves_the_scale_and_carries_over(tmp_path: Path, session: Ses
     # A later session starts from the calibrated scale.
     with open_session("t2", tmp_path, key=KEY, token_scale=session.token_scale) as later:
         assert later.estimate_tokens(LOG) == session.estimate_tokens(LOG) < estimate
+    # An out-of-range scale is clamped, and `token_scale` says what is used.
+    with open_session("t3", tmp_path, key=KEY, token_scale=5) as clamped:
+        assert clamped.token_scale == 2.0
     with pytest.raises(TypeError):
         open_session("t2", tmp_path, key=KEY, token_scale="1.5")  # type: ignore[arg-type]
 

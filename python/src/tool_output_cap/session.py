@@ -107,7 +107,12 @@ def open_session(
     except BaseException:
         instance.store.close()
         raise
-    return Session(instance, resource, granted, display_root, scale)
+    session = Session(instance, resource, granted, display_root, scale)
+    if scale is not None:
+        # The scale the component really uses (clamped): `calibrate("", 0)`
+        # teaches nothing and returns it.
+        session.calibrate("", 0)
+    return session
 
 
 class Session:

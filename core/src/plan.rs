@@ -117,6 +117,11 @@ pub fn plan(
         )));
     }
     let budgets: Vec<Budget> = results.iter().map(|r| r.budget(level, limits)).collect();
+    // A ceiling of `max-bytes` 0 is not checked by itself; the budgets it
+    // shapes are.
+    for budget in &budgets {
+        budget.validate(room)?;
+    }
     // A token share must leave room for the notice too.
     if let Some(tokens) = budgets
         .iter()

@@ -231,4 +231,16 @@ fn limits_below_the_floor_or_the_notice_are_refused_with_a_reason() {
     })]);
     let err = plan_turn(&capper, &[image], &limits(5_000, 0)).unwrap_err();
     assert!(err.message().contains("media parts alone"), "{err}");
+    // No per-result ceiling (`max-bytes` 0) is not checked by itself, but
+    // the budgets it shapes are.
+    let unchecked = RequestLimits {
+        ceiling: Budget {
+            max_bytes: 0,
+            head_percent: 101,
+            ..Budget::default()
+        },
+        ..limits(60_000, 0)
+    };
+    let err = plan_turn(&capper, &turn, &unchecked).unwrap_err();
+    assert!(err.message().contains("head-percent 101"), "{err}");
 }

@@ -127,9 +127,7 @@ pub fn cap_batch(
     }
     let least = capper.room().bytes as u32;
     for _ in 0..ROUNDS {
-        let costs: Vec<(u64, u64)> = out.iter().map(|r| r.cost(capper)).collect();
-        let tokens: u64 = costs.iter().map(|c| c.0).sum();
-        let body: u64 = costs.iter().map(|c| c.1).sum();
+        let (tokens, body) = totals(capper, &out);
         // How far over each limit the turn is, as a ratio to shrink by.
         let over = |used: u64, limit: Option<u64>| {
             limit.filter(|&l| used > l).map(|l| l as f64 / used as f64)
@@ -161,9 +159,7 @@ pub fn cap_batch(
             break;
         }
     }
-    let costs: Vec<(u64, u64)> = out.iter().map(|r| r.cost(capper)).collect();
-    let tokens: u64 = costs.iter().map(|c| c.0).sum();
-    let body: u64 = costs.iter().map(|c| c.1).sum();
+    let (tokens, body) = totals(capper, &out);
     if limits.max_tokens.is_some_and(|l| tokens > l)
         || limits.max_body_bytes.is_some_and(|l| body > l)
     {
@@ -173,4 +169,11 @@ pub fn cap_batch(
         )));
     }
     Ok(out)
+}
+
+/// Tokens and body bytes of a turn's results together.
+fn totals(capper: &Capper, out: &[BatchResult]) -> (u64, u64) {
+    out.iter()
+        .map(|r| r.cost(capper))
+        .fold((0, 0), |(t, b), (ct, cb)| (t + ct, b + cb))
 }

@@ -9,6 +9,6 @@ mod build;
 mod data;
 mod logs;
 mod runs;
-mod synth;
+pub(crate) mod synth;
 
 pub use corpus::{Case, Family, Needle, Position, cases};

@@ -177,16 +177,8 @@ pub fn check_tokens(
     }
 }
 
-/// Budget respected with the notice, unchanged when it fits, exact sizes,
-/// the spill file equal to the input, and the notice's reference found last.
-pub fn check_cap(
-    chk: &mut Checker<'_>,
-    session: &mut Session,
-    disk: &Disk,
-    input: &str,
-    budget: &Budget,
-    got: &CapView,
-) {
+/// The input's sizes as the report states them; returns its lines.
+fn check_sizes(chk: &mut Checker<'_>, input: &str, got: &CapView) -> u64 {
     chk.ensure(got.original_bytes as usize == input.len(), || {
         format!(
             "original_bytes {} but the input has {} bytes",
@@ -201,6 +193,20 @@ pub fn check_cap(
             got.original_lines
         )
     });
+    lines
+}
+
+/// Budget respected with the notice, unchanged when it fits, exact sizes,
+/// the spill file equal to the input, and the notice's reference found last.
+pub fn check_cap(
+    chk: &mut Checker<'_>,
+    session: &mut Session,
+    disk: &Disk,
+    input: &str,
+    budget: &Budget,
+    got: &CapView,
+) {
+    let lines = check_sizes(chk, input, got);
     let input_tokens = session.estimate_tokens(input).expect("estimate");
     let fits = budget.max_bytes == 0
         || (input.len() <= budget.max_bytes as usize
@@ -227,13 +233,7 @@ pub fn check_batch_result(
     ceiling: &Budget,
     got: &CapView,
 ) {
-    chk.ensure(got.original_bytes as usize == input.len(), || {
-        format!(
-            "original_bytes {} but the input has {} bytes",
-            got.original_bytes,
-            input.len()
-        )
-    });
+    check_sizes(chk, input, got);
     let over_ceiling = ceiling.max_bytes > 0 && input.len() > ceiling.max_bytes as usize;
     if got.truncated {
         check_cut(chk, input, ceiling, got);

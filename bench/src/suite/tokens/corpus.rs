@@ -15,6 +15,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use crate::recall::synth::Rng;
 use crate::recall::{self, Family};
 
 /// One text of the corpus.
@@ -69,7 +70,7 @@ pub fn texts() -> Vec<Text> {
         for (half, size) in SIZES.into_iter().enumerate() {
             let mut g = Gen {
                 out: String::with_capacity(size + 4096),
-                rng: Rng(0x7E57_0000 + (k as u64) * 16 + half as u64),
+                rng: Rng::new(0x7E57_0000 + (k as u64) * 16 + half as u64),
                 half,
             };
             while g.out.len() < size {
@@ -169,23 +170,19 @@ fn capitalized(word: &str) -> String {
     }
 }
 
-/// splitmix64: the same sequence on every machine.
-struct Rng(u64);
+/// The draws this corpus makes, on the recall corpus's generator (the same
+/// sequence as before it was shared: `next_u64` modulo `n`).
+trait Draws {
+    fn below(&mut self, n: u64) -> u64;
+    fn percent_chance(&mut self, percent: u64) -> bool;
+}
 
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
+impl Draws for Rng {
     fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n
     }
 
-    fn chance(&mut self, percent: u64) -> bool {
+    fn percent_chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
 }
@@ -437,7 +434,7 @@ fn typescript(g: &mut Gen) {
                 let f = g.lower_camel();
                 let t = ["string", "number", "boolean", "string[]", "Date | null"]
                     [g.rng.below(5) as usize];
-                let opt = if g.rng.chance(30) { "?" } else { "" };
+                let opt = if g.rng.percent_chance(30) { "?" } else { "" };
                 let _ = writeln!(out, "  {f}{opt}: {t};");
             }
             out.push_str("}\n\n");
@@ -639,7 +636,7 @@ const ARABIC: &[&str] = &[
 /// Prose and log lines in one language: paragraphs of its sentences, and
 /// timestamped log lines whose messages are its sentences.
 fn prose(g: &mut Gen, pool: &[&str], sep: &str, levels: [&str; 3]) {
-    if g.rng.chance(50) {
+    if g.rng.percent_chance(50) {
         let n = 2 + g.rng.below(5);
         for i in 0..n {
             if i > 0 {
@@ -741,7 +738,7 @@ fn emoji_chat(g: &mut Gen) {
     let (clock, name) = (g.clock(), g.pick(CHAT_NAMES));
     let _ = write!(g.out, "[{clock}] {name}: ");
     for i in 0..1 + g.rng.below(3) {
-        if i > 0 || g.rng.chance(50) {
+        if i > 0 || g.rng.percent_chance(50) {
             let s = g.pick(CHAT);
             g.out.push_str(s);
             g.out.push(' ');
@@ -895,7 +892,7 @@ fn csv(g: &mut Gen) {
         let (country, status) = (g.pick(COUNTRIES), g.pick(STATUSES));
         let amount = format!("{}.{:02}", g.num(0, 5000), g.num(0, 100));
         let items = g.num(1, 12);
-        let note = if g.rng.chance(30) {
+        let note = if g.rng.percent_chance(30) {
             format!("\"{}\"", g.sentence())
         } else {
             String::new()

@@ -43,6 +43,15 @@
 //! is accounted for simply: `omitted-bytes` is how much shorter it is than
 //! the input, `omitted-lines` how many fewer lines it has, and `gap-line` the
 //! first line where it differs from the input.
+//!
+//! # Large inputs
+//!
+//! A text above [`crate::stream::LARGE_INPUT`] (8 MiB for what looks like
+//! JSON), under a budget of at most an eighth of that, gets the one-pass
+//! preview of [`crate::stream`] instead: the same head, tail, notable lines
+//! and notice, chosen from what a bounded memory can keep, with no folding,
+//! no JSON preview and no diff analysis. `cap` and `cap-stream` then give the
+//! same result for the same text, whatever its size.
 
 use std::borrow::Cow;
 
@@ -52,6 +61,7 @@ use crate::cut::{self, Allowance, Last, Middle, Shape, Side};
 use crate::error::CapError;
 use crate::notable::{self, Patterns, Room, Selection};
 use crate::notice::{self, GAP_LINES, Loss, NoticeForm, NoticeStyle, Saved};
+use crate::redact::Redactor;
 use crate::refs::{OverflowRef, RefScheme};
 use crate::text::{LineIndex, count_lfs, count_lines, digits};
 use crate::tokens::{MediaCosts, TokenEstimator};
@@ -63,6 +73,28 @@ pub trait SpillStore {
     /// Save `content` as `<thread_dir>/<file_name>`, atomically: a reader
     /// never sees a partial file under that name.
     fn save(&mut self, thread_dir: &str, file_name: &str, content: &[u8]) -> Result<(), CapError>;
+
+    /// [`save`](Self::save) the output of `call` (of `lines` lines): a store
+    /// with a catalog notes where it came from. By default, just `save`.
+    fn save_call(
+        &mut self,
+        thread_dir: &str,
+        file_name: &str,
+        content: &[u8],
+        call: &Call,
+        lines: u64,
+    ) -> Result<(), CapError> {
+        let _ = (call, lines);
+        self.save(thread_dir, file_name, content)
+    }
+
+    /// The name of a file of `thread_dir` already holding exactly this
+    /// output (its digest and size), to name instead of writing a second
+    /// copy. By default none.
+    fn existing(&mut self, thread_dir: &str, digest: &str, bytes: u64) -> Option<String> {
+        let _ = (thread_dir, digest, bytes);
+        None
+    }
 }
 
 /// A tool result fitted to a budget. Mirrors WIT `capped`.
@@ -94,6 +126,9 @@ pub struct Capped {
     pub spill: Option<OverflowRef>,
     /// Why it could not be saved.
     pub spill_error: Option<String>,
+    /// Secrets the session's redaction replaced, per kind. When any, the
+    /// sizes and the preview are those of the redacted text.
+    pub redactions: Vec<(String, u64)>,
 }
 
 /// Which of the preview's refinements are on. All are by default; the
@@ -152,6 +187,17 @@ pub struct PreviewSettings {
     pub features: PreviewFeatures,
     /// What the token estimator counts for media parts.
     pub media: MediaCosts,
+    /// Opt-in secret redaction.
+    pub redaction: Option<RedactionSettings>,
+}
+
+/// A session's redaction policy. Mirrors WIT `redaction-policy`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RedactionSettings {
+    /// Host-supplied secrets, redacted wherever they occur.
+    pub literals: Vec<String>,
+    /// Also redact the saved file; otherwise it keeps the output as it was.
+    pub spill: bool,
 }
 
 /// Longest host pattern for notable lines.
@@ -193,6 +239,12 @@ pub struct Capper {
     room: NoticeRoom,
     patterns: Patterns,
     estimator: TokenEstimator,
+    /// Size above which a text gets the one-pass preview
+    /// ([`crate::stream::is_large`]).
+    large_input: usize,
+    /// The redaction policy's detectors, and whether spills are redacted.
+    redactor: Option<Redactor>,
+    redact_spill: bool,
 }
 
 /// Largest number a notice can hold, for worst-case sizes.
@@ -213,13 +265,39 @@ impl Capper {
         let estimator = TokenEstimator::new(settings.media);
         let room = worst_room(&scheme, &settings, &estimator);
         let patterns = Patterns::new(&settings.notable_patterns);
+        let redactor = settings
+            .redaction
+            .as_ref()
+            .map(|r| Redactor::new(&r.literals))
+            .transpose()?;
+        let redact_spill = settings.redaction.as_ref().is_some_and(|r| r.spill);
         Ok(Capper {
+            redactor,
+            redact_spill,
             scheme,
             settings,
             room,
             patterns,
             estimator,
+            large_input: crate::stream::LARGE_INPUT,
         })
+    }
+
+    /// Move the size above which a text gets the one-pass preview (and the
+    /// JSON one, twice that), so that tests reach it with small texts.
+    #[doc(hidden)]
+    pub fn set_large_input(&mut self, bytes: usize) {
+        self.large_input = bytes;
+    }
+
+    /// The size above which a text gets the one-pass preview.
+    pub(crate) fn large_input(&self) -> usize {
+        self.large_input
+    }
+
+    /// The session's notable-line searches.
+    pub(crate) fn patterns(&self) -> &Patterns {
+        &self.patterns
     }
 
     /// The session's token estimator.
@@ -303,6 +381,42 @@ impl Capper {
         store: &mut dyn SpillStore,
     ) -> Result<Capped, CapError> {
         budget.validate(self.room)?;
+        let Some(redactor) = &self.redactor else {
+            return self.cap_plain(text, budget, call, store, None);
+        };
+        let (redacted, counts) = redactor.redact(&text);
+        if counts.is_empty() {
+            return self.cap_plain(text, budget, call, store, None);
+        }
+        let redacted = redacted.into_owned();
+        // The model sees the redacted text; the file keeps the output as it
+        // was unless the policy redacts spills too.
+        let original = (!self.redact_spill).then_some(text.as_ref());
+        let mut capped = self.cap_plain(Cow::Owned(redacted), budget, call, store, original)?;
+        capped.redactions = counts.iter().map(|(k, n)| (k.to_owned(), n)).collect();
+        Ok(capped)
+    }
+
+    /// The redaction policy's detectors, if the session has one.
+    pub fn redactor(&self) -> Option<&Redactor> {
+        self.redactor.as_ref()
+    }
+
+    /// Whether spills are redacted too (otherwise they keep the output).
+    pub fn redacts_spill(&self) -> bool {
+        self.redact_spill
+    }
+
+    /// [`cap_text`](Self::cap_text) of a text already redacted; `original`,
+    /// when given, is what the spill file holds instead of `text`.
+    pub(crate) fn cap_plain(
+        &self,
+        text: Cow<'_, str>,
+        budget: &Budget,
+        call: &Call,
+        store: &mut dyn SpillStore,
+        original: Option<&str>,
+    ) -> Result<Capped, CapError> {
         let bytes = text.len() as u64;
         let within_bytes = budget.is_disabled() || bytes <= u64::from(budget.max_bytes);
         if within_bytes {
@@ -315,7 +429,11 @@ impl Capper {
                 }
             }
         }
-        self.cut(&text, budget, call, store)
+        let looks_json = crate::stream::looks_json(text.as_bytes(), self.large_input);
+        if crate::stream::is_large(text.len(), looks_json, budget, self.large_input) {
+            return crate::stream::cap_whole(self, &text, budget, call, store, original);
+        }
+        self.cut(&text, budget, call, store, original)
     }
 
     /// Spill and preview a text that does not fit.
@@ -325,6 +443,7 @@ impl Capper {
         budget: &Budget,
         call: &Call,
         store: &mut dyn SpillStore,
+        original: Option<&str>,
     ) -> Result<Capped, CapError> {
         let bytes = text.len() as u64;
         // Count the lines while hashing: one pass over memory, not two.
@@ -332,10 +451,13 @@ impl Capper {
         let digest = naming::content_digest_with(text.as_bytes(), |block| lfs += count_lfs(block));
         let index = LineIndex::with_lfs(text.as_bytes(), lfs);
         let lines = index.lines();
-        let file_name = naming::spill_file_name(&call.id, &digest);
-        let saved = store
-            .save(self.scheme.thread_dir(), &file_name, text.as_bytes())
-            .map(|()| self.scheme.make_ref(&file_name, bytes, lines, &digest));
+        let saved = match original {
+            None => spill_output(&self.scheme, store, call, text.as_bytes(), &digest, lines),
+            Some(o) => {
+                let digest = naming::content_digest(o.as_bytes());
+                spill_output(&self.scheme, store, call, o.as_bytes(), &digest, lines)
+            }
+        };
         let outcome = match &saved {
             Ok(r) => Saved::Spilled(r),
             Err(e) => Saved::Failed(e.message()),
@@ -366,6 +488,7 @@ impl Capper {
             tokens: preview.tokens,
             spill,
             spill_error,
+            redactions: Vec::new(),
         })
     }
 
@@ -374,7 +497,7 @@ impl Capper {
     /// (with a margin) and the preview is built again. The least budget
     /// leaves room for the notice in tokens, so this ends within a few
     /// rounds; if it does not, the budget is refused.
-    fn within_tokens(
+    pub(crate) fn within_tokens(
         &self,
         budget: &Budget,
         make: impl Fn(&Budget) -> Preview,
@@ -409,6 +532,30 @@ impl Capper {
     }
 }
 
+/// Save `content`, the whole output of `call` (its digest and lines given),
+/// through `store`, unless the thread already holds the same output: then
+/// the reference names that file and nothing is written twice.
+pub(crate) fn spill_output(
+    scheme: &RefScheme,
+    store: &mut dyn SpillStore,
+    call: &Call,
+    content: &[u8],
+    digest: &str,
+    lines: u64,
+) -> Result<OverflowRef, CapError> {
+    let thread = scheme.thread_dir();
+    let bytes = content.len() as u64;
+    let file_name = match store.existing(thread, digest, bytes) {
+        Some(name) => name,
+        None => {
+            let name = naming::spill_file_name(&call.id, digest);
+            store.save_call(thread, &name, content, call, lines)?;
+            name
+        }
+    };
+    Ok(scheme.make_ref(&file_name, bytes, lines, digest))
+}
+
 /// Rounds of [`Capper::within_tokens`] at most.
 const TOKEN_ROUNDS: usize = 8;
 
@@ -433,21 +580,22 @@ fn unchanged(text: String, lines: u64, tokens: u64) -> Capped {
         folded_lines: 0,
         spill: None,
         spill_error: None,
+        redactions: Vec::new(),
     }
 }
 
 /// What the notice of one cut is made of, besides its numbers.
 #[derive(Debug, Clone, Copy)]
-struct NoticeParts<'a> {
-    call: &'a Call,
-    style: &'a NoticeStyle,
-    features: PreviewFeatures,
+pub(crate) struct NoticeParts<'a> {
+    pub(crate) call: &'a Call,
+    pub(crate) style: &'a NoticeStyle,
+    pub(crate) features: PreviewFeatures,
 }
 
 impl NoticeParts<'_> {
     /// The form of notice for a cut under `budget`: compact when the full
     /// one would take more than a quarter of the bytes or lines.
-    fn form(&self, budget: &Budget, full_room: usize) -> NoticeForm {
+    pub(crate) fn form(&self, budget: &Budget, full_room: usize) -> NoticeForm {
         if !self.features.adaptive_notice {
             return NoticeForm::Full;
         }
@@ -552,7 +700,7 @@ fn worst_room(
 /// The room this call's notice needs in `form` (with the LF before it), and
 /// the room of a gap marker (with its LF), with its real path, reason and
 /// call, and numbers bounded by the input's size.
-fn call_room(
+pub(crate) fn call_room(
     bytes: u64,
     lines: u64,
     outcome: Saved<'_>,
@@ -576,13 +724,13 @@ fn call_room(
 }
 
 /// A preview with its notice, and what it shows.
-struct Preview {
-    text: String,
-    loss: Loss,
-    notable: u64,
-    folded: u64,
+pub(crate) struct Preview {
+    pub(crate) text: String,
+    pub(crate) loss: Loss,
+    pub(crate) notable: u64,
+    pub(crate) folded: u64,
     /// Estimated tokens of `text`, once counted.
-    tokens: u64,
+    pub(crate) tokens: u64,
 }
 
 /// The first line of a JSON preview.
@@ -972,7 +1120,7 @@ fn json_within(
 
 /// A failed call's head-and-tail preview gives the head half its usual share:
 /// errors and summaries come last.
-fn lean_to_tail(budget: &Budget, notice: &NoticeParts<'_>) -> Budget {
+pub(crate) fn lean_to_tail(budget: &Budget, notice: &NoticeParts<'_>) -> Budget {
     let lean = notice.features.adaptive_notice
         && notice.call.failed()
         && budget.keep == Keep::HeadAndTail
@@ -989,7 +1137,7 @@ fn lean_to_tail(budget: &Budget, notice: &NoticeParts<'_>) -> Budget {
 
 /// The choice `budget` really makes: `head-and-tail` with `head-percent` 100
 /// leaves nothing to a tail and is `head`; with 0 it is `tail`.
-fn effective_keep(budget: &Budget) -> Keep {
+pub(crate) fn effective_keep(budget: &Budget) -> Keep {
     match (budget.keep, budget.head_percent) {
         (Keep::HeadAndTail, 100) => Keep::Head,
         (Keep::HeadAndTail, 0) => Keep::Tail,
@@ -1169,17 +1317,30 @@ mod tests {
             ("/x", "0123456789abcdef"),
             ("/x", "abc0123456789abcdef"),
             ("/Жизнь", &long),
+            ("/x", "t1"),
+            ("/x", "T1"),
+            ("/x", "CON"),
+            ("/x", "con"),
+            ("/x", "nul"),
+            ("/x", "com1"),
+            ("/x", "com10"),
+            ("/x", "lpt"),
         ];
         // The folder's length in the WIT's words.
         let documented_folder = |id: &str| {
             let plain = id.len() <= 48
-                && id
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+                && id.bytes().all(|b| {
+                    b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-'
+                });
             let b = id.as_bytes();
             let hex_end = b.len() >= 16 && b[b.len() - 16..].iter().all(u8::is_ascii_hexdigit);
             let hashed_look = hex_end && (b.len() == 16 || b[b.len() - 17] == b'-');
-            if plain && !hashed_look {
+            let mut devices = vec!["con".to_owned(), "prn".into(), "aux".into(), "nul".into()];
+            for n in 0..10 {
+                devices.extend([format!("com{n}"), format!("lpt{n}")]);
+            }
+            let device = devices.iter().any(|d| d == id);
+            if plain && !hashed_look && !device {
                 id.len()
             } else {
                 id.len().min(48) + 17

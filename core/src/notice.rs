@@ -51,6 +51,8 @@ pub struct NoticeStyle {
     pub read_tool: Option<String>,
     /// Show `grep`/`sed` commands (a sandboxed host has no shell).
     pub shell_hints: bool,
+    /// How long the host keeps spills, in seconds: full notices say so.
+    pub retention_seconds: Option<u64>,
 }
 
 impl Default for NoticeStyle {
@@ -58,6 +60,7 @@ impl Default for NoticeStyle {
         NoticeStyle {
             read_tool: None,
             shell_hints: true,
+            retention_seconds: None,
         }
     }
 }
@@ -66,6 +69,11 @@ impl NoticeStyle {
     /// Checks the read tool's name: 1 to 64 ASCII letters, digits, `_`, `-`,
     /// `.` or `:` (what model APIs accept as tool names).
     pub fn validate(&self) -> Result<(), CapError> {
+        if self.retention_seconds == Some(0) {
+            return Err(CapError::InvalidSettings(
+                "retention-seconds must be at least 1 (none: not stated)".into(),
+            ));
+        }
         let Some(name) = &self.read_tool else {
             return Ok(());
         };
@@ -83,6 +91,12 @@ impl NoticeStyle {
                 crate::text::truncate_str(name, MAX_READ_TOOL_BYTES + 8)
             )))
         }
+    }
+
+    /// ` (kept for 7 days)` when the host states its retention, else nothing.
+    fn kept_phrase(&self) -> String {
+        self.retention_seconds
+            .map_or(String::new(), |s| format!(" (kept for {})", kept_for(s)))
     }
 
     /// How to look inside the saved file, after "saved in the file below: ".
@@ -157,7 +171,8 @@ pub fn render_notice(
     match saved {
         Saved::Spilled(r) => format!(
             "{first}\nThe tool already ran; do not run it again. Its full output is saved in the \
-             file below: {}.\n{SAVED_PREFIX}{}",
+             file below{}: {}.\n{SAVED_PREFIX}{}",
+            style.kept_phrase(),
             style.how_to_look(loss.gap_line),
             RefScheme::token(r)
         ),
@@ -182,7 +197,8 @@ fn render_compact(loss: &Loss, saved: Saved<'_>, failure: &str, style: &NoticeSt
                 .as_ref()
                 .map_or(String::new(), |name| format!(" with {name}"));
             format!(
-                "{first} Do not re-run; read the file below{with}.\n{SAVED_PREFIX}{}",
+                "{first} Do not re-run; read the file below{}{with}.\n{SAVED_PREFIX}{}",
+                style.kept_phrase(),
                 RefScheme::token(r)
             )
         }
@@ -192,6 +208,18 @@ fn render_compact(loss: &Loss, saved: Saved<'_>, failure: &str, style: &NoticeSt
             one_line_reason(reason)
         ),
     }
+}
+
+/// A retention period in words, in the largest unit that states it exactly:
+/// `7 days`, `36 hours`, `90 minutes`, `1 second`.
+pub fn kept_for(seconds: u64) -> String {
+    let (n, unit) = match seconds {
+        s if s % 86_400 == 0 => (s / 86_400, "day"),
+        s if s % 3_600 == 0 => (s / 3_600, "hour"),
+        s if s % 60 == 0 => (s / 60, "minute"),
+        s => (s, "second"),
+    };
+    format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
 }
 
 fn counted(n: u64, one: &str, many: &str) -> String {
@@ -234,6 +262,20 @@ mod tests {
     }
 
     #[test]
+    fn retention_is_stated_in_its_largest_exact_unit() {
+        assert_eq!(kept_for(7 * 86_400), "7 days");
+        assert_eq!(kept_for(86_400), "1 day");
+        assert_eq!(kept_for(36 * 3_600), "36 hours");
+        assert_eq!(kept_for(90 * 60), "90 minutes");
+        assert_eq!(kept_for(1), "1 second");
+        let zero = NoticeStyle {
+            retention_seconds: Some(0),
+            ..NoticeStyle::default()
+        };
+        assert!(matches!(zero.validate(), Err(CapError::InvalidSettings(_))));
+    }
+
+    #[test]
     fn every_form_has_its_line_count_and_states_a_failure_first() {
         let scheme = RefScheme::new("/s", "t", vec![1; 16]).unwrap();
         let r = scheme.make_ref("c-0123456789abcdef.txt", 5000, 80, "0123456789abcdef");
@@ -247,6 +289,7 @@ mod tests {
             NoticeStyle {
                 read_tool: Some("read_spilled_output".into()),
                 shell_hints: false,
+                retention_seconds: Some(7 * 86_400),
             },
         ];
         for form in [NoticeForm::Full, NoticeForm::Compact] {
@@ -275,6 +318,10 @@ mod tests {
             sandboxed.contains("read it with the read_spilled_output tool"),
             "{sandboxed}"
         );
+        assert!(
+            sandboxed.contains("saved in the file below (kept for 7 days): "),
+            "{sandboxed}"
+        );
         assert!(!sandboxed.contains("grep -n"), "{sandboxed}");
     }
 
@@ -283,13 +330,13 @@ mod tests {
         for bad in ["", "a b", "read\ntool", &"x".repeat(65), "tool`"] {
             let style = NoticeStyle {
                 read_tool: Some(bad.into()),
-                shell_hints: true,
+                ..NoticeStyle::default()
             };
             assert!(style.validate().is_err(), "{bad:?}");
         }
         let good = NoticeStyle {
             read_tool: Some("mcp__toolcap__read_spilled_output".into()),
-            shell_hints: true,
+            ..NoticeStyle::default()
         };
         assert!(good.validate().is_ok());
     }

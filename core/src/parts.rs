@@ -95,6 +95,29 @@ pub fn joined_text(parts: &[Part]) -> String {
         .join("\n")
 }
 
+/// `part` with its text redacted (media and other parts untouched).
+fn redact_part(redactor: &crate::redact::Redactor, part: Part) -> Part {
+    let redact = |t: String| match redactor.redact(&t).0 {
+        std::borrow::Cow::Borrowed(_) => t,
+        std::borrow::Cow::Owned(r) => r,
+    };
+    match part {
+        Part::Text(t) => Part::Text(redact(t)),
+        Part::Resource(Resource {
+            text: Some(t),
+            uri,
+            mime_type,
+            blob,
+        }) => Part::Resource(Resource {
+            text: Some(redact(t)),
+            uri,
+            mime_type,
+            blob,
+        }),
+        other => other,
+    }
+}
+
 fn text_of(part: &Part) -> Option<&str> {
     match part {
         Part::Text(t) => Some(t),
@@ -122,6 +145,15 @@ pub fn cap_parts(
     report.original_tokens = report.original_tokens.saturating_add(fixed_tokens);
     report.tokens = report.tokens.saturating_add(fixed_tokens);
     if !report.truncated {
+        let parts = match capper.redactor() {
+            // The text fit as redacted: each textual part is redacted alone
+            // (redaction works line by line, and parts join at a line break).
+            Some(redactor) if !report.redactions.is_empty() => parts
+                .into_iter()
+                .map(|p| redact_part(redactor, p))
+                .collect(),
+            _ => parts,
+        };
         return Ok(CappedParts { parts, report });
     }
     let mut out = Vec::with_capacity(parts.len());

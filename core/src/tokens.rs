@@ -263,12 +263,76 @@ impl TokenEstimator {
     /// Heuristic tokens of `text` before the session scale, margin
     /// included; positive for any non-empty text.
     fn heuristic(&self, text: &str) -> f64 {
-        let mut scan = Scan {
-            b: text.as_bytes(),
-            milli: 0,
-        };
-        scan.run();
-        scan.milli as f64 * MARGIN / 1000.0
+        let mut scan = Scan { b: &[], milli: 0 };
+        scan.run(text.as_bytes());
+        from_milli(scan.milli)
+    }
+
+    /// The estimate of everything a [`TokenCounter`] was given: exactly
+    /// [`estimate`](Self::estimate) of the whole text, however it was split.
+    pub fn estimate_counted(&self, counter: TokenCounter) -> u64 {
+        let (milli, bytes) = counter.finish();
+        if bytes == 0 {
+            return 0;
+        }
+        (from_milli(milli) * self.scale).ceil() as u64
+    }
+}
+
+fn from_milli(milli: u64) -> f64 {
+    milli as f64 * MARGIN / 1000.0
+}
+
+/// The longest stretch of text one step of the scan looks at: a piece
+/// longer than this (64 KiB of letters, digits or blanks) is counted as if
+/// it ended there. So a step's answer is known once this much text follows
+/// its start, which lets [`TokenCounter`] count a stream of any size in
+/// bounded memory with exactly the estimate of the whole.
+pub const MAX_SPAN: usize = 64 * 1024;
+
+/// The token estimate of a text given in pieces (split anywhere between
+/// characters), in memory bounded by [`MAX_SPAN`] plus the largest piece.
+#[derive(Debug, Clone, Default)]
+pub struct TokenCounter {
+    /// Text not yet counted, after one byte already counted (a step may look
+    /// one byte back).
+    carry: Vec<u8>,
+    /// Where counting resumes in `carry`.
+    pos: usize,
+    milli: u64,
+    bytes: u64,
+}
+
+impl TokenCounter {
+    /// Count `piece`, the text's next characters.
+    pub fn push(&mut self, piece: &str) {
+        self.bytes += piece.len() as u64;
+        self.carry.extend_from_slice(piece.as_bytes());
+        let mut scan = Scan { b: &[], milli: 0 };
+        let mut i = self.pos;
+        // A step whose whole window is here cannot change with more text.
+        while self.carry.len() > i + MAX_SPAN {
+            i = scan.step_in(&self.carry, i);
+        }
+        self.milli += scan.milli;
+        let keep = i.saturating_sub(1);
+        self.carry.drain(..keep);
+        self.pos = i - keep;
+    }
+
+    /// Bytes held for counting later.
+    pub fn retained_bytes(&self) -> usize {
+        self.carry.capacity()
+    }
+
+    /// Thousandths of heuristic tokens of everything pushed, and its bytes.
+    fn finish(self) -> (u64, u64) {
+        let mut scan = Scan { b: &[], milli: 0 };
+        let mut i = self.pos;
+        while i < self.carry.len() {
+            i = scan.step_in(&self.carry, i);
+        }
+        (self.milli + scan.milli, self.bytes)
     }
 }
 
@@ -418,12 +482,30 @@ impl Word {
     }
 }
 
-impl Scan<'_> {
-    fn run(&mut self) {
-        let b = self.b;
+impl<'a> Scan<'a> {
+    fn run(&mut self, full: &'a [u8]) {
         let mut i = 0;
-        while let Some(&byte) = b.get(i) {
-            i = match CLASS[usize::from(byte)] & KIND {
+        while i < full.len() {
+            i = self.step_in(full, i);
+        }
+    }
+
+    /// One step at `i` of `full`, seeing at most [`MAX_SPAN`] bytes from
+    /// `i` (cut back to a character's start); returns where the next starts.
+    fn step_in(&mut self, full: &'a [u8], i: usize) -> usize {
+        let mut end = (i + MAX_SPAN).min(full.len());
+        while end < full.len() && end > i + 1 && full[end] & 0xc0 == 0x80 {
+            end -= 1;
+        }
+        self.b = &full[..end];
+        self.step(i)
+    }
+
+    fn step(&mut self, mut i: usize) -> usize {
+        let b = self.b;
+        let byte = b[i];
+        {
+            match CLASS[usize::from(byte)] & KIND {
                 LOWER | UPPER => self.word(i, Prefix::None),
                 DIGIT => {
                     let start = i;
@@ -458,7 +540,7 @@ impl Scan<'_> {
                     Wide::Symbol(_) => self.punct_or_prefix(i),
                     Wide::Space => self.spaces(i),
                 },
-            };
+            }
         }
     }
 
@@ -932,6 +1014,43 @@ mod tests {
                 assert!(now >= last, "{:?} then {:?}", &text[..at], &text[at..]);
                 last = now;
             }
+        }
+    }
+
+    /// Texts past several spans: many short pieces, with runs longer than a
+    /// span (letters, blanks, digits, symbols) now and then.
+    fn long_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            8 => "[a-zA-Z0-9 _.,;:(){}\\[\\]\"'\\-\\n\\r\\t/=éжЖ中🚀\u{a0}\u{3000}─]{0,40}",
+            1 => (prop_oneof![Just("a"), Just(" "), Just("7"), Just("\n"), Just("─"), Just("中"), Just("-")], 1usize..3 * MAX_SPAN / 2)
+                .prop_map(|(c, n)| c.repeat(n / c.len())),
+        ];
+        prop::collection::vec(piece, 1..4000).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        #[test]
+        fn a_counter_fed_in_any_pieces_gives_the_estimate_of_the_whole(
+            text in long_text(),
+            cuts in prop::collection::vec(1usize..200_000, 1..20),
+        ) {
+            let e = TokenEstimator::default();
+            let mut counter = TokenCounter::default();
+            let mut at = 0;
+            for cut in cuts.iter().cycle() {
+                if at >= text.len() {
+                    break;
+                }
+                let mut end = (at + cut).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end += 1;
+                }
+                counter.push(&text[at..end]);
+                prop_assert!(counter.retained_bytes() <= 2 * (MAX_SPAN + 200_000));
+                at = end;
+            }
+            prop_assert_eq!(e.estimate_counted(counter), e.estimate(&text));
         }
     }
 

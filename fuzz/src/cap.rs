@@ -46,6 +46,7 @@ impl SettingsInput<'_> {
             notice: NoticeStyle {
                 read_tool: self.read_tool.map(str::to_owned),
                 shell_hints: self.shell_hints,
+                ..NoticeStyle::default()
             },
             notable_patterns: self.patterns.iter().map(|p| (*p).to_owned()).collect(),
             features: PreviewFeatures {
@@ -56,6 +57,7 @@ impl SettingsInput<'_> {
                 adaptive_notice,
             },
             media: toolcap_core::tokens::MediaCosts::default(),
+            ..PreviewSettings::default()
         }
     }
 }

@@ -78,6 +78,7 @@ pub fn settings(s: &types::SessionSettings) -> core::PreviewSettings {
         notice: core::NoticeStyle {
             read_tool: s.read_tool.clone(),
             shell_hints: s.shell_hints,
+            retention_seconds: s.retention_seconds,
         },
         notable_patterns: s.notable_patterns.clone(),
         features: core::PreviewFeatures::ALL,
@@ -88,6 +89,10 @@ pub fn settings(s: &types::SessionSettings) -> core::PreviewSettings {
                 audio: s.audio_tokens.unwrap_or(default.audio),
             }
         },
+        redaction: s.redaction.as_ref().map(|r| core::cap::RedactionSettings {
+            literals: r.literals.clone(),
+            spill: r.spill,
+        }),
     }
 }
 
@@ -106,6 +111,14 @@ fn report(c: core::Capped) -> types::CapReport {
         tokens: small(c.tokens),
         spill: c.spill.map(overflow_ref),
         spill_error: c.spill_error,
+        redactions: c
+            .redactions
+            .into_iter()
+            .map(|(kind, count)| types::RedactionCount {
+                kind,
+                count: small(count),
+            })
+            .collect(),
     }
 }
 
@@ -266,5 +279,75 @@ pub fn batch_result(r: core::batch::BatchResult) -> types::BatchResult {
     match r {
         core::batch::BatchResult::Text(c) => types::BatchResult::Text(capped(c)),
         core::batch::BatchResult::Parts(p) => types::BatchResult::Parts(capped_parts(p)),
+    }
+}
+
+pub fn read_tool_spec(s: core::read_tool::ReadToolSpec) -> types::ReadToolSpec {
+    types::ReadToolSpec {
+        name: s.name,
+        description: s.description,
+        input_schema: s.input_schema,
+    }
+}
+
+pub fn read_tool_output(o: core::read_tool::ReadToolOutput) -> types::ReadToolOutput {
+    types::ReadToolOutput {
+        text: o.text,
+        is_error: o.is_error,
+    }
+}
+
+pub fn spill_entry(e: crate::listing::Entry) -> types::SpillEntry {
+    types::SpillEntry {
+        reference: overflow_ref(e.reference),
+        created_ms: e.created_ms,
+        call_id: e.call_id,
+        tool: e.tool,
+    }
+}
+
+pub fn retention_policy(p: types::RetentionPolicy) -> core::retention::RetentionPolicy {
+    core::retention::RetentionPolicy {
+        max_age_seconds: p.max_age_seconds,
+        max_total_bytes: p.max_total_bytes,
+        max_files: p.max_files,
+    }
+}
+
+fn sweep_reason(r: core::retention::SweepReason) -> types::SweepReason {
+    use core::retention::SweepReason as R;
+    match r {
+        R::Age => types::SweepReason::Age,
+        R::TotalBytes => types::SweepReason::TotalBytes,
+        R::FileCount => types::SweepReason::FileCount,
+        R::StaleTemporary => types::SweepReason::StaleTemporary,
+    }
+}
+
+pub fn sweep_report(s: crate::store::Swept) -> types::SweepReport {
+    types::SweepReport {
+        deleted: s
+            .deleted
+            .into_iter()
+            .map(|(f, reason)| types::SweptFile {
+                created_ms: f.created_ms(),
+                relative_path: f.relative_path,
+                bytes: f.bytes,
+                reason: sweep_reason(reason),
+            })
+            .collect(),
+        kept_files: s.kept_files,
+        kept_bytes: s.kept_bytes,
+        skipped: s.skipped,
+    }
+}
+
+pub fn store_stats(w: crate::store::Walk) -> types::StoreStats {
+    types::StoreStats {
+        threads: w.threads,
+        files: w.spills.len() as u64,
+        bytes: w.spills.iter().map(|s| s.bytes).sum(),
+        oldest_ms: w.spills.iter().map(|s| s.created_ms()).min(),
+        newest_ms: w.spills.iter().map(|s| s.created_ms()).max(),
     }
 }

@@ -12,9 +12,13 @@ mod bindings {
     export!(Component);
 }
 mod convert;
+mod files;
 mod fs_error;
+mod listing;
 mod session;
 mod spill_dir;
+mod store;
+mod stream;
 
 use bindings::exports::toolcap::tool_output_cap::{capper, errors};
 use bindings::toolcap::tool_output_cap::types;
@@ -24,6 +28,8 @@ struct Component;
 
 impl capper::Guest for Component {
     type Session = session::Session;
+    type CapStream = stream::Stream;
+    type SpillStore = store::Store;
 }
 
 impl errors::Guest for Component {

@@ -1,32 +1,51 @@
 //! The `session` resource: one thread's capper and spill folder.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
-use toolcap_core::{Capper, RefScheme, batch, readback};
+use toolcap_core::{Capper, RefScheme, batch, read_tool, readback};
 
 use crate::bindings::exports::toolcap::tool_output_cap::capper::{self, GuestSession};
 use crate::bindings::toolcap::tool_output_cap::types;
 use crate::convert::{self, CapResult};
-use crate::spill_dir::{SpillDir, SpillFile};
+use crate::listing;
+use crate::spill_dir::{CallStore, SpillDir, SpillFile};
 
 /// Bytes of a random key drawn when the host gives none.
 const RANDOM_KEY_BYTES: u64 = 32;
 
-/// State behind one `session` handle.
+/// State behind one `session` handle, shared with its streams.
 pub struct Session {
-    /// Mutable only by `calibrate`, which moves the token scale.
-    capper: RefCell<Capper>,
-    spill: SpillDir,
+    inner: Rc<Inner>,
 }
 
-impl Session {
+/// What a session and the streams it starts share.
+pub struct Inner {
+    /// Mutable only by `calibrate`, which moves the token scale.
+    pub capper: RefCell<Capper>,
+    pub spill: SpillDir,
+}
+
+impl Inner {
     /// Resolve a path given by the model or host (a display path or
     /// `<thread>/<file>`) to a file of this thread and open it.
-    fn open(&self, path: &str) -> Result<SpillFile, toolcap_core::CapError> {
+    pub fn open(&self, path: &str) -> Result<SpillFile, toolcap_core::CapError> {
         let capper = self.capper.borrow();
         let scheme = capper.scheme();
         let name = scheme.resolve(path)?;
-        self.spill.open_file(scheme.thread_dir(), name)
+        self.spill.open_file(scheme.thread_dir(), name, path)
+    }
+
+    fn store(&self) -> CallStore<'_> {
+        CallStore { dir: &self.spill }
+    }
+}
+
+impl std::ops::Deref for Session {
+    type Target = Inner;
+
+    fn deref(&self) -> &Inner {
+        &self.inner
     }
 }
 
@@ -45,8 +64,10 @@ impl GuestSession for Session {
             capper.set_token_scale(scale);
         }
         let session = Session {
-            capper: RefCell::new(capper),
-            spill: SpillDir::find(&settings.spill_dir),
+            inner: Rc::new(Inner {
+                capper: RefCell::new(capper),
+                spill: SpillDir::find(&settings.spill_dir),
+            }),
         };
         Ok(capper::Session::new(session))
     }
@@ -60,7 +81,7 @@ impl GuestSession for Session {
         let budget = convert::budget(budget);
         self.capper
             .borrow()
-            .cap_owned(output, &budget, &convert::call(call), &mut &self.spill)
+            .cap_owned(output, &budget, &convert::call(call), &mut self.store())
             .map(convert::capped)
             .map_err(convert::error)
     }
@@ -79,7 +100,7 @@ impl GuestSession for Session {
             parts,
             &budget,
             &call,
-            &mut &self.spill,
+            &mut self.store(),
         )
         .map(convert::capped_parts)
         .map_err(convert::error)
@@ -113,7 +134,7 @@ impl GuestSession for Session {
             &self.capper.borrow(),
             &turn,
             &convert::request_limits(limits),
-            &mut &self.spill,
+            &mut self.store(),
         )
         .map(|out| out.into_iter().map(convert::batch_result).collect())
         .map_err(convert::error)
@@ -195,5 +216,64 @@ impl GuestSession for Session {
         self.spill
             .purge(self.capper.borrow().scheme().thread_dir())
             .map_err(convert::error)
+    }
+
+    fn thread_folder(&self) -> String {
+        self.capper.borrow().scheme().thread_dir().to_owned()
+    }
+
+    fn read_tool(&self) -> types::ReadToolSpec {
+        let capper = self.capper.borrow();
+        let name = capper
+            .settings()
+            .notice
+            .read_tool
+            .as_deref()
+            .unwrap_or(read_tool::DEFAULT_TOOL_NAME);
+        convert::read_tool_spec(read_tool::spec(name))
+    }
+
+    fn run_read_tool(&self, arguments: String) -> types::ReadToolOutput {
+        let mut files = SessionFiles {
+            inner: &self.inner,
+            capper: self.capper.borrow(),
+        };
+        convert::read_tool_output(read_tool::run(&arguments, &mut files))
+    }
+
+    fn list(&self) -> CapResult<Vec<types::SpillEntry>> {
+        let capper = self.capper.borrow();
+        let scheme = capper.scheme();
+        let dir = match self.spill.thread_dir(scheme.thread_dir(), false) {
+            Ok(dir) => dir,
+            Err(toolcap_core::CapError::NotFound(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(convert::error(e)),
+        };
+        listing::catalog(&dir, scheme)
+            .map(|entries| entries.into_iter().map(convert::spill_entry).collect())
+            .map_err(convert::error)
+    }
+
+    fn stream(&self, budget: types::Budget, call: types::Call) -> CapResult<capper::CapStream> {
+        crate::stream::Stream::start(Rc::clone(&self.inner), budget, call)
+            .map(capper::CapStream::new)
+    }
+}
+
+/// The read tool's view of this thread's spills.
+struct SessionFiles<'a> {
+    inner: &'a Inner,
+    capper: std::cell::Ref<'a, Capper>,
+}
+
+impl read_tool::SpillFiles for SessionFiles<'_> {
+    type File = SpillFile;
+
+    fn scheme(&self) -> &RefScheme {
+        self.capper.scheme()
+    }
+
+    fn open(&mut self, path: &str) -> Result<SpillFile, toolcap_core::CapError> {
+        self.inner.open(path)
     }
 }

@@ -9,7 +9,9 @@ use wasi::filesystem::types::{
     Descriptor, DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
 };
 
+use crate::files;
 use crate::fs_error::{describe, to_cap_error};
+use toolcap_core::catalog;
 
 /// Bytes per `write` call: large, so a 64 MiB spill is a few host calls.
 const WRITE_CHUNK: usize = 4 << 20;
@@ -30,14 +32,14 @@ impl SpillDir {
         }
     }
 
-    fn root(&self) -> Result<&Descriptor, CapError> {
+    pub fn root(&self) -> Result<&Descriptor, CapError> {
         self.root
             .as_ref()
             .map_err(|why| CapError::NoSpillDir(why.clone()))
     }
 
     /// Open `<thread>` below the root, creating it if `create`.
-    fn thread_dir(&self, thread: &str, create: bool) -> Result<Descriptor, CapError> {
+    pub fn thread_dir(&self, thread: &str, create: bool) -> Result<Descriptor, CapError> {
         let root = self.root()?;
         let open = || {
             root.open_at(
@@ -57,16 +59,28 @@ impl SpillDir {
     }
 
     /// Open the spill file `<thread>/<name>` for reading.
-    pub fn open_file(&self, thread: &str, name: &str) -> Result<SpillFile, CapError> {
-        let dir = self.thread_dir(thread, false)?;
-        let fd = dir
-            .open_at(
-                PathFlags::empty(),
-                name,
-                OpenFlags::empty(),
-                DescriptorFlags::READ,
-            )
-            .map_err(|e| to_cap_error("cannot open the spilled file", e))?;
+    /// A file that is not there is `not-found` saying whether a sweep
+    /// deleted it (expired) or it never existed; `path` names it so.
+    pub fn open_file(&self, thread: &str, name: &str, path: &str) -> Result<SpillFile, CapError> {
+        let dir = match self.thread_dir(thread, false) {
+            Ok(dir) => dir,
+            Err(CapError::NotFound(_)) => {
+                return Err(CapError::NotFound(catalog::unknown_message(path)));
+            }
+            Err(e) => return Err(e),
+        };
+        let fd = match dir.open_at(
+            PathFlags::empty(),
+            name,
+            OpenFlags::empty(),
+            DescriptorFlags::READ,
+        ) {
+            Ok(fd) => fd,
+            Err(ErrorCode::NoEntry) => {
+                return Err(CapError::NotFound(files::missing_message(&dir, name, path)));
+            }
+            Err(e) => return Err(to_cap_error("cannot open the spilled file", e)),
+        };
         let stat = fd
             .stat()
             .map_err(|e| to_cap_error("cannot stat the spilled file", e))?;
@@ -97,28 +111,39 @@ impl SpillDir {
     }
 }
 
-impl SpillStore for &SpillDir {
+/// Saves spills of one session, with the catalog note beside each.
+pub struct CallStore<'a> {
+    pub dir: &'a SpillDir,
+}
+
+impl SpillStore for CallStore<'_> {
     fn save(&mut self, thread: &str, name: &str, content: &[u8]) -> Result<(), CapError> {
-        let dir = self.thread_dir(thread, true)?;
-        // A random temporary name: concurrent sessions of one thread never
-        // share it, and its leading dot keeps it outside the name scheme.
-        let tmp = format!(
-            ".tmp-{:016x}-{name}",
-            wasi::random::insecure::get_insecure_random_u64()
-        );
-        let result = write_new(&dir, &tmp, content).and_then(|()| {
-            dir.rename_at(&tmp, &dir, name)
-                .map_err(|e| to_cap_error("cannot rename", e))
-        });
-        if result.is_err() {
-            // Best effort: never leave a partial file behind.
-            let _ = dir.unlink_file_at(&tmp);
-        }
-        result
+        let dir = self.dir.thread_dir(thread, true)?;
+        files::write_atomic(&dir, name, content)
+    }
+
+    fn save_call(
+        &mut self,
+        thread: &str,
+        name: &str,
+        content: &[u8],
+        call: &toolcap_core::Call,
+        lines: u64,
+    ) -> Result<(), CapError> {
+        self.save(thread, name, content)?;
+        let dir = self.dir.thread_dir(thread, false)?;
+        files::write_meta(&dir, name, call, content.len() as u64, lines);
+        Ok(())
+    }
+
+    fn existing(&mut self, thread: &str, digest: &str, bytes: u64) -> Option<String> {
+        let dir = self.dir.thread_dir(thread, false).ok()?;
+        files::find_digest(&dir, digest, bytes)
     }
 }
 
-fn write_new(dir: &Descriptor, name: &str, content: &[u8]) -> Result<(), CapError> {
+/// Write `content` as a new file `name` (created exclusively).
+pub fn write_new(dir: &Descriptor, name: &str, content: &[u8]) -> Result<(), CapError> {
     let file = dir
         .open_at(
             PathFlags::empty(),

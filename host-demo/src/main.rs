@@ -2,11 +2,13 @@
 //!
 //! A scripted agent task run twice against a simulated provider: once with
 //! raw tool results (the request is refused), once with every result going
-//! through the tool-output-cap component (every request fits, and the model
-//! digs the build error out of a spilled log); then one turn of parallel
-//! tool calls that each fit their budget but overflow the request together,
-//! sent capped one by one (refused) and planned with `cap-batch` (fits).
-//! Exits non-zero if any invariant breaks.
+//! through the tool-output-cap component (every request fits; the build's
+//! output is streamed in as it runs; the model digs the build error out of
+//! the spilled log with the component's read tool; the thread's catalog
+//! holds every pruned reference); then one turn of parallel tool calls that
+//! each fit their budget but overflow the request together, sent capped one
+//! by one (refused) and planned with `cap-batch` (fits); then a retention
+//! sweep that keeps this run's spills. Exits non-zero if any invariant breaks.
 
 mod demo;
 
@@ -18,8 +20,8 @@ use demo::agent::{self, Host, Outcome, RunReport, TASK};
 use demo::checks::{self, Checks};
 use demo::provider::{CONTEXT_TOKENS, MAX_BODY_BYTES, estimated_tokens};
 use demo::report::{print_summary, size, wrap};
-use demo::tools::{Fixtures, ReadBack};
-use demo::{fixtures::BuildLog, kind_name};
+use demo::tools::{Fixtures, READ_TOOL};
+use demo::{kind_name, read_tool, retention};
 use tool_output_cap::{Budget, SessionConfig, ToolCap};
 
 /// The conversation thread of run 2; its spill folder is named after it.
@@ -91,7 +93,15 @@ fn run() -> anyhow::Result<usize> {
         size(MAX_RESULT_BYTES.into()),
         MAX_RESULT_LINES
     );
-    let mut session = tool_cap.open_session(SessionConfig::new(THREAD, &spill_dir))?;
+    // The agent has no shell: notices point at the read tool only, by name,
+    // and say how long the full output is kept.
+    let config = SessionConfig {
+        read_tool: Some(READ_TOOL.to_owned()),
+        shell_hints: false,
+        retention_seconds: Some(retention::RETENTION_SECONDS),
+        ..SessionConfig::new(THREAD, &spill_dir)
+    };
+    let mut session = tool_cap.open_session(config)?;
     println!("  <spill> = {}", session.display_root());
     let leftover = session.purge()?;
     if leftover > 0 {
@@ -108,7 +118,14 @@ fn run() -> anyhow::Result<usize> {
         &tool_cap,
         &mut checks,
     )?;
-    check_error_line_recovered(&capped, &fixtures.build, &mut checks);
+    read_tool::check_error_line_recovered(
+        capped.answer.as_deref(),
+        &capped.read_backs,
+        &fixtures.build,
+        &mut session,
+        &mut checks,
+    )?;
+    retention::check_catalog(&mut session, &capped.pruned_refs, &mut checks)?;
     println!(
         "  largest request: {} of {}, about {}k of {}k tokens",
         size(capped.largest_request),
@@ -119,6 +136,9 @@ fn run() -> anyhow::Result<usize> {
 
     println!("\nRun 3: a turn of parallel tool calls, planned as a whole with cap-batch");
     demo::parallel::run(&tool_cap, &mut session, &mut checks)?;
+
+    println!("\nRetention: the spill directory swept with the 7 days the notices state");
+    retention::sweep(&tool_cap, &spill_dir, &mut session, &mut checks)?;
 
     println!("\nChecks");
     let broken = checks.print();
@@ -145,42 +165,6 @@ fn check_raw_run_rejected(report: &RunReport, checks: &mut Checks) {
         } => kind_name(*kind).to_owned(),
         Outcome::Answered | Outcome::NoAnswer => "the raw run was not rejected".to_owned(),
     });
-}
-
-/// The build error must reach the model verbatim: shown in a capped result
-/// (then the answer quotes it without reading the spill), or read back, when
-/// whatever `read_spilled` returned is the log's bytes at that offset,
-/// starting with the error line.
-fn check_error_line_recovered(report: &RunReport, log: &BuildLog, checks: &mut Checks) {
-    if report.read_backs.is_empty() {
-        let answer = report.answer.as_deref().unwrap_or_default();
-        let ok = answer.lines().any(|line| line == log.error_line)
-            && answer.contains(&log.error_location);
-        checks.record(checks::ERROR_LINE_RECOVERED, ok, || {
-            format!("the answer does not quote the error and its location: {answer:?}")
-        });
-        return;
-    }
-    for read_back in &report.read_backs {
-        let (line, offset, text) = match read_back {
-            ReadBack::Grep(found) => match found.matches.first() {
-                Some(hit) => (hit.line, hit.excerpt_offset, hit.excerpt.as_str()),
-                None => (0, 0, ""),
-            },
-            ReadBack::Lines(page) => (page.first_line, page.offset, page.text.as_str()),
-        };
-        let at = usize::try_from(offset).unwrap_or(usize::MAX);
-        let same_bytes = log.text.get(at..at.saturating_add(text.len())) == Some(text);
-        let ok = same_bytes
-            && line == log.error_line_number
-            && text.lines().next() == Some(log.error_line.as_str());
-        checks.record(checks::ERROR_LINE_RECOVERED, ok, || {
-            format!(
-                "line {line} read back as {:?}",
-                text.lines().next().unwrap_or_default()
-            )
-        });
-    }
 }
 
 /// `--spill-dir DIR`, if given.

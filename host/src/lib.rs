@@ -111,15 +111,20 @@ mod deadline;
 mod error;
 mod limits;
 mod memory;
+mod private_dir;
 mod recycle;
 mod runtime;
 mod sandbox;
 mod session;
+mod spill_store;
+mod stream;
 
 pub use bindings::types::{
     BatchResult, Budget, Call, CapError, CapReport, Capped, CappedParts, ContentPart,
     EmbeddedResource, GrepMatch, GrepResult, Keep, Media, Overflow, OverflowKind, OverflowRef,
-    Page, PendingResult, PrunePolicy, Pruned, RequestLimits, SessionSettings, SizeUnit,
+    Page, PendingResult, PrunePolicy, Pruned, ReadToolOutput, ReadToolSpec, RedactionCount,
+    RedactionPolicy, RequestLimits, RetentionPolicy, SessionSettings, SizeUnit, SpillEntry,
+    StoreStats, SweepReason, SweepReport, SweptFile,
 };
 pub use budget::{
     DEFAULT_HEAD_PERCENT, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_LINES,
@@ -130,6 +135,8 @@ pub use recycle::{DEFAULT_RECYCLE_ABOVE, Recycling};
 pub use runtime::{RuntimeOptions, ToolCap};
 pub use sandbox::SPILL_GUEST_PATH;
 pub use session::{Session, SessionConfig};
+pub use spill_store::SpillStore;
+pub use stream::CapStream;
 
 // The README's Rust example runs as a doc test, so it cannot go stale. Only
 // in the repository: the packaged crate has no README of the workspace.

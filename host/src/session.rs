@@ -10,10 +10,12 @@ use wasmtime_wasi::FsPerms;
 use crate::bindings::{GuestSession, ToolOutputCap};
 use crate::limits::{self, Limits};
 use crate::sandbox::{SPILL_GUEST_PATH, Sandbox};
+use crate::stream::CapStream;
 use crate::{
     BatchResult, Budget, Call, CapError, Capped, CappedParts, ContentPart, EmbeddedResource, Error,
-    GrepResult, Media, OverflowRef, Page, PendingResult, PrunePolicy, Pruned, RequestLimits,
-    SessionSettings, ToolCap,
+    GrepResult, Media, OverflowRef, Page, PendingResult, PrunePolicy, Pruned, ReadToolOutput,
+    ReadToolSpec, RedactionPolicy, RequestLimits, SessionSettings, SpillEntry, ToolCap,
+    private_dir,
 };
 
 /// Bytes of the random key drawn for a session configured without one.
@@ -54,6 +56,12 @@ pub struct SessionConfig {
     /// The estimator's starting scale, as [`Session::calibrate`] returned it
     /// in an earlier session; `None`: 1.
     pub token_scale: Option<f64>,
+    /// How long the host keeps spills (the age its [`SpillStore::sweep`]
+    /// deletes at), in seconds: notices say "kept for 7 days". `None`: not
+    /// stated.
+    pub retention_seconds: Option<u64>,
+    /// Opt-in secret redaction; `None` redacts nothing.
+    pub redaction: Option<RedactionPolicy>,
 }
 
 impl Default for SessionConfig {
@@ -70,6 +78,8 @@ impl Default for SessionConfig {
             image_tokens: None,
             audio_tokens: None,
             token_scale: None,
+            retention_seconds: None,
+            redaction: None,
         }
     }
 }
@@ -128,9 +138,16 @@ impl Session {
         // An empty path would mean the working directory: it grants nothing,
         // like `None`, in every host.
         let requested = config.spill_dir.filter(|dir| !dir.as_os_str().is_empty());
-        // A directory that does not exist (yet) is granted as nothing, like
-        // the JS and Python wrappers do: the session opens and every cut
-        // result says why its full output could not be saved.
+        // A directory that does not exist yet is created, readable by its
+        // owner only; one that cannot be created (or a read-only grant of a
+        // missing one) is granted as nothing, like the JS and Python wrappers
+        // do: the session opens and every cut result says why its full output
+        // could not be saved.
+        if let Some(dir) = &requested
+            && !config.read_only
+        {
+            let _ = private_dir::create(dir);
+        }
         let granted = match &requested {
             Some(dir) if dir.is_dir() => Some(
                 dir.canonicalize()
@@ -169,10 +186,12 @@ impl Session {
             image_tokens: config.image_tokens,
             audio_tokens: config.audio_tokens,
             token_scale: config.token_scale,
+            retention_seconds: config.retention_seconds,
+            redaction: config.redaction,
         };
         let grant = spill_dir.as_deref().map(|dir| (dir, perms));
         let (store, exports, resource) = open_instance(tool_cap, &limits, grant, &settings)?;
-        Ok(Self {
+        let mut session = Self {
             resource: Some(resource),
             exports,
             store,
@@ -184,7 +203,14 @@ impl Session {
             recycled: 0,
             spill_dir,
             display_root,
-        })
+        };
+        // The thread folder too is the owner's only: the component would
+        // create it with the process's default mode.
+        if let (Some(dir), false) = (session.spill_dir.clone(), config.read_only) {
+            let folder = session.thread_folder()?;
+            let _ = private_dir::create(&dir.join(folder));
+        }
+        Ok(session)
     }
 
     /// The limits this session's calls run under.
@@ -387,6 +413,77 @@ impl Session {
         self.call(0, |api, store, session| api.call_purge(store, session))
     }
 
+    /// This thread's folder name inside the spill directory.
+    pub fn thread_folder(&mut self) -> Result<String, Error> {
+        self.call(0, |api, store, session| {
+            api.call_thread_folder(store, session).map(Ok)
+        })
+    }
+
+    /// The model-facing read tool (name, description, JSON Schema of its
+    /// arguments), to register with the model as it is.
+    pub fn read_tool(&mut self) -> Result<ReadToolSpec, Error> {
+        self.call(0, |api, store, session| {
+            api.call_read_tool(store, session).map(Ok)
+        })
+    }
+
+    /// Runs one call of the read tool from the JSON arguments the model
+    /// sent. A model mistake is `is_error` with a sentence, never an `Err`;
+    /// give the text to the model as it is, never capped again.
+    pub fn run_read_tool(&mut self, arguments: &str) -> Result<ReadToolOutput, Error> {
+        self.call(arguments.len(), |api, store, session| {
+            api.call_run_read_tool(store, session, arguments).map(Ok)
+        })
+    }
+
+    /// This thread's spilled outputs, oldest first, each with a genuine
+    /// reference: name them to the model again after compacting.
+    pub fn list(&mut self) -> Result<Vec<SpillEntry>, Error> {
+        self.call(0, |api, store, session| api.call_list(store, session))
+    }
+
+    /// Starts capping a result that arrives in chunks; see [`CapStream`].
+    pub fn stream(
+        &mut self,
+        budget: &Budget,
+        call: impl Into<Call>,
+    ) -> Result<CapStream<'_>, Error> {
+        let call = call.into();
+        let session = self.resource.expect("present until drop");
+        // No recycling from here until the stream is released: it lives in
+        // this instance.
+        let answer = self.enter(call_bytes(&call), |exports, store| {
+            exports
+                .toolcap_tool_output_cap_capper()
+                .session()
+                .call_stream(store, session, *budget, &call)
+        })?;
+        Ok(CapStream::new(self, answer?))
+    }
+
+    /// Enters the instance for one call on a resource of this session other
+    /// than the session itself (a stream), without recycling: the resource
+    /// lives in this instance.
+    pub(crate) fn call_resource<R>(
+        &mut self,
+        input_bytes: usize,
+        call: impl FnOnce(&ToolOutputCap, &mut Store<Sandbox>) -> wasmtime::Result<R>,
+    ) -> Result<R, Error> {
+        self.enter(input_bytes, call)
+    }
+
+    /// Drops a resource of this instance (a finished or abandoned stream),
+    /// then recycles the instance if it grew large.
+    pub(crate) fn release(&mut self, resource: ResourceAny) {
+        if self.poisoned.is_none()
+            && let Ok(_running) = self.tool_cap.arm(&mut self.store, &self.limits)
+        {
+            let _ = resource.resource_drop(&mut self.store);
+        }
+        self.recycle_if_large();
+    }
+
     /// Calls one of the `session` resource's functions, whose arguments hold
     /// `input_bytes`; a `cap-error` becomes [`Error::Cap`].
     fn call<R>(
@@ -541,6 +638,10 @@ fn settings_bytes(settings: &SessionSettings) -> usize {
         + settings.display_root.len()
         + settings.key.len()
         + settings.read_tool.as_ref().map_or(0, String::len)
+        + settings
+            .redaction
+            .as_ref()
+            .map_or(0, |r| r.literals.iter().map(String::len).sum::<usize>())
         + settings
             .notable_patterns
             .iter()

@@ -51,8 +51,43 @@ export function sandboxedShim(hostDir) {
   });
 }
 
+// What the guest's own `open-at` of "." would pass: the directory itself,
+// for reading, without following a link.
+const SAME_DIRECTORY = [{ symlinkFollow: false }, '.', { directory: true }, { read: true }];
+
+/**
+ * The import object of `shim`, with each preopen handed out as the same
+ * directory opened through it. preview2-shim 0.26.1's preopen descriptors
+ * refuse `read-directory` (bad-descriptor) and `stat` (invalid), which the
+ * spill store needs to walk the thread folders; a descriptor that the shim's
+ * own `open-at` returns has both, and its paths are confined to the same host
+ * directory by the same code. Each call opens a fresh one: jco disposes a
+ * descriptor (closing it) when the guest drops its handle. Only the shim's
+ * public WASI interface is used; nothing of it is patched.
+ */
+export function importsOf(shim) {
+  const imports = shim.getImportObject();
+  const preopens = imports['wasi:filesystem/preopens'];
+  return {
+    ...imports,
+    'wasi:filesystem/preopens': {
+      ...preopens,
+      getDirectories: () => preopens.getDirectories().map(([descriptor, guestPath]) => [reopen(descriptor), guestPath]),
+    },
+  };
+}
+
+/** `preopen` opened through itself; the preopen as it is if that fails (say, the directory went away). */
+function reopen(preopen) {
+  try {
+    return preopen.openAt(...SAME_DIRECTORY);
+  } catch {
+    return preopen;
+  }
+}
+
 /** A fresh instance of the component, seeing only what `shim` grants. */
 export async function instantiateComponent(shim) {
   const { instantiate } = await loadBindings();
-  return instantiate(compiledCoreModule, shim.getImportObject());
+  return instantiate(compiledCoreModule, importsOf(shim));
 }

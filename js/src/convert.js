@@ -342,6 +342,7 @@ function fromReport(r) {
     tokens: r.tokens,
     spill: r.spill === undefined ? null : fromRef(r.spill),
     spillError: orNull(r.spillError),
+    redactions: r.redactions.map(({ kind, count }) => ({ kind, count })),
   };
 }
 
@@ -396,6 +397,109 @@ export function fromPruned(p) {
 /** An `overflow` with absent amounts as null; `limit`/`requested` stay BigInt (u64). */
 export function fromOverflow(o) {
   return { kind: o.kind, limit: orNull(o.limit), requested: orNull(o.requested), unit: orNull(o.unit) };
+}
+
+/**
+ * The session's redaction policy: absent or null redacts nothing; an object
+ * `{ literals?, spill? }` turns it on (`literals` default [], `spill`
+ * default false: only what the model is shown is redacted).
+ */
+export function toRedaction(redaction) {
+  if (redaction === undefined || redaction === null) return undefined;
+  if (typeof redaction !== 'object' || Array.isArray(redaction)) {
+    throw new TypeError(`redaction must be an object { literals?, spill? }, got ${describe(redaction)}`);
+  }
+  const { literals, spill } = redaction;
+  return {
+    literals: literals === undefined || literals === null ? [] : strings(literals, 'redaction.literals'),
+    spill: spill === undefined || spill === null ? false : boolean(spill, 'redaction.spill'),
+  };
+}
+
+/**
+ * The read tool's arguments as the component takes them: a string is the
+ * model's JSON as it arrived, sent as is; an object (what a provider's SDK
+ * already parsed) is serialised with JSON.stringify.
+ */
+export function toToolArguments(args) {
+  if (typeof args === 'string') return args;
+  if (typeof args !== 'object' || args === null) {
+    throw new TypeError(`arguments must be a JSON string or an object, got ${describe(args)}`);
+  }
+  return JSON.stringify(args);
+}
+
+const encoder = new TextEncoder();
+
+/** A chunk of a stream: bytes as they are, a string as its UTF-8. */
+export function toChunk(chunk) {
+  if (typeof chunk === 'string') return encoder.encode(chunk);
+  if (chunk instanceof Uint8Array) return chunk;
+  throw new TypeError(`chunk must be a Uint8Array (or Buffer) or a string, got ${describe(chunk)}`);
+}
+
+const RETENTION_MISSPELLINGS = {
+  max_age_seconds: 'maxAgeSeconds',
+  max_total_bytes: 'maxTotalBytes',
+  max_files: 'maxFiles',
+};
+
+/** A sweep's `{ maxAgeSeconds?, maxTotalBytes?, maxFiles? }`; absent or null: no limit of that kind. */
+export function toRetentionPolicy(policy) {
+  if (typeof policy !== 'object' || policy === null || Array.isArray(policy)) {
+    throw new TypeError(
+      `policy must be an object { maxAgeSeconds?, maxTotalBytes?, maxFiles? }, got ${describe(policy)}`,
+    );
+  }
+  for (const [wrong, right] of Object.entries(RETENTION_MISSPELLINGS)) {
+    if (Object.hasOwn(policy, wrong)) throw new TypeError(`policy.${wrong} is not a field; write policy.${right}`);
+  }
+  return {
+    maxAgeSeconds: optional(policy.maxAgeSeconds, u64, 'policy.maxAgeSeconds'),
+    maxTotalBytes: optional(policy.maxTotalBytes, u64, 'policy.maxTotalBytes'),
+    maxFiles: optional(policy.maxFiles, u32, 'policy.maxFiles'),
+  };
+}
+
+export function fromReadToolSpec(spec) {
+  return { name: spec.name, description: spec.description, inputSchema: spec.inputSchema };
+}
+
+export function fromReadToolOutput(output) {
+  return { text: output.text, isError: output.isError };
+}
+
+export function fromSpillEntry(entry) {
+  return {
+    reference: fromRef(entry.reference),
+    createdMs: entry.createdMs,
+    callId: entry.callId,
+    tool: orNull(entry.tool),
+  };
+}
+
+export function fromStoreStats(stats) {
+  return {
+    threads: stats.threads,
+    files: stats.files,
+    bytes: stats.bytes,
+    oldestMs: orNull(stats.oldestMs),
+    newestMs: orNull(stats.newestMs),
+  };
+}
+
+export function fromSweepReport(report) {
+  return {
+    deleted: report.deleted.map((d) => ({
+      relativePath: d.relativePath,
+      bytes: d.bytes,
+      createdMs: d.createdMs,
+      reason: d.reason,
+    })),
+    keptFiles: report.keptFiles,
+    keptBytes: report.keptBytes,
+    skipped: Array.from(report.skipped),
+  };
 }
 
 /** The session key as bytes; absent means "draw a random one". */

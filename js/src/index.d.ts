@@ -86,6 +86,15 @@ export interface CapReport {
   spill: OverflowRef | null;
   /** Why it could not be saved; the notice says "could NOT be saved" too. */
   spillError: string | null;
+  /** Secrets replaced by the session's redaction policy, per kind; empty without one. */
+  redactions: RedactionCount[];
+}
+
+/** How many secrets of one kind were replaced (`[redacted: <kind>]`). */
+export interface RedactionCount {
+  /** `github-token`, `aws-access-key`, `jwt`, `password`, `literal`, ... (see wit/types.wit). */
+  kind: string;
+  count: number;
 }
 
 export interface Capped {
@@ -251,6 +260,85 @@ export interface Overflow {
   unit: SizeUnit | null;
 }
 
+/** The model-facing read tool, to register with the model as it is. */
+export interface ReadToolSpec {
+  /** The session's `readTool`, or the component's default name. */
+  name: string;
+  /** What the tool does, written for a model. */
+  description: string;
+  /** JSON Schema of the arguments object, as compact JSON text (`JSON.parse` it for an SDK). */
+  inputSchema: string;
+}
+
+/** What one call of the read tool gives back to the model. */
+export interface ReadToolOutput {
+  /** Bounded text for the model; never cap or spill it again. */
+  text: string;
+  /** The call was a mistake (bad arguments, a foreign path, an expired file): MCP's `isError`. */
+  isError: boolean;
+}
+
+/** One spilled output of the thread, as `list()` returns it. */
+export interface SpillEntry {
+  /** A genuine reference to the file. */
+  reference: OverflowRef;
+  /** When it was saved, in milliseconds since the Unix epoch (`new Date(Number(ms))`). */
+  createdMs: bigint;
+  /** The id of the call whose output it is. */
+  callId: string;
+  /** That call's tool, if the host gave one. */
+  tool: string | null;
+}
+
+/** Which spilled outputs a sweep deletes, oldest first; absent or null: no limit of that kind. */
+export interface RetentionPolicy {
+  /** Delete outputs saved more than this many seconds ago. */
+  maxAgeSeconds?: number | bigint | null;
+  /** Then delete the oldest until all outputs total at most this many bytes. */
+  maxTotalBytes?: number | bigint | null;
+  /** Then delete the oldest until at most this many remain (a u32). */
+  maxFiles?: number | null;
+}
+
+/** Why a sweep deleted a file. */
+export type SweepReason = 'age' | 'total-bytes' | 'file-count' | 'stale-temporary';
+
+export interface SweptFile {
+  /** `<thread>/<file>` inside the spill directory. */
+  relativePath: string;
+  bytes: bigint;
+  /** When it was saved (milliseconds since the Unix epoch). */
+  createdMs: bigint;
+  reason: SweepReason;
+}
+
+export interface SweepReport {
+  /** The files deleted, oldest first. */
+  deleted: SweptFile[];
+  keptFiles: bigint;
+  keptBytes: bigint;
+  /** Entries left alone, each with why (links, temporary files of a cap in progress, foreign files). */
+  skipped: string[];
+}
+
+export interface StoreStats {
+  /** Thread folders. */
+  threads: number;
+  files: bigint;
+  bytes: bigint;
+  /** When the oldest and newest were saved (ms since the epoch); null when there are none. */
+  oldestMs: bigint | null;
+  newestMs: bigint | null;
+}
+
+/** Opt-in secret redaction: built-in secret patterns, plus the host's literals. */
+export interface RedactionPolicy {
+  /** Secrets the host holds, replaced wherever they occur; at most 64, each 4 to 512 bytes on one line. Default []. */
+  literals?: readonly string[] | null;
+  /** Also redact the saved file; default false: only what the model is shown is redacted. */
+  spill?: boolean | null;
+}
+
 /** The cases of the component's `cap-error`. */
 export type CapErrorCase =
   | 'invalid-budget'
@@ -276,9 +364,10 @@ export interface SessionOptions {
   /** The conversation; spills go to `<spillDir>/<thread>/`. Must not be empty. */
   threadId: string;
   /**
-   * Host directory granted to the component (its only preopen). Absent, null,
-   * empty or not an existing directory: nothing is granted and cut results say
-   * the output could not be saved.
+   * Host directory granted to the component (its only preopen), created with
+   * mode 0700 if it does not exist. Absent, null, empty, or neither a
+   * directory nor creatable: nothing is granted and cut results say the
+   * output could not be saved.
    */
   spillDir?: string | null;
   /**
@@ -314,6 +403,43 @@ export interface SessionOptions {
    * number, else RangeError. Default 1.
    */
   tokenScale?: number | null;
+  /**
+   * How long the host keeps spills (the `maxAgeSeconds` of its sweeps), in
+   * seconds: notices then say "kept for 7 days". A u64, at least 1, else
+   * ToolCapError 'invalid-settings'. Absent or null: not stated.
+   */
+  retentionSeconds?: number | bigint | null;
+  /** Secret redaction; absent or null redacts nothing. */
+  redaction?: RedactionPolicy | null;
+}
+
+/**
+ * One tool result written in chunks, capped at the end exactly as `cap`
+ * would cap the whole text.
+ */
+export class CapStream {
+  private constructor();
+  /** Adds the next bytes, or a string's UTF-8. A character split between chunks is joined. */
+  write(chunk: Uint8Array | string): void;
+  /** Total bytes written so far. */
+  bytesWritten(): bigint;
+  /** The capped result of everything written; a second call throws 'invalid-argument'. */
+  finish(): Capped;
+  /** Releases the stream; an unfinished one leaves no file. Later calls throw. */
+  close(): void;
+  [Symbol.dispose](): void;
+}
+
+/** Every thread's spills under one spill directory, for retention. */
+export class SpillStore {
+  private constructor();
+  /** Real host path of the spill directory. */
+  readonly spillDir: string;
+  stats(): StoreStats;
+  /** Deletes spilled outputs, oldest first, until every limit holds; their references then read as expired. */
+  sweep(policy: RetentionPolicy): SweepReport;
+  close(): void;
+  [Symbol.dispose](): void;
 }
 
 export class Session {
@@ -362,6 +488,20 @@ export class Session {
   /** Deletes this thread's spill folder; returns the bytes freed. */
   purge(): bigint;
   classify(status: number, body: string): Overflow | null;
+  /** The thread's folder name inside the spill directory. */
+  threadFolder(): string;
+  /** The model-facing read tool: name, description and JSON Schema. */
+  readTool(): ReadToolSpec;
+  /**
+   * Runs one read-tool call with the model's arguments: the JSON text, or
+   * the object an SDK parsed (serialised with JSON.stringify). A model's
+   * mistake is `isError`, never an exception.
+   */
+  runReadTool(args: string | object): ReadToolOutput;
+  /** This thread's spilled outputs, oldest first. ToolCapError 'no-spill-dir' without a directory. */
+  list(): SpillEntry[];
+  /** Starts capping a result that arrives in chunks. ToolCapError 'invalid-budget' as `cap`. */
+  stream(budget: Budget, call: string | Call): CapStream;
   /**
    * Host path of a reference's file (its tag is not verified), always inside
    * `spillDir`. A reference maps through its `relativePath` (two plain names,
@@ -376,8 +516,17 @@ export class Session {
   [Symbol.dispose](): void;
 }
 
-/** Opens a session with its own component instance and sandbox. */
+/**
+ * Opens a session with its own component instance and sandbox. A missing
+ * spillDir is created (mode 0700), and so is the thread folder.
+ */
 export function openSession(options: SessionOptions): Promise<Session>;
+
+/**
+ * Opens the spill directory `dir` (created with mode 0700 if missing) for
+ * statistics and sweeps across every thread, in its own instance.
+ */
+export function openSpillStore(dir: string): Promise<SpillStore>;
 
 /** A budget with the defaults: maxLines 400, maxLineBytes 2000, 'head-and-tail', headPercent 40, no maxTokens. */
 export function budget(maxBytes: number, overrides?: Partial<Budget>): Required<Budget>;

@@ -1,6 +1,7 @@
 // tool-output-cap for Node: cap tool results to a budget, spill the full
 // output into a directory, read it back, prune old tool messages, fit a
-// whole turn of results to what the next request has left.
+// whole turn of results to what the next request has left, and sweep old
+// spills.
 
 import { instantiateComponent, sandboxedShim } from './component.js';
 import {
@@ -12,7 +13,8 @@ import {
 import { classifyWith } from './session.js';
 
 export { CAP_ERROR_CASES, ToolCapError } from './errors.js';
-export { Session, openSession } from './session.js';
+export { CapStream, Session, openSession } from './session.js';
+export { SpillStore, openSpillStore } from './spill-store.js';
 
 /**
  * A budget of `maxBytes` with the Rust host's defaults: at most 400 lines,

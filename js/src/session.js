@@ -1,28 +1,13 @@
 // One conversation thread's session: its own component instance and WASI
 // shim, whose only preopen is the spill directory.
 
-import { realpath, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 import { SPILL_GUEST_PATH, instantiateComponent, sandboxedShim } from './component.js';
 import * as convert from './convert.js';
 import { translateErrors } from './errors.js';
-
-/**
- * The real path of `dir` if it is an existing directory, else null. The shim
- * would accept a missing path as a preopen and fail every file operation in
- * it; granting nothing instead gives the documented "no spill directory"
- * notice.
- */
-async function existingDirectory(dir) {
-  try {
-    const real = await realpath(dir);
-    return (await stat(real)).isDirectory() ? real : null;
-  } catch (err) {
-    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return null;
-    throw err;
-  }
-}
+import { PRIVATE_DIR_MODE, grantedDirectory, isPlainName } from './spill-dir.js';
 
 const absent = (value) => value === undefined || value === null;
 
@@ -41,6 +26,8 @@ export async function openSession(options = {}) {
     imageTokens,
     audioTokens,
     tokenScale,
+    retentionSeconds,
+    redaction,
   } = options;
   // Every argument is checked before any work: a wrong type is a TypeError,
   // an unusable value (a bad tool name or pattern) the component's
@@ -58,10 +45,15 @@ export async function openSession(options = {}) {
     audioTokens: absent(audioTokens) ? undefined : convert.u32(audioTokens, 'audioTokens'),
     // The component clamps it to [0.5, 2]; NaN or an infinity is a caller's bug.
     tokenScale: absent(tokenScale) ? undefined : convert.finite(tokenScale, 'tokenScale'),
+    // 0 is the component's invalid-settings, like every unusable value.
+    retentionSeconds: absent(retentionSeconds) ? undefined : convert.u64(retentionSeconds, 'retentionSeconds'),
+    redaction: convert.toRedaction(redaction),
   };
   // An empty path grants nothing, exactly like null (never the working directory).
   const requested = spillDir === null ? null : convert.string(spillDir, 'spillDir') || null;
-  const hostDir = requested === null ? null : await existingDirectory(requested);
+  // A missing directory is created, readable by its owner only; one that is
+  // not a directory and cannot be made one is granted as nothing.
+  const hostDir = requested === null ? null : await grantedDirectory(requested);
   const root =
     displayRoot === undefined || displayRoot === null
       ? (hostDir ?? (requested === null ? SPILL_GUEST_PATH : resolve(requested)))
@@ -79,9 +71,27 @@ export async function openSession(options = {}) {
       imageTokens: settings.imageTokens,
       audioTokens: settings.audioTokens,
       tokenScale: settings.tokenScale,
+      retentionSeconds: settings.retentionSeconds,
+      redaction: settings.redaction,
     }),
   );
+  if (hostDir !== null) await createThreadFolder(hostDir, translateErrors(() => resource.threadFolder()));
   return new Session(instance, resource, hostDir, root);
+}
+
+/**
+ * The thread folder, readable by its owner only: the component would create
+ * it with the shim's default mode on its first spill. One that exists is
+ * left as it is, and a directory that cannot be written (the read-only
+ * grant on Node) is not an error: cut results then say why nothing was saved.
+ */
+async function createThreadFolder(hostDir, folder) {
+  if (!isPlainName(folder)) return;
+  try {
+    await mkdir(join(hostDir, folder), { mode: PRIVATE_DIR_MODE });
+  } catch {
+    // EEXIST, or an unwritable directory: see above.
+  }
 }
 
 export class Session {
@@ -254,6 +264,45 @@ export class Session {
     return join(this.spillDir, relative);
   }
 
+  /**
+   * The thread's folder name inside the spill directory: the thread id
+   * itself when it is a short lowercase name, else with a hash appended.
+   */
+  threadFolder() {
+    return this.#call('threadFolder');
+  }
+
+  /**
+   * The model-facing read tool, `{ name, description, inputSchema }`
+   * (`inputSchema` is the JSON Schema as compact JSON text): register it with
+   * the model as it is.
+   */
+  readTool() {
+    return convert.fromReadToolSpec(this.#call('readTool'));
+  }
+
+  /**
+   * Runs one call of the read tool with the model's arguments (the JSON
+   * text, or the object a provider's SDK parsed). Never throws for a model's
+   * mistake: `{ text, isError }`, where `text` says what went wrong.
+   */
+  runReadTool(args) {
+    return convert.fromReadToolOutput(this.#call('runReadTool', convert.toToolArguments(args)));
+  }
+
+  /** This thread's spilled outputs, oldest first: `{ reference, createdMs, callId, tool }`. */
+  list() {
+    return this.#call('list').map(convert.fromSpillEntry);
+  }
+
+  /**
+   * Starts capping a result that arrives in chunks: write() each chunk
+   * (bytes or a string), then finish() gives what cap() gives on the whole.
+   */
+  stream(budget, call) {
+    return new CapStream(this.#call('stream', convert.toBudget(budget), convert.toCall(call)));
+  }
+
   /** Releases the component's session; later calls throw. */
   close() {
     const resource = this.#resource;
@@ -267,6 +316,55 @@ if (Symbol.dispose) {
 }
 
 /**
+ * One tool result written in chunks: `write(chunk)` as it arrives,
+ * `bytesWritten()`, and `finish()` for the capped result, the same that
+ * `cap` gives on the whole text. A character split between chunks is
+ * joined; invalid UTF-8 becomes U+FFFD.
+ */
+export class CapStream {
+  #resource;
+
+  constructor(resource) {
+    this.#resource = resource;
+    Object.freeze(this);
+  }
+
+  #live() {
+    if (!this.#resource) throw new Error('tool-output-cap: this stream is closed');
+    return this.#resource;
+  }
+
+  /** Adds the next bytes (a Uint8Array or Buffer) or the UTF-8 of a string. */
+  write(chunk) {
+    const bytes = convert.toChunk(chunk);
+    const resource = this.#live();
+    translateErrors(() => resource.write(bytes));
+  }
+
+  /** Total bytes written so far (a BigInt, u64). */
+  bytesWritten() {
+    return this.#live().bytesWritten();
+  }
+
+  /** `{ text, report }` of everything written; a second call throws 'invalid-argument'. */
+  finish() {
+    const resource = this.#live();
+    return convert.fromCapped(translateErrors(() => resource.finish()));
+  }
+
+  /** Releases the stream (an unfinished one's temporary file is deleted); later calls throw. */
+  close() {
+    const resource = this.#resource;
+    this.#resource = null;
+    resource?.[Symbol.dispose ?? Symbol.for('dispose')]?.();
+  }
+}
+
+if (Symbol.dispose) {
+  CapStream.prototype[Symbol.dispose] = CapStream.prototype.close;
+}
+
+/**
  * Whether a relative path (the component's answer, or a reference's
  * relativePath) is `<thread>/<file>`: two plain names, so joining it onto the
  * granted directory cannot leave it, whatever it came from.
@@ -274,10 +372,7 @@ if (Symbol.dispose) {
 function isPlainRelative(relative) {
   if (typeof relative !== 'string') return false;
   const segments = relative.split('/');
-  return (
-    segments.length === 2 &&
-    segments.every((s) => s !== '' && s !== '.' && s !== '..' && !s.includes('\\') && !s.includes('\0'))
-  );
+  return segments.length === 2 && segments.every(isPlainName);
 }
 
 /** The results of plan() or capBatch(), checked and converted. */

@@ -1,8 +1,9 @@
 // The wrapper on Node: files on the host disk, sandboxing between sessions,
-// BigInt sizes, errors as ToolCapError, and the missing-directory notice.
+// BigInt sizes, errors as ToolCapError, owner-only folders, and the
+// no-directory notice.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
@@ -81,8 +82,29 @@ test('a second thread cannot read the first one\'s folder', async () => {
   second.close();
 });
 
-test('a missing spill directory gives the notice, not an exception', async () => {
-  const missing = join(tempDir(), 'does-not-exist');
+test('a missing spill directory is created for the owner only, with its thread folder', async () => {
+  const missing = join(tempDir(), 'does-not-exist', 'spill');
+  const session = await openSession({ threadId: 'Thread-M', spillDir: missing, key: KEY });
+  assert.equal(session.spillDir, missing);
+  assert.equal(session.displayRoot, missing);
+  const folder = session.threadFolder();
+  assert.match(folder, /^Thread-M-[0-9a-f]{16}$/, 'an id with uppercase letters gets a hash');
+  assert.deepEqual(readdirSync(missing), [folder], 'the thread folder exists before any spill');
+  if (process.platform !== 'win32') {
+    for (const dir of [join(missing, '..'), missing, join(missing, folder)]) {
+      assert.equal(statSync(dir).mode & 0o777, 0o700, `${dir} is not 0700`);
+    }
+  }
+  const { report } = session.cap(BIG, budget(4096), 'c1');
+  assert.equal(report.spillError, null);
+  assert.equal(report.spill.relativePath.split('/')[0], folder);
+  session.close();
+});
+
+test('a spill directory that cannot be created gives the notice, not an exception', async () => {
+  const file = join(tempDir(), 'a-file');
+  writeFileSync(file, 'not a directory');
+  const missing = join(file, 'spill');
   const session = await openSession({ threadId: 't', spillDir: missing, key: KEY });
   assert.equal(session.spillDir, null);
   assert.equal(session.displayRoot, missing);
@@ -92,9 +114,23 @@ test('a missing spill directory gives the notice, not an exception', async () =>
   assert.match(capped.report.spillError, /no spill directory/);
   assert.match(capped.text, /could NOT be saved/);
   assert.ok(Buffer.byteLength(capped.text) <= 4096);
-  assert.equal(existsSync(missing), false, 'nothing was created');
   expectCase(() => session.read('t/c1-0123456789abcdef.txt', 0, 100), 'no-spill-dir');
+  expectCase(() => session.list(), 'no-spill-dir');
   session.close();
+});
+
+test('an existing spill directory and thread folder keep their modes', async () => {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'kept'), { mode: 0o755 });
+  chmodSync(join(dir, 'kept'), 0o755);
+  chmodSync(dir, 0o751);
+  const session = await openSession({ threadId: 'kept', spillDir: dir, key: KEY });
+  if (process.platform !== 'win32') {
+    assert.equal(statSync(dir).mode & 0o777, 0o751);
+    assert.equal(statSync(join(dir, 'kept')).mode & 0o777, 0o755);
+  }
+  session.close();
+  chmodSync(dir, 0o755);
 });
 
 test('errors are ToolCapError with the cap-error case', async () => {
@@ -632,7 +668,7 @@ test('plan and capBatch refuse unusable limits with ToolCapError, misuse with Ty
   // Media alone over the limit: no cut of the text can help.
   const image = { type: 'image', data: 'AAAA', mimeType: 'image/png' };
   expectCase(() => session.plan([{ parts: [image] }], { maxTokens: 100 }), 'invalid-budget');
-  assert.deepEqual(readdirSync(session.spillDir), [], 'a refused batch writes nothing');
+  assert.deepEqual(readdirSync(join(session.spillDir, session.threadFolder())), [], 'a refused batch writes nothing');
   const misuse = [
     [() => session.plan('text', {}), TypeError],
     [() => session.plan([{}], {}), TypeError],

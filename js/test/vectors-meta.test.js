@@ -3,7 +3,7 @@
 // component answer. A runner that cannot fail proves nothing.
 
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
@@ -12,7 +12,14 @@ import { freshDir, removeDir, tree } from './support/disk.js';
 import { Checker } from './support/vector-check.js';
 import { parseVector } from './support/vector-format.js';
 import { flat, joinedText } from './support/vector-convert.js';
-import { checkBatch, checkCap, checkPlan, checkPrune, mediaTokens } from './support/vector-invariants.js';
+import {
+  checkBatch,
+  checkCap,
+  checkNewFiles,
+  checkPlan,
+  checkPrune,
+  mediaTokens,
+} from './support/vector-invariants.js';
 import { runVector } from './support/vector-run.js';
 
 /** A small valid vector that the tests below break one field at a time (shared with the Rust and Python runners). */
@@ -441,4 +448,140 @@ test('the token invariants catch a broken answer of the component', async () => 
   const tight = plan.map((x) => ({ ...x, maxBytes: 700 }));
   assert.notDeepEqual(batch(outputs, limits, tight), [], 'a result over its planned budget');
   session.close();
+});
+
+/** A vector of the stream, read-tool, list and retention ops, which the tests below break one field at a time. */
+function retentionVector(edit = () => {}) {
+  const log = (tag, count = 300) => ({ gen: [{ lines: `${tag} line {n} of the build`, count }] });
+  const b = { max_bytes: 2400, max_lines: null, max_line_bytes: null, keep: 'head-and-tail', head_percent: 40 };
+  const vector = {
+    name: 'retention',
+    about: 'the ops of the read tool, streaming, the catalog and retention',
+    session: {
+      thread_id: 't1',
+      key_hex: '000102030405060708090a0b0c0d0e0f',
+      read_tool: 'read_spilled_output',
+      retention_seconds: 604800,
+    },
+    steps: [
+      { op: 'cap', input: log('a'), budget: b, call_id: 'c1', expect: { truncated: true, spilled: true } },
+      {
+        op: 'stream',
+        input: { gen: [{ text: 'ünïcödé ✓ 😀 ', times: 20 }, { lines: 'b line {n} of the build', count: 300 }] },
+        budget: b,
+        call: { id: 's1', tool: 'bash' },
+        chunk_bytes: [1, 7, 4096],
+        expect: { truncated: true, spilled: true, text_contains: ['read_spilled_output'], redactions: {} },
+      },
+      {
+        op: 'read-tool',
+        expect: { name: 'read_spilled_output', description_contains: ['full output'], schema_properties: ['path', 'line', 'lines', 'offset', 'max_bytes', 'grep', 'max_matches'] },
+      },
+      { op: 'run-read-tool', arguments: { path: '$spill:c1', line: 2, lines: 1 }, expect: { is_error: false, text_contains: ['a line 2 of the build'], text_not_contains: ['a line 3 of'] } },
+      { op: 'run-read-tool', arguments: 'not json', expect: { is_error: true } },
+      { op: 'list', expect: { entries: [{ call_id: 'c1', lines: 300 }, { call_id: 's1', lines: 300 }] } },
+      { op: 'stats', expect: { threads: 1, files: 2 } },
+      { op: 'sweep', policy: { max_files: 1 }, expect: { deleted: [{ reason: 'file-count' }], kept_files: 1 } },
+      { op: 'read', path: '$spill:c1', offset: 0, max_bytes: 100, expect: { error: 'not-found', text_contains: [] } },
+    ],
+  };
+  edit(vector.steps, vector);
+  return JSON.stringify(vector);
+}
+
+test('the retention ops run, and their wrong expectations fail, naming the step', async () => {
+  assert.deepEqual(await runText(retentionVector()), []);
+  const wrong = [
+    [(s) => (s[1].expect.text_contains = ['kept for 8 days']), 'step 1'],
+    [(s) => (s[1].expect.redactions = { literal: 1 }), 'step 1'],
+    [(s) => (s[1].expect.original_lines = 301), 'step 1'],
+    [(s) => (s[2].expect.name = 'read_tool_output'), 'step 2'],
+    [(s) => s[2].expect.schema_properties.pop(), 'step 2'],
+    [(s) => (s[2].expect.description_contains = ['nonsense']), 'step 2'],
+    [(s) => (s[3].expect.is_error = true), 'step 3'],
+    [(s) => (s[3].expect.text_contains = ['a line 3 of the build']), 'step 3'],
+    [(s) => (s[5].expect.entries[1].call_id = 'c2'), 'step 5'],
+    [(s) => s[5].expect.entries.pop(), 'step 5'],
+    [(s) => (s[5].expect.entries[0].tool = 'bash'), 'step 5'],
+    [(s) => (s[6].expect.files = 3), 'step 6'],
+    [(s) => (s[6].expect.threads = 2), 'step 6'],
+    [(s) => (s[7].expect.deleted[0].reason = 'age'), 'step 7'],
+    [(s) => (s[7].expect.kept_files = 2), 'step 7'],
+    [(s) => (s[7].expect.skipped_contains = ['symbolic link']), 'step 7'],
+    [(s) => (s[0].expect.spill_text = 'not the input'), 'step 0'],
+  ];
+  for (const [edit, step] of wrong) {
+    const failures = await runText(retentionVector(edit));
+    const noticed = failures.some((f) => f.startsWith(`inline.json ${step} `));
+    assert.ok(noticed, `${edit} went unnoticed: ${JSON.stringify(failures)}`);
+  }
+  // Chunks of no bytes, and a store without a granted directory, are errors in the vector.
+  for (const edit of [
+    (s) => (s[1].chunk_bytes = []),
+    (s) => (s[1].chunk_bytes = [4, 0]),
+    (s, v) => {
+      v.session.preopen = 'none';
+      s.splice(0, 6);
+      s.splice(1);
+    },
+  ]) {
+    const failures = await runText(retentionVector(edit));
+    assert.ok(failures.some((f) => f.includes('bad vector')), JSON.stringify(failures));
+  }
+});
+
+test('strict parsing of the retention ops and session fields', () => {
+  const mistakes = [
+    (s) => (s[1].chunk_bytes = 64),
+    (s) => (s[1].chunk_bytes = [-1]),
+    (s) => delete s[1].chunk_bytes,
+    (s) => (s[1].call_id = 's1'),
+    (s) => (s[1].expect.redactions = { literal: -1 }),
+    (s) => (s[1].expect.redactions = ['literal']),
+    (s) => (s[2].expect.schema = []),
+    (s) => (s[2].path = 'x'),
+    (s) => delete s[3].arguments,
+    (s) => (s[3].expect.isError = true),
+    (s) => (s[5].expect.entries[0].callId = 'c1'),
+    (s) => (s[5].expect.count = 2),
+    (s) => (s[6].expect.error = 'io'),
+    (s) => (s[7].policy.maxFiles = 1),
+    (s) => (s[7].policy.max_files = -1),
+    (s) => (s[7].expect.deleted[0].reason = 'size'),
+    (s) => delete s[7].policy,
+    (s, v) => (v.session.retention_seconds = -1),
+    (s, v) => (v.session.redaction = { literals: 'x' }),
+    (s, v) => (v.session.redaction = { literals: [], spill: 'yes' }),
+    (s, v) => (v.session.redaction = { literals: [], redact_spill: true }),
+    (s) => (s[0].op = 'sweep-all'),
+  ];
+  for (const mistake of mistakes) {
+    const json = retentionVector(mistake);
+    assert.throws(() => parseVector(json), undefined, `accepted:\n${json}`);
+  }
+  assert.doesNotThrow(() => parseVector(retentionVector()));
+  const redacting = retentionVector((s, v) => (v.session.redaction = { literals: ['hunter2-secret'] }));
+  assert.doesNotThrow(() => parseVector(redacting));
+});
+
+test('the new-files invariant allows catalog and expiry notes, and nothing else', async () => {
+  const dir = freshDir('meta-notes-');
+  after(() => removeDir(dir));
+  mkdirSync(join(dir, 't1'));
+  const spill = join(dir, 't1', 'c1-0123456789abcdef.txt');
+  writeFileSync(spill, 'x');
+  const failuresWith = (extra) => {
+    const before = tree(dir);
+    writeFileSync(join(dir, extra), 'x');
+    const failures = [];
+    checkNewFiles(new Checker('notes', failures), { root: dir, before }, [spill]);
+    rmSync(join(dir, extra));
+    return failures;
+  };
+  assert.deepEqual(failuresWith('t1/.c1-0123456789abcdef.txt.meta'), []);
+  assert.deepEqual(failuresWith('t1/.expired'), []);
+  assert.notDeepEqual(failuresWith('t1/.c2-0123456789abcdef.txt.meta'), []);
+  assert.notDeepEqual(failuresWith('.expired'), []);
+  assert.notDeepEqual(failuresWith('t1/stray.txt'), []);
+  assert.notDeepEqual(failuresWith('t1/.tmp-0123-c1.txt'), []);
 });

@@ -4,6 +4,7 @@ run as written, so the README cannot drift from the package."""
 from __future__ import annotations
 
 import re
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -42,3 +43,24 @@ def test_a_failing_readme_assertion_would_fail_the_test(in_tmp: Path) -> None:
     assert broken != readme_example()
     with pytest.raises(AssertionError):
         exec(compile(broken, "broken-readme", "exec"), {"__name__": "readme_example"})
+
+
+PY_README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def spill_examples() -> list[str]:
+    """The python blocks of this package's README section on spilled
+    outputs (streams, the read tool, retention), in order."""
+    text = PY_README.read_text(encoding="utf-8")
+    section = re.search(r"### Spilled outputs.*?(?=\nThe full semantics)", text, re.S)
+    assert section, "python/README.md has no section on spilled outputs"
+    blocks = re.findall(r"```python\n(.*?)```", section.group(0), re.S)
+    assert len(blocks) == 3, f"expected three python blocks, found {len(blocks)}"
+    return blocks
+
+
+@pytest.mark.skipif(shutil.which("seq") is None, reason="the stream example runs `seq`")
+def test_the_spilled_output_examples_run(in_tmp: Path) -> None:
+    namespace = {"__name__": "readme_example", "spill_dir": str(in_tmp / "spill")}
+    for i, code in enumerate(spill_examples()):
+        exec(compile(code, f"{PY_README}#block{i}", "exec"), namespace)

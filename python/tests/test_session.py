@@ -46,6 +46,12 @@ def session(tmp_path: Path) -> Session:
         yield s  # type: ignore[misc]
 
 
+def spill_files(root: Path) -> list[Path]:
+    """The files below `root`, without the catalog notes (`.<file>.meta`,
+    `.expired`) the component keeps beside spills."""
+    return sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))
+
+
 def notice(text: str) -> str:
     """The notice at the end of a cut text: from its `[toolcap]` line on."""
     return text[text.rindex("[toolcap] ") :]
@@ -55,7 +61,7 @@ def test_spill_files_land_in_the_host_directory(tmp_path: Path, session: Session
     capped = session.cap(LOG, SMALL, "call-1")
     spill = capped.report.spill
     assert capped.report.truncated and spill is not None
-    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    files = spill_files(tmp_path)
     assert len(files) == 1
     assert files[0].read_bytes() == LOG.encode()
     assert session.host_path(spill) == session.host_path(spill.path) == files[0]
@@ -67,7 +73,7 @@ def test_spill_files_land_in_the_host_directory(tmp_path: Path, session: Session
 def test_references_carry_their_relative_path(tmp_path: Path, session: Session) -> None:
     spill = session.cap(LOG, SMALL, "call-1").report.spill
     assert spill is not None
-    (file,) = [p for p in tmp_path.rglob("*") if p.is_file()]
+    (file,) = spill_files(tmp_path)
     assert spill.relative_path == f"thread-a/{file.name}"
     assert file.name.endswith(f"-{spill.digest}.txt")
     assert spill.path == f"{session.display_root}/{spill.relative_path}"
@@ -153,7 +159,8 @@ def test_a_fitting_result_is_returned_unchanged_and_nothing_is_written(
     assert capped.text == "short\n"
     tokens = session.estimate_tokens("short\n")
     assert capped.report == CapReport(False, 6, 1, 0, 0, None, 0, 0, tokens, tokens, None, None)
-    assert list(tmp_path.iterdir()) == []
+    # Only the (empty) thread folder, made at open.
+    assert [p.name for p in tmp_path.rglob("*")] == ["thread-a"]
 
 
 def test_another_thread_cannot_read_the_first_ones_folder(
@@ -248,15 +255,39 @@ def test_ints_must_be_ints(session: Session) -> None:
             session.cap("x", SMALL, Call("c", exit_code=code))  # type: ignore[arg-type]
 
 
-def test_a_missing_spill_directory_gives_the_notice_and_no_exception(tmp_path: Path) -> None:
+def test_a_missing_spill_directory_is_created_and_granted(tmp_path: Path) -> None:
     missing = tmp_path / "does" / "not" / "exist"
     with open_session("thread-a", missing, key=KEY) as s:
+        assert s.spill_dir == missing.resolve()
+        capped = s.cap(LOG, SMALL, "call-1")
+        assert capped.report.spill is not None
+        assert s.host_path(capped.report.spill) == missing.resolve() / "thread-a" / (
+            capped.report.spill.relative_path.split("/")[1]
+        )
+    assert spill_files(missing) == [missing / capped.report.spill.relative_path]
+
+
+def test_a_missing_directory_is_not_created_for_a_read_only_grant(tmp_path: Path) -> None:
+    missing = tmp_path / "missing"
+    with open_session("thread-a", missing, key=KEY, read_only=True) as s:
+        capped = s.cap(LOG, SMALL, "call-1")
+        assert capped.report.truncated and capped.report.spill is None
+        assert capped.report.spill_error is not None and "could NOT be saved" in capped.text
+        assert s.spill_dir is None
+    assert not missing.exists()
+
+
+def test_a_directory_that_cannot_be_created_gives_the_notice_and_no_exception(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a-file").write_text("not a directory")
+    impossible = tmp_path / "a-file" / "spill"
+    with open_session("thread-a", impossible, key=KEY) as s:
         capped = s.cap(LOG, SMALL, "call-1")
         assert capped.report.truncated and capped.report.spill is None
         assert capped.report.spill_error is not None
         assert "could NOT be saved" in capped.text
         assert s.spill_dir is None
-    assert not missing.exists()
 
 
 def test_read_only_gives_the_could_not_be_saved_notice(tmp_path: Path) -> None:
@@ -599,7 +630,7 @@ def test_cap_batch_returns_results_within_the_request(tmp_path: Path, session: S
     assert isinstance(out[1], Capped) and "The tool `tsc` failed (exit code 2)." in out[1].text
     assert isinstance(out[2], CappedParts) and out[2].parts[1] == image
     assert out[3] == session.cap("fits\n", CEILING, "call-4")
-    assert len([p for p in tmp_path.rglob("*") if p.is_file()]) == 3
+    assert len(spill_files(tmp_path)) == 3
     # Roomy limits: every result as `cap` / `cap_parts` with the ceiling.
     roomy = session.cap_batch(turn, RequestLimits(ceiling=CEILING))
     assert roomy[0] == session.cap(TURN[0], CEILING, "call-1")
@@ -704,7 +735,7 @@ def test_limits_too_small_raise_invalid_budget(tmp_path: Path, session: Session,
     with pytest.raises(ToolCapError) as err:
         call(session)
     assert err.value.case == "invalid-budget" and err.value.message
-    assert list(tmp_path.iterdir()) == []  # nothing was spilled
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []  # nothing was spilled
 
 
 @pytest.mark.parametrize(

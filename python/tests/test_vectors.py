@@ -5,6 +5,7 @@ vectors and catches wrong expectations and broken results."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from pathlib import Path
 from typing import Any, Callable
@@ -13,6 +14,8 @@ import pytest
 
 from tool_output_cap import (
     BatchResult,
+    Capped,
+    CapStream,
     PrunePolicy,
     RequestLimits,
     Session,
@@ -22,7 +25,7 @@ from tool_output_cap import (
 from vectors_support import vector_files
 from vectors_support.checker import Checker
 from vectors_support.format import OPS, VectorError, parse
-from vectors_support.invariants import CapView, Disk, check_cap, tree
+from vectors_support.invariants import CapView, Disk, check_cap, check_directory, tree
 from vectors_support.run import run_vector
 
 FILES = vector_files()
@@ -526,3 +529,193 @@ def test_cap_batch_totals_are_checked_against_the_limits(
     (tmp_path / "c").mkdir()
     failures = run_text(vector.replace('"truncated": true', '"truncated": false'), tmp_path / "c")
     assert len(failures) == 1 and message in failures[0], failures
+
+
+# A small valid vector of the spill lifecycle ops (stream, read tool, list,
+# stats, sweep), which no shared vector may use yet; broken below one field
+# at a time, like BASE.
+LIFECYCLE = r"""{
+  "name": "lifecycle",
+  "about": "a streamed cut, the read tool, the catalog, retention",
+  "session": { "thread_id": "t1", "key_hex": "000102030405060708090a0b0c0d0e0f",
+               "retention_seconds": 604800 },
+  "steps": [
+    { "op": "stream", "call_id": "c1", "chunk_bytes": [1, 7, 100],
+      "input": { "gen": [ { "lines": "line {n} ✓", "from": 1, "count": 400 } ] },
+      "budget": { "max_bytes": 1200, "max_lines": null, "max_line_bytes": null, "keep": "tail", "head_percent": 0 },
+      "expect": { "truncated": true, "spilled": true, "original_bytes": 5092, "original_lines": 400,
+                  "text_contains": ["line 400 ✓\n"], "redactions": {} } },
+    { "op": "read-tool",
+      "expect": { "name": @NAME@, "schema_properties": @PROPERTIES@ } },
+    { "op": "run-read-tool", "arguments": { "path": "$spill:c1", "line": 2, "lines": 2 },
+      "expect": { "is_error": false, "text_contains": ["line 2 ✓", "line 3 ✓"],
+                  "text_not_contains": ["line 4 ✓"] } },
+    { "op": "run-read-tool", "arguments": "not json", "expect": { "is_error": true } },
+    { "op": "list",
+      "expect": { "entries": [ { "call_id": "c1", "tool": null, "bytes": 5092, "lines": 400 } ] } },
+    { "op": "stats", "expect": { "threads": 1, "files": 1, "bytes": 5092 } },
+    { "op": "sweep", "policy": { "max_files": 0 },
+      "expect": { "deleted": [ { "bytes": 5092, "reason": "file-count" } ],
+                  "kept_files": 0, "kept_bytes": 0 } },
+    { "op": "run-read-tool", "arguments": { "path": "$spill:c1" },
+      "expect": { "is_error": true, "text_contains": ["expired"] } },
+    { "op": "read", "path": "$spill:c1", "offset": 0, "max_bytes": 100,
+      "expect": { "error": "not-found", "text_contains": [] } },
+    { "op": "stats", "expect": { "threads": 1, "files": 0, "bytes": 0 } }
+  ]
+}"""
+
+
+@pytest.fixture(scope="module")
+def lifecycle_vector() -> str:
+    """`LIFECYCLE` with the read tool's default name and argument names
+    filled in (the component's own, so renaming them breaks no self-test)."""
+    with open_session("t1", None, key=bytes(range(16))) as s:
+        spec = s.read_tool()
+    text = LIFECYCLE.replace("@PROPERTIES@", json.dumps(sorted(spec.schema["properties"])))
+    return text.replace("@NAME@", json.dumps(spec.name))
+
+
+def test_lifecycle_vector_passes(lifecycle_vector: str, tmp_path: Path) -> None:
+    assert run_text(lifecycle_vector, tmp_path) == []
+
+
+LIFECYCLE_WRONG = [
+    ('"original_bytes": 5092', '"original_bytes": 4693', "step 0"),
+    ('"redactions": {}', '"redactions": { "literal": 1 }', "step 0"),
+    ('"expect": { "name": "', '"expect": { "name": "not-', "step 1"),
+    ('"schema_properties": [', '"schema_properties": ["nope", ', "step 1"),
+    ('"expect": { "name"', '"expect": { "description_contains": ["no such words"], "name"', "step 1"),
+    ('"is_error": false', '"is_error": true', "step 2"),
+    ('"text_not_contains": ["line 4 ✓"]', '"text_not_contains": ["line 3 ✓"]', "step 2"),
+    ('"entries": [ { "call_id": "c1"', '"entries": [ { "call_id": "c2"', "step 4"),
+    ('"tool": null', '"tool": "cargo"', "step 4"),
+    ('"lines": 400 } ] }', '"lines": 401 } ] }', "step 4"),
+    ('"threads": 1, "files": 1', '"threads": 2, "files": 1', "step 5"),
+    ('"reason": "file-count"', '"reason": "age"', "step 6"),
+    ('"kept_files": 0', '"kept_files": 1', "step 6"),
+    ('"kept_bytes": 0 }', '"kept_bytes": 0, "skipped_contains": ["link"] }', "step 6"),
+    ('"text_contains": ["expired"]', '"text_contains": ["never existed"]', "step 7"),
+]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "step"), LIFECYCLE_WRONG, ids=[w[1] for w in LIFECYCLE_WRONG]
+)
+def test_wrong_lifecycle_expectations_fail(
+    old: str, new: str, step: str, lifecycle_vector: str, tmp_path: Path
+) -> None:
+    assert lifecycle_vector.count(old) == 1, old
+    failures = run_text(lifecycle_vector.replace(old, new), tmp_path)
+    assert any(f.startswith(f"inline.json {step} ") for f in failures), failures
+
+
+LIFECYCLE_BROKEN = [
+    ('"chunk_bytes": [1, 7, 100]', '"chunk_bytes": []'),
+    ('"chunk_bytes": [1, 7, 100]', '"chunk_bytes": [0]'),
+    ('"chunk_bytes": [1, 7, 100]', '"chunk_bytes": 7'),
+    ('"call_id": "c1", "chunk_bytes": [1, 7, 100],', '"call_id": "c1",'),
+    ('"call_id": "c1", "chunk_bytes"', '"call_id": "c1", "call": { "id": "c1" }, "chunk_bytes"'),
+    ('"redactions": {}', '"redactions": { "literal": -1 }'),
+    ('"redactions": {}', '"redactions": []'),
+    ('"retention_seconds": 604800', '"retention_seconds": -1'),
+    ('"retention_seconds": 604800', '"retention_seconds": 604800, "redaction": { "literals": [] }'),
+    ('"retention_seconds": 604800',
+     '"retention_seconds": 604800, "redaction": { "literals": "x", "spill": true }'),
+    ('"retention_seconds": 604800',
+     '"retention_seconds": 604800, "redaction": { "literals": [], "spill": true, "x": 1 }'),
+    ('{ "op": "read-tool",', '{ "op": "read-tool", "name": "x",'),
+    ('"schema_properties": [', '"schema": [], "schema_properties": ['),
+    ('"schema_properties": [', '"schema_properties": "path", "x": ['),
+    ('"arguments": "not json", ', ""),
+    ('"expect": { "is_error": true } }', '"expect": { "error": "io" } }'),
+    ('"tool": null, "bytes"', '"tools": null, "bytes"'),
+    ('"lines": 400 } ] }', '"lines": "400" } ] }'),
+    ('"policy": { "max_files": 0 }', '"policy": { "max_files": 0, "max_count": 0 }'),
+    ('"policy": { "max_files": 0 }', '"policy": { "max_files": 4294967296 }'),
+    ('"policy": { "max_files": 0 },', ""),
+    ('"reason": "file-count"', '"reason": "expired"'),
+    ('"kept_bytes": 0 }', '"kept_bytes": 0, "skipped": [] }'),
+    ('"threads": 1, "files": 1', '"threads": 1, "thread": 1, "files": 1'),
+]
+
+
+@pytest.mark.parametrize(
+    "old_new", LIFECYCLE_BROKEN, ids=[f"broken-{i}" for i in range(len(LIFECYCLE_BROKEN))]
+)
+def test_strict_parsing_of_lifecycle_fields(
+    old_new: tuple[str, str], lifecycle_vector: str
+) -> None:
+    old, new = old_new
+    assert old in lifecycle_vector, old
+    parse(lifecycle_vector)
+    with pytest.raises(VectorError):
+        parse(lifecycle_vector.replace(old, new, 1))
+
+
+def test_spill_text_needs_a_session_that_redacts_its_spills(
+    lifecycle_vector: str, tmp_path: Path
+) -> None:
+    text = lifecycle_vector.replace('"redactions": {}', '"spill_text": "x"')
+    failures = run_text(text, tmp_path)
+    assert any("step 0" in f and "bad vector: spill_text" in f for f in failures), failures
+
+
+def test_a_store_needs_a_granted_directory(lifecycle_vector: str, tmp_path: Path) -> None:
+    no_grant = '{ "name": "x", "about": "y", "session": { "thread_id": "t1", ' \
+        '"key_hex": "000102030405060708090a0b0c0d0e0f", "preopen": "none" }, ' \
+        '"steps": [ { "op": "stats", "expect": {} } ] }'
+    failures = run_text(no_grant, tmp_path)
+    assert any("step 0" in f and "bad vector" in f for f in failures), failures
+
+
+STREAM_CORRUPTIONS: dict[str, Callable[[Capped], Capped]] = {
+    "text": lambda c: dataclasses.replace(c, text=c.text.replace("line 400", "line 40O")),
+    "report": lambda c: dataclasses.replace(
+        c, report=dataclasses.replace(c.report, folded_lines=c.report.folded_lines + 1)
+    ),
+}
+
+
+@pytest.mark.parametrize("what", list(STREAM_CORRUPTIONS))
+def test_a_stream_that_differs_from_cap_is_reported(
+    what: str, lifecycle_vector: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = CapStream.finish
+
+    def fake(self: CapStream) -> Capped:
+        return STREAM_CORRUPTIONS[what](real(self))
+
+    monkeypatch.setattr(CapStream, "finish", fake)
+    failures = run_text(lifecycle_vector, tmp_path)
+    assert any(
+        f.startswith("inline.json step 0 (stream)") and "differs from cap's" in f
+        for f in failures
+    ), failures
+
+
+def test_catalog_notes_are_allowed_in_the_spill_directory_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path.resolve()
+    (root / "t1").mkdir()
+    disk = Disk(root, tree(root))
+    spill = root / "t1" / "c1-0123456789abcdef.txt"
+    for name in ("c1-0123456789abcdef.txt", ".c1-0123456789abcdef.txt.meta", ".expired"):
+        (root / "t1" / name).write_text("x")
+    failures: list[str] = []
+    check_directory(Checker("dir", failures), disk, [spill])
+    assert failures == []
+    (root / "t1" / ".c2-0123456789abcdef.txt.meta").write_text("x")
+    check_directory(Checker("dir", failures), disk, [spill])
+    assert failures and "unexpected new files" in failures[0]
+    failures.clear()
+    (root / "t1" / ".c2-0123456789abcdef.txt.meta").unlink()
+    (root / ".expired").write_text("x")  # a note outside any thread folder
+    check_directory(Checker("dir", failures), disk, [spill])
+    assert failures and "unexpected new files" in failures[0]
+    failures.clear()
+    (root / ".expired").unlink()
+    (root / "t1" / ".tmp-0123-c1").write_text("x")
+    check_directory(Checker("dir", failures), disk, [spill])
+    assert failures and "temporary files" in failures[0]

@@ -5,11 +5,13 @@
 mod component;
 mod core_cap;
 mod readback;
+mod redact;
 mod startup;
 
 criterion::criterion_main!(
     core_cap::benches,
     component::benches,
     startup::benches,
-    readback::benches
+    readback::benches,
+    redact::benches
 );

@@ -8,20 +8,24 @@ use std::path::Path;
 use anyhow::{Context as _, bail};
 
 use super::checks::{self, Checks};
-use super::conversation::{Completion, Message, Request};
+use super::conversation::{Completion, Message, Request, ToolSpec};
 use super::model::ScriptedModel;
 use super::provider::{self, CONTEXT_TOKENS, MAX_BODY_BYTES, Response, estimated_tokens};
+use super::read_tool::{self, ReadBack};
 use super::report::{one_line, quote, show_arguments, size};
 use super::results::{QUOTE_WIDTH, send_capped, send_raw};
-use super::tools::{self, Fixtures, ReadBack};
+use super::tools::{self, Fixtures};
 use super::{kind_name, pruning};
-use tool_output_cap::{Budget, OverflowKind, Session, ToolCap};
+use tool_output_cap::{Budget, OverflowKind, OverflowRef, Session, ToolCap};
 
 const MODEL: &str = "sim-128k";
 /// The scripted task takes 6 requests; more means the script is lost.
 const MAX_REQUESTS: usize = 10;
 /// Prune once this many tool outputs are in the context ("after turn 3").
 const PRUNE_FROM_TOOL_OUTPUTS: usize = 3;
+
+/// The system prompt; the tools come with their own descriptions.
+const SYSTEM_PROMPT: &str = "You are a coding agent. Use the tools to answer the user's task.";
 
 /// The user's task, the same in both runs.
 pub const TASK: &str = "Checkout fails with apiKeyMissing since last night's deploy. Find it \
@@ -69,8 +73,10 @@ pub struct RunReport {
     pub bytes_spilled: u64,
     pub bytes_saved_by_pruning: u64,
     pub outcome: Outcome,
-    /// What `read_spilled` read back, in order.
+    /// What the read tool read back, in order.
     pub read_backs: Vec<ReadBack>,
+    /// The references that pruned placeholders kept.
+    pub pruned_refs: Vec<OverflowRef>,
     /// The model's final answer, if it gave one.
     pub answer: Option<String>,
 }
@@ -92,11 +98,25 @@ pub fn run(
         bytes_saved_by_pruning: 0,
         outcome: Outcome::NoAnswer,
         read_backs: Vec::new(),
+        pruned_refs: Vec::new(),
         answer: None,
     };
+    let mut specs = tools::specs();
+    let mut read_tool_name = None;
+    if let Some(session) = host.session() {
+        let spec = read_tool::spec(session)?;
+        let names: Vec<&str> = specs.iter().map(|tool| tool.name.as_str()).collect();
+        println!(
+            "  tools: {}, and {} from session.read_tool()",
+            names.join(", "),
+            spec.name
+        );
+        read_tool_name = Some(spec.name.clone());
+        specs.push(spec);
+    }
     let mut messages = vec![
         Message::System {
-            content: system_prompt(&host),
+            content: SYSTEM_PROMPT.to_owned(),
         },
         Message::User {
             content: TASK.to_owned(),
@@ -110,9 +130,10 @@ pub fn run(
         if let Host::Capped { session, .. } = &mut host
             && tool_outputs >= PRUNE_FROM_TOOL_OUTPUTS
         {
-            report.bytes_saved_by_pruning += pruning::prune(session, &mut messages, checks)?;
+            report.bytes_saved_by_pruning +=
+                pruning::prune(session, &mut messages, &mut report.pruned_refs, checks)?;
         }
-        let (head, response) = send(&messages, &mut host, &mut report, checks)?;
+        let (head, response) = send(&messages, &specs, &mut host, &mut report, checks)?;
         if response.status != 200 {
             let kind = tool_cap
                 .classify(response.status, &response.body)?
@@ -154,16 +175,20 @@ pub fn run(
                 call.name,
                 show_arguments(&call, root)
             );
-            let output = tools::run(&call, fixtures, host.session(), &mut report.read_backs)?;
-            let content = match &mut host {
-                Host::Raw => send_raw(&call, output),
+            let (content, is_error) = match &mut host {
+                Host::Capped { session, .. } if read_tool_name.as_ref() == Some(&call.name) => {
+                    read_tool::run(&call, session, &mut report.read_backs)?
+                }
+                Host::Raw => (send_raw(&call, tools::run(&call, fixtures)?), false),
                 Host::Capped { session, budget } => {
-                    send_capped(&call, output, session, budget, checks)?
+                    let output = tools::run(&call, fixtures)?;
+                    (send_capped(&call, output, session, budget, checks)?, false)
                 }
             };
             messages.push(Message::Tool {
                 tool_call_id: call.id,
                 content,
+                is_error,
             });
         }
     }
@@ -177,6 +202,7 @@ pub fn run(
 /// With the component, every request must be accepted and within both limits.
 fn send(
     messages: &[Message],
+    tools: &[ToolSpec],
     host: &mut Host<'_>,
     report: &mut RunReport,
     checks: &mut Checks,
@@ -184,6 +210,7 @@ fn send(
     let request = Request {
         model: MODEL.into(),
         messages: Cow::Borrowed(messages),
+        tools: Cow::Borrowed(tools),
     };
     let body = serde_json::to_string(&request)?;
     let bytes = body.len() as u64;
@@ -211,20 +238,6 @@ fn send(
         response.status
     );
     Ok((head, response))
-}
-
-fn system_prompt(host: &Host<'_>) -> String {
-    let mut prompt = String::from(
-        "You are a coding agent. Tools: grep(pattern, path) searches files; \
-         tracker.get_issue(issue) reads the issue tracker (MCP); cargo_build(package) builds.",
-    );
-    if let Host::Capped { .. } = host {
-        prompt.push_str(
-            " Large tool outputs are cut; the notice names a file with the full output. \
-             read_spilled(path, grep | first_line + count) searches or reads that file.",
-        );
-    }
-    prompt
 }
 
 /// Total size of the files under `dir`: what the spills cost on disk.

@@ -9,14 +9,23 @@ pub const CAPPED_REQUESTS_FIT: &str = "every run-2 request fit the body limit an
 pub const WITHIN_BUDGET: &str = "every capped result is within its budget";
 /// Every spill file holds exactly the tool's output.
 pub const SPILL_EXACT: &str = "every spill file equals the tool output, byte for byte";
+/// The build's output, written to a `cap-stream` in chunks as it arrived,
+/// came back exactly as `cap` gives it for the whole text.
+pub const STREAM_EQUALS_CAP: &str = "the streamed build output was capped exactly as cap caps it";
+/// Every notice states the host's retention (`retention_seconds`).
+pub const NOTICE_STATES_RETENTION: &str = "every notice says the full output is kept for 7 days";
 /// Image parts come back from `cap_parts` unchanged and in place.
 pub const IMAGE_UNTOUCHED: &str = "the image part passed through untouched";
-/// The build error reached the model verbatim: in the preview, or read back
-/// from the spill.
+/// The build error reached the model verbatim: its answer quotes it, and
+/// what the read tool gave it is the spilled log's bytes.
 pub const ERROR_LINE_RECOVERED: &str =
-    "the build error reached the model verbatim (preview or read back)";
+    "the build error reached the model verbatim (answer and read tool)";
 /// Every pruned body keeps exactly the references it had.
 pub const PRUNE_KEEPS_REFS: &str = "pruned placeholders keep every reference";
+/// Every reference a placeholder kept is in the thread's catalog (`list`).
+pub const CATALOG_HAS_PRUNED: &str = "every pruned reference is in the thread's catalog (list)";
+/// A sweep with the 7-day retention kept every spill of this run.
+pub const SWEEP_KEEPS_RUN: &str = "a 7-day retention sweep kept every spill of this run";
 
 /// A turn of parallel results, each within its budget, overflowed the
 /// request when capped one by one.
@@ -26,16 +35,20 @@ pub const PARALLEL_UNPLANNED_REJECTED: &str =
 pub const PARALLEL_PLANNED_FITS: &str =
     "with cap-batch the same turn fit, each full output spilled byte for byte";
 
-const ALL: [&str; 9] = [
+const ALL: [&str; 13] = [
     RAW_RUN_REJECTED,
     CAPPED_REQUESTS_FIT,
     WITHIN_BUDGET,
     SPILL_EXACT,
+    STREAM_EQUALS_CAP,
+    NOTICE_STATES_RETENTION,
     IMAGE_UNTOUCHED,
     ERROR_LINE_RECOVERED,
     PRUNE_KEEPS_REFS,
+    CATALOG_HAS_PRUNED,
     PARALLEL_UNPLANNED_REJECTED,
     PARALLEL_PLANNED_FITS,
+    SWEEP_KEEPS_RUN,
 ];
 
 struct Check {

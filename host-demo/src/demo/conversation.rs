@@ -24,7 +24,20 @@ pub enum Message {
     Tool {
         tool_call_id: String,
         content: Vec<Part>,
+        /// The call was a mistake (MCP's `isError`): the read tool's answer
+        /// to bad arguments.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
     },
+}
+
+/// A tool the host registers with the model: its name, what it does, and
+/// the JSON Schema of its arguments.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
 }
 
 /// A tool call the model asks for.
@@ -65,12 +78,18 @@ pub fn joined_text(parts: &[Part]) -> String {
     texts.join("\n")
 }
 
-/// The request body: the model name and every message so far. Borrowed when
-/// sent, owned when the provider parses it.
+/// The request body: the model name, every message so far and the tools the
+/// model may call. Borrowed when sent, owned when the provider parses it.
 #[derive(Serialize, Deserialize)]
 pub struct Request<'a> {
     pub model: Cow<'a, str>,
     pub messages: Cow<'a, [Message]>,
+    #[serde(default, skip_serializing_if = "no_tools")]
+    pub tools: Cow<'a, [ToolSpec]>,
+}
+
+fn no_tools(tools: &[ToolSpec]) -> bool {
+    tools.is_empty()
 }
 
 /// The body of a successful response.

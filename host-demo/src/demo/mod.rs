@@ -10,8 +10,10 @@ pub mod model;
 pub mod parallel;
 pub mod provider;
 pub mod pruning;
+pub mod read_tool;
 pub mod report;
 pub mod results;
+pub mod retention;
 pub mod tools;
 
 use tool_output_cap::OverflowKind;

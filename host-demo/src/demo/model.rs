@@ -1,11 +1,12 @@
-//! The scripted model: it decides each turn from the conversation it is sent,
-//! like a real one, but by script.
+//! The scripted model: it decides each turn from the conversation and the
+//! tools it is sent, like a real one, but by script.
 
 use serde_json::json;
 
-use super::conversation::{Message, ToolCall};
+use super::conversation::{Message, ToolCall, ToolSpec};
 use super::fixtures::{BUNDLE_NEEDLE, ISSUE_NUMBER};
-use super::tools::{BUILD, GET_ISSUE, GREP, READ_SPILLED};
+use super::read_tool::{grep_matches, numbered_lines};
+use super::tools::{BUILD, GET_ISSUE, GREP};
 use tool_output_cap::Session;
 
 /// What the model greps the spilled build log for.
@@ -14,16 +15,22 @@ pub const ERROR_PATTERN: &str = "error[";
 const ERROR_CONTEXT_LINES: u32 = 7;
 
 /// Calls grep, the MCP tracker, the build, then answers with the build error:
-/// from the capped result when the preview shows it, otherwise dug out of the
-/// spilled log with the read tool.
+/// from the build's result when it shows the whole diagnostic, otherwise
+/// read from the saved log with the read tool (a grep, then the lines).
 #[derive(Default)]
 pub struct ScriptedModel;
 
 impl ScriptedModel {
-    /// The next assistant message for `messages`. `session` stands in for the
-    /// model's reading of notices: a real model reads the path in the text;
-    /// this script asks the component for the genuine references instead.
-    pub fn respond(&self, messages: &[Message], session: Option<&mut Session>) -> Message {
+    /// The next assistant message for `messages`, with `tools` to call.
+    /// `session` stands in for the model's reading of notices: a real model
+    /// reads the path in the text; this script asks the component for the
+    /// genuine references instead.
+    pub fn respond(
+        &self,
+        messages: &[Message],
+        tools: &[ToolSpec],
+        session: Option<&mut Session>,
+    ) -> Message {
         let calls: Vec<&ToolCall> = messages
             .iter()
             .flat_map(|message| match message {
@@ -39,76 +46,87 @@ impl ScriptedModel {
                 json!({ "pattern": BUNDLE_NEEDLE, "path": "dist/" }),
             );
         };
+        let read_tool = read_tool_in(tools);
+        let result = result_of(messages, &last.id).unwrap_or_default();
         match last.name.as_str() {
             GREP => call(id, GET_ISSUE, json!({ "issue": ISSUE_NUMBER })),
             GET_ISSUE => call(id, BUILD, json!({ "package": "billing" })),
-            BUILD => match result_of(messages, &last.id).and_then(|text| diagnostic_in(&text)) {
+            BUILD => match diagnostic_in(&result) {
                 Some(diagnostic) => answer(&format!("The billing build fails here:\n{diagnostic}")),
-                None => self.dig_out_build_error(messages, &calls, session, id),
+                None => match (read_tool, build_log_path(messages, &calls, session)) {
+                    (Some(tool), Some(path)) => {
+                        call(id, tool, json!({ "path": path, "grep": ERROR_PATTERN }))
+                    }
+                    _ => answer("The build failed, but its error was cut from the output I got."),
+                },
             },
-            READ_SPILLED if last.arguments.get("grep").is_some() => {
-                let line = result_of(messages, &last.id).and_then(|text| first_match_line(&text));
-                match (line, build_log_path(messages, &calls, session)) {
-                    (Some(line), Some(path)) => call(
+            name if Some(name) == read_tool && last.arguments.get("grep").is_some() => {
+                let line = grep_matches(&result).first().map(|&(line, _)| line);
+                match (line, &last.arguments["path"]) {
+                    (Some(line), path) if path.is_string() => call(
                         id,
-                        READ_SPILLED,
-                        json!({ "path": path, "first_line": line, "count": ERROR_CONTEXT_LINES }),
+                        name,
+                        json!({ "path": path, "line": line, "lines": ERROR_CONTEXT_LINES }),
                     ),
                     _ => answer("The build failed; I could not find the error in its log."),
                 }
             }
             _ => {
-                let diagnostic = result_of(messages, &last.id).unwrap_or_default();
-                let body = diagnostic.split_once('\n').map_or("", |(_, lines)| lines);
-                answer(&format!(
-                    "The billing build fails here:\n{}",
-                    body.trim_end()
-                ))
+                let read: String = numbered_lines(&result)
+                    .iter()
+                    .map(|(_, line)| format!("{line}\n"))
+                    .collect();
+                match diagnostic_in(&read) {
+                    Some(diagnostic) => {
+                        answer(&format!("The billing build fails here:\n{diagnostic}"))
+                    }
+                    None => answer("The build failed; I could not read the error in its log."),
+                }
             }
-        }
-    }
-
-    /// The build error is not in the preview: grep the spilled log for it.
-    fn dig_out_build_error(
-        &self,
-        messages: &[Message],
-        calls: &[&ToolCall],
-        session: Option<&mut Session>,
-        id: String,
-    ) -> Message {
-        match build_log_path(messages, calls, session) {
-            Some(path) => call(
-                id,
-                READ_SPILLED,
-                json!({ "path": path, "grep": ERROR_PATTERN }),
-            ),
-            None => answer("The build failed, but its error was cut from the output I got."),
         }
     }
 }
 
-/// The compiler error and its location, when a tool result shows both: the
-/// error line (after any line-number prefix the preview gives it) and the
-/// `-->` line that follows it.
+/// The tool that reads a saved output, known by its arguments as the
+/// schema gives them: a path, and a grep or lines to read.
+fn read_tool_in(tools: &[ToolSpec]) -> Option<&str> {
+    tools
+        .iter()
+        .find(|tool| {
+            let properties = &tool.input_schema["properties"];
+            ["path", "grep", "line", "lines"]
+                .iter()
+                .all(|name| properties.get(name).is_some())
+        })
+        .map(|tool| tool.name.as_str())
+}
+
+/// The compiler error as rustc prints it, when a text shows it whole and in
+/// place: the error line, its `-->` location, and the annotated source down
+/// to the label that says what was expected. A preview that shows only the
+/// error's notable lines (`[line N] error[...`, out of context) does not.
 fn diagnostic_in(text: &str) -> Option<String> {
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        let Some(at) = line.find(ERROR_PATTERN) else {
-            continue;
-        };
-        let location = lines.next()?;
-        location.find("-->")?;
-        // Keep the location's own indentation, as rustc prints it, without
-        // the `[line N] ` the preview puts before a notable line.
-        let location = match location.strip_prefix("[line ") {
-            Some(rest) => rest
-                .split_once("] ")
-                .map_or(location, |(_, original)| original),
-            None => location,
-        };
-        return Some(format!("{}\n{location}", &line[at..]));
-    }
-    None
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|line| line.starts_with(ERROR_PATTERN))?;
+    let rest = lines[start + 1..]
+        .iter()
+        .take_while(|line| is_annotation(line));
+    let block: Vec<&str> = std::iter::once(lines[start]).chain(rest.copied()).collect();
+    let whole = block.get(1).is_some_and(|line| line.contains("-->"))
+        && block.iter().any(|line| line.contains("expected"));
+    whole.then(|| block.join("\n"))
+}
+
+/// A line of rustc's annotation of an error: `--> file`, ` |` or `4711 | code`.
+fn is_annotation(line: &str) -> bool {
+    let line = line.trim_start();
+    line.starts_with("-->")
+        || line.starts_with('|')
+        || line
+            .split_once(" |")
+            .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The spill file of the build's output, from the genuine reference in that
@@ -130,12 +148,6 @@ fn result_of(messages: &[Message], call_id: &str) -> Option<String> {
         Message::Tool { tool_call_id, .. } if tool_call_id == call_id => message.tool_text(),
         _ => None,
     })
-}
-
-/// `N` from the first `line N: ...` of a read_spilled grep result.
-fn first_match_line(text: &str) -> Option<u64> {
-    text.lines()
-        .find_map(|line| line.strip_prefix("line ")?.split_once(':')?.0.parse().ok())
 }
 
 fn call(id: String, name: &str, arguments: serde_json::Value) -> Message {

@@ -176,11 +176,13 @@ fn body(history: &[Message], calls: &[ToolCall], results: &[String]) -> String {
         messages.push(Message::Tool {
             tool_call_id: call.id.clone(),
             content: vec![Part::Text { text: text.clone() }],
+            is_error: false,
         });
     }
     let request = Request {
         model: "demo-model".into(),
         messages: messages.into(),
+        tools: Vec::new().into(),
     };
     serde_json::to_string(&request).expect("plain JSON")
 }

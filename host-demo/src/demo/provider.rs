@@ -59,7 +59,7 @@ pub fn send(body: &str, model: &ScriptedModel, session: Option<&mut Session>) ->
             };
         }
     };
-    let message: Message = model.respond(&request.messages, session);
+    let message: Message = model.respond(&request.messages, &request.tools, session);
     let completion = serde_json::to_string(&Completion { message }).expect("plain JSON");
     Response {
         status: 200,

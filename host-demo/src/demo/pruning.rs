@@ -12,10 +12,12 @@ const POLICY: PrunePolicy = PrunePolicy {
     max_total_tokens: None,
 };
 
-/// Prunes the tool messages of `messages` in place; returns the bytes saved.
+/// Prunes the tool messages of `messages` in place; adds the references
+/// the placeholders keep to `kept`; returns the bytes saved.
 pub fn prune(
     session: &mut Session,
     messages: &mut [Message],
+    kept: &mut Vec<OverflowRef>,
     checks: &mut Checks,
 ) -> anyhow::Result<u64> {
     let tool_indices: Vec<usize> = (0..messages.len())
@@ -31,13 +33,20 @@ pub fn prune(
         let replaced = replaced as usize;
         let (before, after) = (&bodies[replaced], &pruned.messages[replaced]);
         let refs_before = comparable(&session.find_refs(before)?);
-        let refs_after = comparable(&session.find_refs(after)?);
+        let found_after = session.find_refs(after)?;
+        let refs_after = comparable(&found_after);
         checks.record(checks::PRUNE_KEEPS_REFS, refs_before == refs_after, || {
             format!("{refs_before:?} became {refs_after:?}")
         });
+        for reference in found_after {
+            if !kept.iter().any(|k| k.tag == reference.tag) {
+                kept.push(reference);
+            }
+        }
         if let Message::Tool {
             tool_call_id,
             content,
+            ..
         } = &mut messages[tool_indices[replaced]]
         {
             let list = if refs_after.is_empty() {
@@ -70,7 +79,7 @@ pub fn prune(
 }
 
 /// References as comparable tuples (the generated record has no `PartialEq`).
-fn comparable(refs: &[OverflowRef]) -> Vec<(String, u64, u64, String, String)> {
+pub fn comparable(refs: &[OverflowRef]) -> Vec<(String, u64, u64, String, String)> {
     refs.iter()
         .map(|r| {
             (

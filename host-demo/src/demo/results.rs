@@ -10,7 +10,7 @@ use super::conversation::{Part, ToolCall, joined_text};
 use super::mcp;
 use super::report::{count_lines, last_lines, lines, quote, relative, size};
 use super::tools::{self, ToolOutput};
-use tool_output_cap::{Budget, Call, ContentPart, OverflowRef, Session};
+use tool_output_cap::{Budget, Call, Capped, ContentPart, OverflowRef, Session};
 
 /// Width of quoted text in the transcript.
 pub const QUOTE_WIDTH: usize = 92;
@@ -32,7 +32,15 @@ pub fn send_raw(call: &ToolCall, output: ToolOutput) -> Vec<Part> {
     parts
 }
 
-/// A result after `cap` or `cap_parts`.
+/// Bytes a command's output arrives in while it runs: Linux's default pipe
+/// capacity.
+const PIPE_CHUNK_BYTES: usize = 64 * 1024;
+
+/// What every notice says of how long the full output is kept
+/// (`SessionConfig::retention_seconds`).
+pub const KEPT_FOR: &str = "kept for 7 days";
+
+/// A result after `cap`, a stream or `cap_parts`.
 struct Delivered {
     /// The tool's full text (text parts joined), as the spill file must hold it.
     original: String,
@@ -41,6 +49,8 @@ struct Delivered {
     /// The content the model gets.
     parts: Vec<Part>,
     spill: Option<OverflowRef>,
+    /// How the output reached the component, when it was not in one piece.
+    arrival: String,
 }
 
 /// The result capped by the component, checked, as message content.
@@ -53,7 +63,19 @@ pub fn send_capped(
 ) -> anyhow::Result<Vec<Part>> {
     let delivered = match output {
         ToolOutput::Text(original) => {
-            let capped = session.cap(&original, budget, tool_call(call))?;
+            let (capped, arrival) = if tools::streams(&call.name) {
+                let (capped, chunks) = cap_streamed(call, &original, session, budget, checks)?;
+                let arrival = format!(
+                    ", streamed in {chunks} chunks of {}",
+                    size(PIPE_CHUNK_BYTES as u64)
+                );
+                (capped, arrival)
+            } else {
+                (
+                    session.cap(&original, budget, tool_call(call))?,
+                    String::new(),
+                )
+            };
             let parts = vec![Part::Text {
                 text: capped.text.clone(),
             }];
@@ -62,6 +84,7 @@ pub fn send_capped(
                 text: capped.text,
                 parts,
                 spill: capped.report.spill,
+                arrival,
             }
         }
         ToolOutput::Parts(parts) => {
@@ -74,6 +97,7 @@ pub fn send_capped(
                 text: joined_text(&delivered),
                 parts: delivered,
                 spill: capped.report.spill,
+                arrival: String::new(),
             }
         }
     };
@@ -82,6 +106,7 @@ pub fn send_capped(
         text,
         parts,
         spill,
+        arrival,
     } = delivered;
     check_within_budget(&call.id, &text, budget, checks);
 
@@ -95,7 +120,7 @@ pub fn send_capped(
         String::new()
     };
     println!(
-        "         {} {}: {}, {}{image_note}",
+        "         {} {}: {}, {}{image_note}{arrival}",
         call.id,
         call.name,
         size(original.len() as u64),
@@ -104,6 +129,11 @@ pub fn send_capped(
     match &spill {
         Some(reference) => {
             check_spill_exact(session, reference, &original, checks)?;
+            checks.record(
+                checks::NOTICE_STATES_RETENTION,
+                text.contains(KEPT_FOR),
+                || format!("{}'s notice does not say {KEPT_FOR:?}", call.id),
+            );
             println!(
                 "           capped to {}, {}; full output in {}",
                 size(text.len() as u64),
@@ -119,6 +149,40 @@ pub fn send_capped(
         quote(&last_lines(&text, 5), QUOTE_WIDTH);
     }
     Ok(parts)
+}
+
+/// Caps a command's output as a host gets it while the command runs: in
+/// pipe-sized chunks written to a `cap-stream`. Checks that the result is
+/// what `cap` gives for the whole text; returns it and the number of chunks.
+fn cap_streamed(
+    call: &ToolCall,
+    output: &str,
+    session: &mut Session,
+    budget: &Budget,
+    checks: &mut Checks,
+) -> anyhow::Result<(Capped, usize)> {
+    let mut stream = session.stream(budget, tool_call(call))?;
+    let mut chunks = 0;
+    for chunk in output.as_bytes().chunks(PIPE_CHUNK_BYTES) {
+        stream.write(chunk)?;
+        chunks += 1;
+    }
+    let streamed = stream.finish()?;
+    // The same call again, whole: its spill is the same file, rewritten.
+    let whole = session.cap(output, budget, tool_call(call))?;
+    // The generated records have no `PartialEq`; their `Debug` shows every field.
+    let same = format!("{streamed:?}") == format!("{whole:?}");
+    checks.record(checks::STREAM_EQUALS_CAP, same, || {
+        format!(
+            "{}: streamed {} bytes, {} spilled; cap {} bytes, {} spilled",
+            call.id,
+            streamed.text.len(),
+            streamed.report.spill.is_some(),
+            whole.text.len(),
+            whole.report.spill.is_some()
+        )
+    });
+    Ok((streamed, chunks))
 }
 
 fn check_within_budget(call_id: &str, text: &str, budget: &Budget, checks: &mut Checks) {

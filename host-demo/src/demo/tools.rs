@@ -1,13 +1,12 @@
-//! The host's tools: three that return oversized results, and `read_spilled`,
-//! which reads a spilled output back through the component.
+//! The host's own tools: three that return oversized results. The fourth,
+//! the read tool, is the component's (see `read_tool.rs`).
 
-use anyhow::{Context as _, bail};
-use serde_json::Value;
+use anyhow::bail;
+use serde_json::{Value, json};
 
-use super::conversation::{Part, ToolCall};
+use super::conversation::{Part, ToolCall, ToolSpec};
 use super::fixtures::{self, BuildLog};
 use super::mcp;
-use tool_output_cap::{GrepResult, Page, Session};
 
 /// `grep -rn PATTERN PATH`.
 pub const GREP: &str = "grep";
@@ -15,12 +14,9 @@ pub const GREP: &str = "grep";
 pub const GET_ISSUE: &str = "tracker.get_issue";
 /// `cargo build -p PACKAGE`.
 pub const BUILD: &str = "cargo_build";
-/// Reads a spilled tool output: `{path, grep}` or `{path, first_line, count}`.
-pub const READ_SPILLED: &str = "read_spilled";
-
-/// Most matches and bytes `read_spilled` returns: small, it answers a question.
-const READ_MAX_MATCHES: u32 = 5;
-const READ_MAX_BYTES: u32 = 4096;
+/// The name the host gives the component's read tool (`SessionConfig::read_tool`):
+/// the notices name it, and `read_tool` registers it under it.
+pub const READ_TOOL: &str = "read_spilled_output";
 
 /// The tool results, built once and shared by both runs.
 pub struct Fixtures {
@@ -47,62 +43,53 @@ pub enum ToolOutput {
     Parts(Vec<Part>),
 }
 
-/// What `read_spilled` got from the component, kept for the demo's checks.
-pub enum ReadBack {
-    Grep(GrepResult),
-    Lines(Page),
+/// The host's own tools as the model is told of them.
+pub fn specs() -> Vec<ToolSpec> {
+    let spec = |name: &str, description: &str, schema: Value| ToolSpec {
+        name: name.to_owned(),
+        description: description.to_owned(),
+        input_schema: schema,
+    };
+    let strings = |fields: &[&str]| {
+        let properties: serde_json::Map<String, Value> = fields
+            .iter()
+            .map(|&field| (field.to_owned(), json!({ "type": "string" })))
+            .collect();
+        json!({ "type": "object", "properties": properties, "required": fields })
+    };
+    vec![
+        spec(
+            GREP,
+            "Search files for a literal text, like grep -rn.",
+            strings(&["pattern", "path"]),
+        ),
+        spec(
+            GET_ISSUE,
+            "Read an issue of the tracker, with its comments (MCP).",
+            json!({ "type": "object", "properties": { "issue": { "type": "integer" } },
+                    "required": ["issue"] }),
+        ),
+        spec(BUILD, "Build a package with cargo.", strings(&["package"])),
+    ]
 }
 
-/// Runs one tool call. `read_spilled` needs a session (the host without the
-/// component has none) and reports what it read in `read_backs`.
 /// The exit code a tool's command ends with: the build fails as cargo does.
 pub fn exit_code(tool: &str) -> Option<i32> {
     (tool == BUILD).then_some(101)
 }
 
-pub fn run(
-    call: &ToolCall,
-    fixtures: &Fixtures,
-    session: Option<&mut Session>,
-    read_backs: &mut Vec<ReadBack>,
-) -> anyhow::Result<ToolOutput> {
+/// Whether the host receives a tool's output while its command runs, in
+/// chunks (the build), rather than as one finished result.
+pub fn streams(tool: &str) -> bool {
+    tool == BUILD
+}
+
+/// Runs one of the host's own tools.
+pub fn run(call: &ToolCall, fixtures: &Fixtures) -> anyhow::Result<ToolOutput> {
     Ok(match call.name.as_str() {
         GREP => ToolOutput::Text(fixtures.bundle_grep.clone()),
         GET_ISSUE => ToolOutput::Parts(mcp::parts_of_call_tool_result(&fixtures.issue)?),
         BUILD => ToolOutput::Text(fixtures.build.text.clone()),
-        READ_SPILLED => {
-            let session = session.context("read_spilled needs the component")?;
-            ToolOutput::Text(read_spilled(&call.arguments, session, read_backs)?)
-        }
         other => bail!("unknown tool {other}"),
     })
-}
-
-fn read_spilled(
-    arguments: &Value,
-    session: &mut Session,
-    read_backs: &mut Vec<ReadBack>,
-) -> anyhow::Result<String> {
-    let path = arguments["path"]
-        .as_str()
-        .context("read_spilled: no path")?;
-    if let Some(pattern) = arguments["grep"].as_str() {
-        let found = session.grep(path, pattern, READ_MAX_MATCHES)?;
-        let mut text = format!("{} matches of {pattern:?} in {path}\n", found.total_matches);
-        for hit in &found.matches {
-            text.push_str(&format!("line {}: {}\n", hit.line, hit.excerpt));
-        }
-        read_backs.push(ReadBack::Grep(found));
-        return Ok(text);
-    }
-    let first_line = arguments["first_line"]
-        .as_u64()
-        .context("read_spilled: no first_line")?;
-    let count = arguments["count"]
-        .as_u64()
-        .context("read_spilled: no count")?;
-    let page = session.read_lines(path, first_line, count.try_into()?, READ_MAX_BYTES)?;
-    let text = format!("lines {first_line}.. of {path}:\n{}", page.text);
-    read_backs.push(ReadBack::Lines(page));
-    Ok(text)
 }

@@ -97,6 +97,13 @@ function part(v, path) {
 }
 
 const strings = opt(list(str));
+
+/** `{"<kind>": count}`: a cap's redactions per kind. */
+function counts(v, path) {
+  if (typeName(v) !== 'object') fail(path, `expected an object {"<kind>": count}, got ${typeName(v)}`);
+  return Object.fromEntries(Object.entries(v).map(([kind, n]) => [kind, u32(n, `${path}.${kind}`)]));
+}
+
 const capExpect = record({
   error: opt(str),
   truncated: opt(bool),
@@ -115,6 +122,8 @@ const capExpect = record({
   text_not_contains: strings,
   text: opt(str),
   parts: opt(list(part)),
+  redactions: opt(counts),
+  spill_text: opt(textInput),
 });
 const pageExpect = record({
   error: opt(str),
@@ -178,7 +187,12 @@ function classifyExpect(v, path) {
   return e;
 }
 
-/** Every op with its fields (besides "op"). A cap step has `call_id` or `call`, not both. */
+const sweepReason = oneOf('age', 'total-bytes', 'file-count', 'stale-temporary');
+
+/** A step's arguments as any JSON value (the read tool's arguments). */
+const anyJson = (v) => v;
+
+/** Every op with its fields (besides "op"). A cap or stream step has `call_id` or `call`, not both. */
 export const STEP_FIELDS = {
   cap: { input: textInput, budget, call_id: opt(str), call: opt(call), expect: capExpect },
   'cap-parts': { parts: list(part), budget, call_id: opt(str), call: opt(call), expect: capExpect },
@@ -227,16 +241,62 @@ export const STEP_FIELDS = {
     limits,
     expect: record({ error: opt(str), results: opt(list(capExpect)) }),
   },
+  stream: {
+    input: textInput,
+    budget,
+    call_id: opt(str),
+    call: opt(call),
+    chunk_bytes: list(u32),
+    expect: capExpect,
+  },
+  'read-tool': {
+    expect: record({ name: opt(str), description_contains: strings, schema_properties: strings }),
+  },
+  'run-read-tool': {
+    arguments: anyJson,
+    expect: record({ is_error: opt(bool), text: opt(str), text_contains: strings, text_not_contains: strings }),
+  },
+  list: {
+    expect: record({
+      error: opt(str),
+      entries: opt(
+        list(
+          record({
+            call_id: opt(str),
+            tool: nullable(str),
+            bytes: opt(u64),
+            lines: opt(u64),
+            relative_path: opt(str),
+            digest: opt(str),
+          }),
+        ),
+      ),
+    }),
+  },
+  sweep: {
+    policy: record({ max_age_seconds: opt(u64), max_total_bytes: opt(u64), max_files: opt(u32) }),
+    expect: record({
+      error: opt(str),
+      deleted: opt(list(record({ relative_path: opt(str), bytes: opt(u64), reason: opt(sweepReason) }))),
+      kept_files: opt(u64),
+      kept_bytes: opt(u64),
+      skipped_contains: strings,
+    }),
+  },
+  stats: { expect: record({ threads: opt(u32), files: opt(u64), bytes: opt(u64) }) },
 };
 
 export const OPS = Object.keys(STEP_FIELDS);
+
+/** The ops that name their call as a cap step does. */
+const CAP_OPS = ['cap', 'cap-parts', 'stream'];
 
 function step(v, path) {
   if (typeName(v) !== 'object') fail(path, `expected a step object, got ${typeName(v)}`);
   const { op, ...rest } = v;
   if (typeof op !== 'string' || !(op in STEP_FIELDS)) fail(path, `unknown op ${JSON.stringify(op)}`);
   const parsed = { op, ...record(STEP_FIELDS[op])(rest, `${path} (${op})`) };
-  if ((op === 'cap' || op === 'cap-parts') && (parsed.call_id === undefined) === (parsed.call === undefined)) {
+  if (CAP_OPS.includes(op) && (parsed.call_id === undefined) === (parsed.call === undefined)) {
     fail(`${path} (${op})`, 'a cap step names its call by exactly one of "call_id" and "call"');
   }
   return parsed;
@@ -257,6 +317,9 @@ const vector = record({
     image_tokens: opt(u32),
     audio_tokens: opt(u32),
     token_scale: opt(f64),
+    retention_seconds: opt(u64),
+    // As the Rust runner's serde defaults: no literals, the spill kept as it was.
+    redaction: opt(record({ literals: opt(list(str)), spill: opt(bool) })),
   }),
   steps: list(step),
 });

@@ -30,22 +30,37 @@ export const NO_MEDIA = Object.freeze({ input: 0n, output: 0n });
  * `disk` is {root: host dir or null, before: tree(root) before the call}.
  */
 export function checkCap(chk, session, disk, input, budget, got, fixed = NO_MEDIA) {
-  const spillFile = checkResult(chk, session, disk.root, input, budget, got, fixed);
+  const spillFile = checkResult(chk, session, disk, input, budget, got, fixed);
   checkNewFiles(chk, disk, spillFile === null ? [] : [spillFile]);
 }
 
 /**
- * checkCap without the look for stray files (cap-batch looks once for all
- * its results); returns the host file of the spill, or null.
+ * Whether the cap worked on a redacted text (the report lists redactions):
+ * then the checks against the input's bytes and tokens do not apply, only
+ * what holds for any text (and its lines, which redaction keeps).
  */
-export function checkResult(chk, session, root, input, budget, got, fixed = NO_MEDIA) {
+const redacted = (got) => (got.redactions ?? []).length > 0;
+
+/**
+ * checkCap without the look for stray files (cap-batch looks once for all
+ * its results); returns the host file of the spill, or null. `disk.redaction`
+ * is the session's redaction policy `{literals, spill}`, if any.
+ */
+export function checkResult(chk, session, disk, input, budget, got, fixed = NO_MEDIA) {
   const inputBytes = byteLength(input);
   const lines = countLines(input);
-  chk.ensure(got.originalBytes === inputBytes, () => `original_bytes ${got.originalBytes} but the input has ${inputBytes} bytes`);
+  const wasRedacted = redacted(got);
+  chk.ensure(
+    wasRedacted || got.originalBytes === inputBytes,
+    () => `original_bytes ${got.originalBytes} but the input has ${inputBytes} bytes`,
+  );
   chk.ensure(got.originalLines === lines, () => `original_lines ${got.originalLines} but the input has ${lines} lines`);
   const inputTokens = estimate(chk, session, input);
   const textTokens = estimate(chk, session, got.text);
-  if (inputTokens !== null) {
+  for (const literal of disk.redaction?.literals ?? []) {
+    chk.ensure(!got.text.includes(literal), () => `the text shows the redacted literal ${show(literal)}`);
+  }
+  if (inputTokens !== null && !wasRedacted) {
     const want = inputTokens + fixed.input;
     chk.ensure(
       BigInt(got.originalTokens) === want,
@@ -66,14 +81,20 @@ export function checkResult(chk, session, root, input, budget, got, fixed = NO_M
     (inputBytes <= budget.maxBytes &&
       (budget.maxLines === null || lines <= budget.maxLines) &&
       (inputTokens === null || withinTokens(inputTokens)));
-  if (fits) checkUnchanged(chk, input, got);
-  else checkCut(chk, input, budget, got);
+  if (wasRedacted) {
+    // The cap saw the redacted text: only what holds for any text.
+    if (got.truncated) checkCut(chk, input, budget, got);
+  } else if (fits) {
+    checkUnchanged(chk, input, got);
+  } else {
+    checkCut(chk, input, budget, got);
+  }
   // The text's own tokens: media parts pass through uncounted by the budget.
   chk.ensure(
     textTokens === null || withinTokens(textTokens),
     () => `the text has ${textTokens} tokens, over max_tokens ${budget.maxTokens}`,
   );
-  return checkSpill(chk, session, root, input, got);
+  return checkSpill(chk, session, disk, input, got);
 }
 
 const fixedNote = (fixed) => (fixed === 0n ? '' : ` plus ${fixed} for media`);
@@ -176,14 +197,20 @@ function checkCut(chk, input, budget, got) {
   chk.ensure(noticeOk, () => `the notice does not say what became of the full output: ${excerpt(got.text)}`);
 }
 
-/** The spill of one result: file, sizes, reference; returns its host file or null. */
-function checkSpill(chk, session, root, input, got) {
+/**
+ * The spill of one result: file, sizes, reference; returns its host file or
+ * null. The file is the input byte for byte, except in a session whose
+ * redaction policy redacts the spill too (`disk.redaction.spill`): then it
+ * has the reference's size and lines and holds none of the literals.
+ */
+function checkSpill(chk, session, disk, input, got) {
   const spillFile = got.spill === null ? null : session.hostPath(got.spill);
   if (got.spill !== null) {
     const spill = got.spill;
-    checkRelativePath(chk, session, root, spill, spillFile);
+    const redactedFile = disk.redaction?.spill === true;
+    checkRelativePath(chk, session, disk.root, spill, spillFile);
     chk.ensure(
-      spill.bytes === BigInt(byteLength(input)) && spill.lines === BigInt(countLines(input)),
+      (redactedFile || spill.bytes === BigInt(byteLength(input))) && spill.lines === BigInt(countLines(input)),
       () => `the reference's sizes do not match the input: ${show(spill)}`,
     );
     if (spillFile === null) {
@@ -191,10 +218,20 @@ function checkSpill(chk, session, root, input, got) {
     } else {
       try {
         const bytes = readFileSync(spillFile);
-        chk.ensure(
-          bytes.equals(Buffer.from(input, 'utf8')),
-          () => `the spill file ${spillFile} (${bytes.length} bytes) differs from the input (${byteLength(input)} bytes)`,
-        );
+        if (redactedFile) {
+          chk.ensure(
+            BigInt(bytes.length) === spill.bytes && BigInt(countLines(bytes.toString('utf8'))) === spill.lines,
+            () => `the spill file ${spillFile} (${bytes.length} bytes) does not have the reference's sizes`,
+          );
+          for (const literal of disk.redaction.literals) {
+            chk.ensure(!bytes.includes(literal), () => `the spill file holds the redacted literal ${show(literal)}`);
+          }
+        } else {
+          chk.ensure(
+            bytes.equals(Buffer.from(input, 'utf8')),
+            () => `the spill file ${spillFile} (${bytes.length} bytes) differs from the input (${byteLength(input)} bytes)`,
+          );
+        }
       } catch (err) {
         chk.fail(`cannot read the spill file ${spillFile}: ${err.message}`);
       }
@@ -214,7 +251,8 @@ function checkSpill(chk, session, root, input, got) {
 
 /**
  * No temporary file, and no new file but the spill files `spillFiles` (host
- * paths) and their thread folder.
+ * paths), the catalog note `.<spill file>.meta` beside each, a thread
+ * folder's `.expired` note, and thread folders.
  */
 export function checkNewFiles(chk, disk, spillFiles) {
   if (disk.root === null) return;
@@ -222,12 +260,19 @@ export function checkNewFiles(chk, disk, spillFiles) {
   chk.ensure(leftovers.length === 0, () => `temporary files left behind: ${show(leftovers)}`);
   const before = new Set(disk.before);
   const newFiles = tree(disk.root).filter((p) => !before.has(p) && !isDirectory(join(disk.root, p)));
-  const allowed = spillFiles.map((f) => relative(disk.root, f));
+  const allowed = spillFiles.map((f) => relative(disk.root, f)).flatMap((f) => [f, catalogNote(f)]);
+  const isExpiredNote = (f) => f.split('/').length === 2 && f.endsWith('/.expired');
   chk.ensure(
-    newFiles.every((f) => allowed.includes(f)),
-    () => `unexpected new files: ${show(newFiles)} (spills: ${show(allowed)})`,
+    newFiles.every((f) => allowed.includes(f) || isExpiredNote(f)),
+    () => `unexpected new files: ${show(newFiles)} (spills and their notes: ${show(allowed)})`,
   );
 }
+
+/** `<thread>/.<file>.meta`: the catalog note of the spill `<thread>/<file>`. */
+const catalogNote = (spill) => {
+  const at = spill.lastIndexOf('/');
+  return `${spill.slice(0, at + 1)}.${spill.slice(at + 1)}.meta`;
+};
 
 /**
  * A reference's relative path is `<thread>/<file>`, its path ends with `/`
@@ -405,10 +450,10 @@ export function checkBatch(chk, session, disk, items, limits, planned, outputs, 
     if (isParts) {
       const view = { ...flat(out), text: joinedText(out.parts) };
       const fixed = { input: mediaTokens(session, item.parts, costs), output: mediaTokens(session, out.parts, costs) };
-      spill = checkResult(sub, session, disk.root, joinedText(item.parts), budget, view, fixed);
+      spill = checkResult(sub, session, disk, joinedText(item.parts), budget, view, fixed);
       checkParts(sub, item.parts, flat(out));
     } else {
-      spill = checkResult(sub, session, disk.root, item.text, budget, flat(out));
+      spill = checkResult(sub, session, disk, item.text, budget, flat(out));
     }
     if (spill !== null) spills.push(spill);
     if (sub.trapped) chk.trapped = true;

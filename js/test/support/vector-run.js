@@ -1,11 +1,11 @@
 // Running one vector through the real component: a fresh temp dir, one
 // session, its steps in order. Mirrors tests/tests/vectors_support/run.rs.
 
-import { realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { inspect, isDeepStrictEqual } from 'node:util';
 
-import { openSession, classify } from '../../src/index.js';
+import { classify, openSession, openSpillStore } from '../../src/index.js';
 import { Checker, big } from './vector-check.js';
 import {
   DEFAULT_DISPLAY_ROOT,
@@ -27,6 +27,7 @@ import { BadVector, buildText, substitute } from './vector-inputs.js';
 import {
   checkBatch,
   checkCap,
+  checkNewFiles,
   checkParts,
   checkPlan,
   checkPrune,
@@ -75,6 +76,8 @@ export async function runVector(file, vector) {
         imageTokens: vector.session.image_tokens,
         audioTokens: vector.session.audio_tokens,
         tokenScale: vector.session.token_scale,
+        retentionSeconds: vector.session.retention_seconds,
+        redaction: redactionOf(vector.session),
       });
     } catch (err) {
       failures.push(`${file}: cannot open the session: ${err.message}`);
@@ -84,7 +87,7 @@ export async function runVector(file, vector) {
       image: vector.session.image_tokens ?? DEFAULT_IMAGE_TOKENS,
       audio: vector.session.audio_tokens ?? DEFAULT_AUDIO_TOKENS,
     };
-    const runner = new Runner(session, preopen === 'none' ? null : dir, costs);
+    const runner = new Runner(session, preopen === 'none' ? null : dir, costs, redactionOf(vector.session) ?? null);
     for (const [index, step] of vector.steps.entries()) {
       const chk = new Checker(`${file} step ${index} (${step.op})`, failures);
       try {
@@ -106,9 +109,17 @@ export async function runVector(file, vector) {
   }
 }
 
+/** The session's redaction policy as the wrapper takes it (absent fields: the Rust runner's serde defaults). */
+function redactionOf(session) {
+  const r = session.redaction;
+  return r === undefined ? undefined : { literals: r.literals ?? [], spill: r.spill ?? false };
+}
+
 class Runner {
-  constructor(session, dir, costs) {
+  constructor(session, dir, costs, redaction) {
     this.session = session;
+    /** The session's redaction policy `{literals, spill}`, or null. */
+    this.redaction = redaction;
     /** The tokens of an image and an audio part in this session: {image, audio}. */
     this.costs = costs;
     /** The host directory granted as the preopen, or null. */
@@ -153,13 +164,25 @@ class Runner {
         return this.plan(chk, step, e);
       case 'cap-batch':
         return this.capBatch(chk, step, e);
+      case 'stream':
+        return this.stream(chk, step, e);
+      case 'read-tool':
+        return this.readTool(chk, e);
+      case 'run-read-tool':
+        return this.runReadTool(chk, step, e);
+      case 'list':
+        return this.list(chk, e);
+      case 'sweep':
+        return this.sweep(chk, step, e);
+      case 'stats':
+        return this.stats(chk, e);
       default:
         throw new BadVector(`unknown op ${step.op}`);
     }
   }
 
   disk() {
-    return { root: this.dir, before: this.dir === null ? [] : tree(this.dir) };
+    return { root: this.dir, before: this.dir === null ? [] : tree(this.dir), redaction: this.redaction };
   }
 
   resolve(text) {
@@ -188,8 +211,76 @@ class Runner {
     if (!result) return;
     const got = flat(result.value);
     checkCap(chk, this.session, disk, input, budget, got);
-    checkCapped(chk, this.resolveExpect(e), got);
+    this.checkCapped(chk, e, got);
     this.record(callId(s), got);
+  }
+
+  /**
+   * The input's UTF-8 written in chunks of `chunk_bytes` (cycled; a chunk
+   * may split a character), finished, checked as a cap step; then `cap` of
+   * the same input must give the identical result.
+   */
+  stream(chk, s, e) {
+    if (e.parts !== undefined) throw new BadVector('`parts` is an expectation of cap-parts only');
+    if (s.chunk_bytes.length === 0 || s.chunk_bytes.includes(0)) {
+      throw new BadVector('chunk_bytes needs sizes of at least 1');
+    }
+    const input = buildText(s.input);
+    const bytes = Buffer.from(input, 'utf8');
+    const budget = toBudget(s.budget);
+    const disk = this.disk();
+    const result = chk.outcome(e.error, () => {
+      const stream = this.session.stream(budget, toCall(s));
+      try {
+        for (let at = 0, i = 0; at < bytes.length; i++) {
+          const size = s.chunk_bytes[i % s.chunk_bytes.length];
+          stream.write(bytes.subarray(at, at + size));
+          at += size;
+        }
+        const written = stream.bytesWritten();
+        chk.ensure(written === BigInt(bytes.length), () => `bytesWritten() is ${written} after ${bytes.length} bytes`);
+        return stream.finish();
+      } finally {
+        stream.close();
+      }
+    });
+    if (!result) return;
+    const streamed = result.value;
+    const whole = chk.outcome(undefined, () => this.session.cap(input, budget, toCall(s)));
+    if (whole) {
+      chk.ensure(
+        isDeepStrictEqual(whole.value, streamed),
+        () => `the stream's result differs from cap's: ${show(streamed)} / ${show(whole.value)}`,
+      );
+    }
+    const got = flat(streamed);
+    checkCap(chk, this.session, disk, input, budget, got);
+    this.checkCapped(chk, e, got);
+    this.record(callId(s), got);
+  }
+
+  /** A cap expectation, with `$spill:`/`$capped:` resolved, and the spill's text under redaction. */
+  checkCapped(chk, e, got) {
+    checkCapped(chk, this.resolveExpect(e), got);
+    if (e.redactions !== undefined) {
+      chk.exact('redactions', nonZero(e.redactions), redactionCounts(got.redactions));
+    }
+    if (e.spill_text !== undefined) {
+      const file = got.spill === null ? null : this.session.hostPath(got.spill);
+      if (file === null) {
+        chk.fail('spill_text: nothing was spilled into the granted directory');
+        return;
+      }
+      const want = buildText(e.spill_text);
+      let text;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (err) {
+        chk.fail(`cannot read the spill file ${file}: ${err.message}`);
+        return;
+      }
+      chk.text('spill_text', want, text);
+    }
   }
 
   capParts(chk, s, e) {
@@ -207,7 +298,7 @@ class Runner {
     };
     checkCap(chk, this.session, disk, joined, budget, view, fixed);
     checkParts(chk, parts, capped);
-    checkCapped(chk, this.resolveExpect(e), view);
+    this.checkCapped(chk, e, view);
     chk.exact('parts', e.parts, capped.parts.map(toSpec));
     this.record(callId(s), view);
   }
@@ -434,14 +525,179 @@ class Runner {
       const want = e.results?.[i];
       if (want !== undefined) {
         const sub = new Checker(`${chk.label} result ${i}`, chk.failures);
-        checkCapped(sub, this.resolveExpect(want), view);
+        this.checkCapped(sub, want, view);
         if (out.parts !== undefined) sub.exact('parts', want.parts, out.parts.map(toSpec));
       }
       const id = callId(s.results[i]);
       if (id !== undefined) this.record(id, view);
     });
   }
+
+  readTool(chk, e) {
+    const result = chk.outcome(undefined, () => this.session.readTool());
+    if (!result) return;
+    const spec = result.value;
+    chk.exact('name', e.name, spec.name);
+    for (const needle of e.description_contains ?? []) {
+      chk.ensure(spec.description.includes(needle), () => `the description does not contain ${show(needle)}`);
+    }
+    let schema;
+    try {
+      schema = JSON.parse(spec.inputSchema);
+    } catch (err) {
+      chk.fail(`the input schema is not JSON: ${err.message}`);
+      return;
+    }
+    const properties = Object.keys(schema?.properties ?? {}).sort();
+    chk.exact('schema_properties', e.schema_properties && [...e.schema_properties].sort(), properties);
+  }
+
+  /**
+   * The arguments as the model would send them: a string as it is, any other
+   * JSON value through the wrapper's own serialisation (an object) or
+   * JSON.stringify; `$spill:`/`$capped:`/`$host-dir` resolved in its strings.
+   */
+  runReadTool(chk, s, e) {
+    const args = this.resolveJson(s.arguments);
+    // A string or an object goes to the wrapper as it is; a bare number,
+    // boolean or null as its JSON text.
+    const sent = typeof args === 'string' || (typeof args === 'object' && args !== null) ? args : JSON.stringify(args);
+    const result = chk.outcome(undefined, () => this.session.runReadTool(sent));
+    if (!result) return;
+    const out = result.value;
+    chk.exact('is_error', e.is_error, out.isError);
+    chk.substrings(this.resolveAll(e.text_contains), this.resolveAll(e.text_not_contains), out.text);
+    chk.text('text', e.text, out.text);
+  }
+
+  /** `value` with every string in it resolved. */
+  resolveJson(value) {
+    if (typeof value === 'string') return this.resolve(value);
+    if (Array.isArray(value)) return value.map((v) => this.resolveJson(v));
+    if (typeof value === 'object' && value !== null) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.resolveJson(v)]));
+    }
+    return value;
+  }
+
+  /** The catalog, in order; every entry's reference genuine. */
+  list(chk, e) {
+    const result = chk.outcome(e.error, () => this.session.list());
+    if (!result) return;
+    const entries = result.value;
+    for (const entry of entries) {
+      let found = [];
+      try {
+        found = this.session.findRefs(this.session.prunedPlaceholder(entry.reference));
+      } catch {
+        // Reported below as "found nothing".
+      }
+      chk.ensure(
+        found.length === 1 && refKey(found[0]) === refKey(entry.reference),
+        () => `the catalog's reference is not genuine: ${show(entry.reference)}`,
+      );
+    }
+    if (e.entries === undefined) return;
+    if (e.entries.length !== entries.length) {
+      chk.fail(`entries: expected ${e.entries.length}, got ${entries.length}: ${show(entries)}`);
+      return;
+    }
+    e.entries.forEach((w, i) => {
+      const g = entries[i];
+      chk.exact(`entries[${i}].call_id`, w.call_id, g.callId);
+      chk.exact(`entries[${i}].tool`, w.tool, g.tool);
+      chk.exact(`entries[${i}].bytes`, big(w.bytes), g.reference.bytes);
+      chk.exact(`entries[${i}].lines`, big(w.lines), g.reference.lines);
+      chk.exact(`entries[${i}].relative_path`, w.relative_path, g.reference.relativePath);
+      chk.exact(`entries[${i}].digest`, w.digest, g.reference.digest);
+    });
+  }
+
+  /** A spill store opened on the granted directory, closed after `use`. */
+  async withStore(use) {
+    if (this.dir === null) throw new BadVector('sweep and stats need a preopen');
+    const store = await openSpillStore(this.dir);
+    try {
+      return use(store);
+    } finally {
+      store.close();
+    }
+  }
+
+  async sweep(chk, s, e) {
+    const policy = {
+      maxAgeSeconds: s.policy.max_age_seconds ?? null,
+      maxTotalBytes: s.policy.max_total_bytes ?? null,
+      maxFiles: s.policy.max_files ?? null,
+    };
+    const disk = this.disk();
+    await this.withStore((store) => {
+      const result = chk.outcome(e.error, () => store.sweep(policy));
+      if (!result) return;
+      const report = result.value;
+      if (e.deleted !== undefined) {
+        if (e.deleted.length !== report.deleted.length) {
+          chk.fail(`deleted ${show(report.deleted)}, expected ${e.deleted.length} files`);
+        } else {
+          e.deleted.forEach((w, i) => {
+            const g = report.deleted[i];
+            chk.exact(`deleted[${i}].relative_path`, w.relative_path, g.relativePath);
+            chk.exact(`deleted[${i}].bytes`, big(w.bytes), g.bytes);
+            chk.exact(`deleted[${i}].reason`, w.reason, g.reason);
+          });
+        }
+      }
+      chk.exact('kept_files', big(e.kept_files), report.keptFiles);
+      chk.exact('kept_bytes', big(e.kept_bytes), report.keptBytes);
+      for (const needle of e.skipped_contains ?? []) {
+        chk.ensure(
+          report.skipped.some((k) => k.includes(needle)),
+          () => `no skipped entry contains ${show(needle)}: ${show(report.skipped)}`,
+        );
+      }
+      // What it says it deleted is gone; what is left keeps every limit.
+      for (const d of report.deleted) {
+        const file = isTwoPlainSegments(d.relativePath) ? join(this.hostDir, d.relativePath) : null;
+        chk.ensure(file !== null && !existsSync(file), () => `the swept ${d.relativePath} is still there`);
+      }
+      chk.ensure(
+        policy.maxFiles === null || report.keptFiles <= BigInt(policy.maxFiles),
+        () => `${report.keptFiles} files kept, over max_files ${policy.maxFiles}`,
+      );
+      chk.ensure(
+        policy.maxTotalBytes === null || report.keptBytes <= BigInt(policy.maxTotalBytes),
+        () => `${report.keptBytes} bytes kept, over max_total_bytes ${policy.maxTotalBytes}`,
+      );
+      checkNewFiles(chk, disk, []);
+    });
+  }
+
+  async stats(chk, e) {
+    await this.withStore((store) => {
+      const result = chk.outcome(undefined, () => store.stats());
+      if (!result) return;
+      const stats = result.value;
+      chk.exact('threads', e.threads, stats.threads);
+      chk.exact('files', big(e.files), stats.files);
+      chk.exact('bytes', big(e.bytes), stats.bytes);
+    });
+  }
 }
+
+/** A redaction expectation without its zero counts: absent kinds are 0. */
+function nonZero(counts) {
+  return Object.fromEntries(Object.entries(counts).filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** A report's redactions as `{kind: count}` (summed per kind, zero counts left out). */
+function redactionCounts(list) {
+  const counts = {};
+  for (const { kind, count } of list) counts[kind] = (counts[kind] ?? 0) + count;
+  return nonZero(counts);
+}
+
+const show = (v) => inspect(v, { depth: 6, breakLength: Infinity, maxStringLength: 300 });
+
 
 /** The expectations of cap and cap-parts on their shared accounting. */
 function checkCapped(chk, e, got) {

@@ -17,10 +17,18 @@ import {
   type PendingResult,
   type RequestLimits,
   type SizeUnit,
+  type CapStream,
+  type ReadToolSpec,
+  type RedactionCount,
+  type SpillEntry,
+  type StoreStats,
+  type SweepReason,
+  type SweepReport,
   ToolCapError,
   budget,
   classify,
   openSession,
+  openSpillStore,
 } from 'tool-output-cap';
 
 export async function agentTurn(spillDir: string, output: string): Promise<string> {
@@ -103,6 +111,35 @@ export async function agentTurn(spillDir: string, output: string): Promise<strin
       void which;
     }
   }
+  // The read tool, streaming, the catalog and retention.
+  const spec: ReadToolSpec = session.readTool();
+  const schema: unknown = JSON.parse(spec.inputSchema);
+  const answer = session.runReadTool({ path: '/spill/thread-1/c-0123456789abcdef.txt', line: 1 });
+  const isError: boolean = answer.isError || session.runReadTool('{"path": "x"}').isError;
+  const stream: CapStream = session.stream(budget(4096), { id: 'c', tool: 'bash' });
+  stream.write(new Uint8Array([104, 105]));
+  stream.write('more\n');
+  const written: bigint = stream.bytesWritten();
+  const streamed: Capped = stream.finish();
+  const redactions: RedactionCount[] = streamed.report.redactions;
+  stream.close();
+  const entries: SpillEntry[] = session.list();
+  const created: bigint = entries[0].createdMs;
+  const folder: string = session.threadFolder();
+  const store = await openSpillStore(spillDir);
+  const stats: StoreStats = store.stats();
+  const swept: SweepReport = store.sweep({ maxAgeSeconds: 7n * 86_400n, maxTotalBytes: 1 << 30, maxFiles: 1000 });
+  const reason: SweepReason | undefined = swept.deleted[0]?.reason;
+  store.close();
+  const private_ = await openSession({
+    threadId: 't',
+    spillDir,
+    retentionSeconds: 604_800,
+    redaction: { literals: ['hunter2-secret'], spill: true },
+  });
+  private_.close();
+  void [schema, isError, written, redactions, created, folder, stats.oldestMs, reason];
+
   session.close();
   void [bytes, notable, gap, structured.parts, structured.report.truncated, why, pruned.replaced, freed, kind];
 
@@ -153,6 +190,19 @@ export async function agentTurn(spillDir: string, output: string): Promise<strin
   await openSession({ threadId: 't', tokenScale: '1.2' });
   // @ts-expect-error tokenScale is read-only: calibrate() moves it
   session.tokenScale = 2;
+  // @ts-expect-error a stream chunk is bytes or a string
+  stream.write([1, 2, 3]);
+  // @ts-expect-error maxFiles of a sweep is a u32 number
+  store.sweep({ maxFiles: 10n });
+  // @ts-expect-error the sweep reasons are a closed set
+  const notAReason: SweepReason = 'size';
+  // @ts-expect-error createdMs is a u64: bigint
+  const createdNumber: number = entries[0].createdMs;
+  // @ts-expect-error redaction literals are a list
+  await openSession({ threadId: 't', redaction: { literals: 'hunter2-secret' } });
+  // @ts-expect-error the read tool's arguments are JSON text or an object
+  session.runReadTool(42);
   void [wrong, part, notACase, always, flat, noRelative, bareKind, smallEstimate, noText, noParts];
+  void [notAReason, createdNumber];
   return capped.text;
 }

@@ -4,12 +4,14 @@ tool messages, plan a whole turn of results into what the next request has
 left, and classify "request too large" errors.
 
 The work is done by a WebAssembly component run with wasmtime; see
-`open_session` and `classify`. It speaks the WIT package
+`open_session`, `open_spill_store` and `classify`. It speaks the WIT package
 `toolcap:tool-output-cap@0.2.0`.
 """
 
 from .errors import ToolCapError
 from .session import Session, classify, open_session
+from .store import SpillStore, open_spill_store
+from .stream import CapStream, Chunk
 from .types import (
     Audio,
     BatchResult,
@@ -32,9 +34,19 @@ from .types import (
     PendingResult,
     PrunePolicy,
     Pruned,
+    ReadToolOutput,
+    ReadToolSpec,
+    RedactionCount,
+    RedactionPolicy,
     RequestLimits,
     Resource,
+    RetentionPolicy,
     SizeUnit,
+    SpillEntry,
+    StoreStats,
+    SweepReason,
+    SweepReport,
+    SweptFile,
     Text,
     budget,
 )
@@ -47,8 +59,10 @@ __all__ = [
     "Budget",
     "Call",
     "CapReport",
+    "CapStream",
     "Capped",
     "CappedParts",
+    "Chunk",
     "ContentPart",
     "ErrorCase",
     "GrepMatch",
@@ -63,13 +77,25 @@ __all__ = [
     "PendingResult",
     "PrunePolicy",
     "Pruned",
+    "ReadToolOutput",
+    "ReadToolSpec",
+    "RedactionCount",
+    "RedactionPolicy",
     "RequestLimits",
     "Resource",
+    "RetentionPolicy",
     "Session",
     "SizeUnit",
+    "SpillEntry",
+    "SpillStore",
+    "StoreStats",
+    "SweepReason",
+    "SweepReport",
+    "SweptFile",
     "Text",
     "ToolCapError",
     "budget",
     "classify",
     "open_session",
+    "open_spill_store",
 ]

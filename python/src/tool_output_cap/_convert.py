@@ -38,9 +38,19 @@ from .types import (
     PendingResult,
     PrunePolicy,
     Pruned,
+    ReadToolOutput,
+    ReadToolSpec,
+    RedactionCount,
+    RedactionPolicy,
     RequestLimits,
     Resource,
+    RetentionPolicy,
     SizeUnit,
+    SpillEntry,
+    StoreStats,
+    SweepReason,
+    SweepReport,
+    SweptFile,
     Text,
 )
 
@@ -70,6 +80,7 @@ def unwrap(value: object, ok: type[T]) -> T:
 
 _OVERFLOW_KINDS = frozenset(get_args(OverflowKind))
 _SIZE_UNITS = frozenset(get_args(SizeUnit))
+_SWEEP_REASONS = frozenset(get_args(SweepReason))
 
 
 def overflow_out(value: object) -> Optional[Overflow]:
@@ -224,6 +235,7 @@ def report_out(r: Record) -> CapReport:
         tokens=f["tokens"],
         spill=ref_out(f["spill"]),
         spill_error=f["spill-error"],
+        redactions=[RedactionCount(c.kind, c.count) for c in f["redactions"]],
     )
 
 
@@ -298,4 +310,83 @@ def pruned_out(r: Record) -> Pruned:
         bytes_saved=f["bytes-saved"],
         total_bytes=f["total-bytes"],
         total_tokens=f["total-tokens"],
+    )
+
+
+def redaction_in(p: Optional[RedactionPolicy]) -> Optional[Record]:
+    """`session-settings.redaction`: `None`, or the policy's record."""
+    if p is None:
+        return None
+    if not isinstance(p, RedactionPolicy):
+        raise TypeError(f"expected a RedactionPolicy, got {p!r}")
+    if isinstance(p.literals, str):
+        raise TypeError("RedactionPolicy.literals is a sequence of secrets, not one str")
+    if not isinstance(p.spill, bool):
+        raise TypeError(f"RedactionPolicy.spill must be a bool, got {p.spill!r}")
+    return record(literals=list(p.literals), spill=p.spill)
+
+
+def read_tool_spec_out(r: Record) -> ReadToolSpec:
+    f = r.__dict__
+    return ReadToolSpec(
+        name=f["name"], description=f["description"], input_schema=f["input-schema"]
+    )
+
+
+def read_tool_output_out(r: Record) -> ReadToolOutput:
+    f = r.__dict__
+    return ReadToolOutput(text=f["text"], is_error=f["is-error"])
+
+
+def spill_entry_out(r: Record) -> SpillEntry:
+    f = r.__dict__
+    reference = ref_out(f["reference"])
+    if reference is None:
+        raise TypeError(f"expected a spill-entry with a reference from the component, got {r!r}")
+    return SpillEntry(
+        reference=reference, created_ms=f["created-ms"], call_id=f["call-id"], tool=f["tool"]
+    )
+
+
+def retention_in(p: RetentionPolicy) -> Record:
+    if not isinstance(p, RetentionPolicy):
+        raise TypeError(f"expected a RetentionPolicy, got {p!r}")
+    return record(
+        max_age_seconds=p.max_age_seconds,
+        max_total_bytes=p.max_total_bytes,
+        max_files=p.max_files,
+    )
+
+
+def swept_file_out(r: Record) -> SweptFile:
+    f = r.__dict__
+    reason = f["reason"]
+    if reason not in _SWEEP_REASONS:
+        raise TypeError(f"expected a sweep-reason from the component, got {reason!r}")
+    return SweptFile(
+        relative_path=f["relative-path"],
+        bytes=f["bytes"],
+        created_ms=f["created-ms"],
+        reason=cast(SweepReason, reason),
+    )
+
+
+def sweep_report_out(r: Record) -> SweepReport:
+    f = r.__dict__
+    return SweepReport(
+        deleted=[swept_file_out(d) for d in f["deleted"]],
+        kept_files=f["kept-files"],
+        kept_bytes=f["kept-bytes"],
+        skipped=list(f["skipped"]),
+    )
+
+
+def store_stats_out(r: Record) -> StoreStats:
+    f = r.__dict__
+    return StoreStats(
+        threads=f["threads"],
+        files=f["files"],
+        bytes=f["bytes"],
+        oldest_ms=f["oldest-ms"],
+        newest_ms=f["newest-ms"],
     )

@@ -51,6 +51,17 @@ FUNCTIONS = {
     "grep": (CAPPER, "[method]session.grep"),
     "prune": (CAPPER, "[method]session.prune"),
     "purge": (CAPPER, "[method]session.purge"),
+    "thread-folder": (CAPPER, "[method]session.thread-folder"),
+    "read-tool": (CAPPER, "[method]session.read-tool"),
+    "run-read-tool": (CAPPER, "[method]session.run-read-tool"),
+    "list": (CAPPER, "[method]session.list"),
+    "stream": (CAPPER, "[method]session.stream"),
+    "stream-write": (CAPPER, "[method]cap-stream.write"),
+    "stream-bytes-written": (CAPPER, "[method]cap-stream.bytes-written"),
+    "stream-finish": (CAPPER, "[method]cap-stream.finish"),
+    "store-open": (CAPPER, "[static]spill-store.open"),
+    "store-stats": (CAPPER, "[method]spill-store.stats"),
+    "store-sweep": (CAPPER, "[method]spill-store.sweep"),
     "classify": (ERRORS, "classify"),
 }
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import builtins
+import json
 import os
 import threading
+import weakref
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Optional, Sequence, Union
@@ -11,7 +15,9 @@ from typing import Any, Optional, Sequence, Union
 from wasmtime.component import Record, ResourceAny
 
 from . import _convert as cv
+from . import _private_dir
 from ._runtime import SPILL_GUEST_PATH, Instance, runtime
+from .stream import CapStream
 from .types import (
     BatchResult,
     Budget,
@@ -26,7 +32,11 @@ from .types import (
     PendingResult,
     PrunePolicy,
     Pruned,
+    ReadToolOutput,
+    ReadToolSpec,
+    RedactionPolicy,
     RequestLimits,
+    SpillEntry,
 )
 
 StrPath = Union[str, "os.PathLike[str]"]
@@ -45,13 +55,18 @@ def open_session(
     image_tokens: Optional[int] = None,
     audio_tokens: Optional[int] = None,
     token_scale: Optional[float] = None,
+    retention_seconds: Optional[int] = None,
+    redaction: Optional[RedactionPolicy] = None,
 ) -> "Session":
     """Open a session of `thread_id` that spills into `<spill_dir>/<thread>/`.
 
     The component gets `spill_dir` as its only grant, read-write (or read-only
-    with `read_only=True`). Without `spill_dir` (`None` or `""`), or if it
-    does not exist, it gets nothing and cut results say the full output could
-    NOT be saved. `display_root` starts every path in notices (default: the
+    with `read_only=True`). A `spill_dir` that does not exist is created
+    (with its missing parents) readable by its owner only (mode 0700), and so
+    is the thread's folder inside it (`Session.thread_folder`); neither is
+    created for a read-only grant. Without `spill_dir` (`None` or `""`), or
+    if it cannot be created (or is missing and `read_only`), the component
+    gets nothing and cut results say the full output could NOT be saved. `display_root` starts every path in notices (default: the
     real absolute path of `spill_dir`, or `/spill` without one). `key` signs
     references: at least 16 bytes; empty or `None` draws a random key for this
     session.
@@ -70,11 +85,18 @@ def open_session(
     `token_scale` (`None`: 1), clamped between 0.5 and 2: pass an earlier
     session's `Session.token_scale` to carry its calibration over.
 
+    `retention_seconds` is how long the host keeps spilled outputs (the
+    `max_age_seconds` of its `SpillStore.sweep`): notices then say how long
+    the full output is kept ("kept for 7 days"); `None`: not stated.
+    `redaction` replaces secrets before text reaches the model (and, with
+    `RedactionPolicy(spill=True)`, the disk); `None` redacts nothing.
+
     Raises `ToolCapError` (`invalid-settings`) for an empty thread id or
     display root, a key shorter than 16 bytes, a bad read tool name or a bad
-    pattern; `TypeError` for a single `str` as `notable_patterns` (a list of
-    its characters is surely not what was meant) or a `token_scale` that is
-    not a number.
+    pattern, a `retention_seconds` of 0 or a bad redaction literal;
+    `TypeError` for a single `str` as `notable_patterns` or as the policy's
+    `literals` (a list of its characters is surely not what was meant) or a
+    `token_scale` that is not a number.
     """
     if isinstance(notable_patterns, str):
         raise TypeError("notable_patterns is a sequence of patterns, not one str")
@@ -84,6 +106,12 @@ def open_session(
     # make it the working directory, granted read-write.
     given = os.fspath(spill_dir) if spill_dir is not None else ""
     host_dir = os.path.realpath(given) if given else None
+    redaction_record = cv.redaction_in(redaction)
+    if host_dir is not None and not read_only:
+        try:
+            _private_dir.create(host_dir)
+        except OSError:
+            pass  # granted as nothing, below: the notice says why
     # wasmtime-py refuses to preopen a missing directory ("failed to add
     # preopen dir"); the documented behaviour is a session that cannot save.
     granted = host_dir if host_dir is not None and os.path.isdir(host_dir) else None
@@ -101,6 +129,8 @@ def open_session(
         image_tokens=image_tokens,
         audio_tokens=audio_tokens,
         token_scale=scale,
+        retention_seconds=retention_seconds,
+        redaction=redaction_record,
     )
     try:
         resource = cv.unwrap(instance.call("open", settings), ResourceAny)
@@ -108,10 +138,24 @@ def open_session(
         instance.store.close()
         raise
     session = Session(instance, resource, granted, display_root, scale)
-    if scale is not None:
-        # The scale the component really uses (clamped): `calibrate("", 0)`
-        # teaches nothing and returns it.
-        session.calibrate("", 0)
+    try:
+        if scale is not None:
+            # The scale the component really uses (clamped): `calibrate("", 0)`
+            # teaches nothing and returns it.
+            session.calibrate("", 0)
+        if granted is not None and not read_only:
+            # The thread folder too is the owner's only: the component would
+            # create it with the process's default mode. Only a plain name
+            # is joined, so nothing is created outside the grant.
+            folder = session.thread_folder()
+            if _plain_name(folder):
+                try:
+                    _private_dir.create(os.path.join(granted, folder))
+                except OSError:
+                    pass  # the component reports it when it cannot spill
+    except BaseException:
+        session.close()
+        raise
     return session
 
 
@@ -142,6 +186,7 @@ class Session:
         `token_scale` it was opened with, then each `calibrate` result. Pass
         it to `open_session(token_scale=...)` to carry the calibration over
         to a later session."""
+        self._streams: "weakref.WeakSet[CapStream]" = weakref.WeakSet()
 
     def _call(self, name: str, *args: object) -> Any:
         """The export's raw value (`Record`, `Variant`, ...): `_convert`
@@ -166,7 +211,7 @@ class Session:
 
     def plan(
         self, results: Sequence[PendingResult], limits: RequestLimits
-    ) -> list[Budget]:
+    ) -> builtins.list[Budget]:
         """One budget per pending result of a turn, in order, so that the
         results together fit what the next request has left (`limits`).
 
@@ -187,7 +232,7 @@ class Session:
         self,
         results: Sequence[tuple[Union[str, Call], PendingResult]],
         limits: RequestLimits,
-    ) -> list[BatchResult]:
+    ) -> builtins.list[BatchResult]:
         """Plan and cap a whole turn: `results` are `(call, result)` pairs,
         `call` a `Call` or its id, `result` a `str` or a sequence of content
         parts. Each is capped (and spilled) as `cap` or `cap_parts` would
@@ -219,9 +264,9 @@ class Session:
         self.token_scale = scale
         return scale
 
-    def find_refs(self, text: str) -> list[OverflowRef]:
+    def find_refs(self, text: str) -> builtins.list[OverflowRef]:
         """Every genuine reference of this session's key and thread in `text`."""
-        found: list[Record] = self._call("find-refs", text)
+        found: builtins.list[Record] = self._call("find-refs", text)
         return [r for r in map(cv.ref_out, found) if r is not None]
 
     def pruned_placeholder(self, ref: OverflowRef) -> str:
@@ -249,6 +294,53 @@ class Session:
     def purge(self) -> int:
         """Delete this thread's spill folder; the bytes of file content freed."""
         return cv.unwrap(self._call("purge"), int)
+
+    def thread_folder(self) -> str:
+        """The thread's folder name inside the spill directory: the thread id
+        mapped to a name valid on every file system (`open_session` creates
+        it, mode 0700, in a directory it grants read-write)."""
+        return cv.unwrap(self._call("thread-folder"), str)
+
+    def read_tool(self) -> ReadToolSpec:
+        """The model-facing read tool: its name (the session's `read_tool`,
+        or the component's default name), a description written for a model and the
+        JSON Schema of its arguments. Register it with the model as it is."""
+        return cv.read_tool_spec_out(cv.unwrap(self._call("read-tool"), Record))
+
+    def run_read_tool(self, arguments: Union[str, Mapping[str, Any]]) -> ReadToolOutput:
+        """Run one call of the read tool with the arguments the model sent:
+        their JSON text as it came, or a mapping (sent as `json.dumps` of
+        it). Never raises for a model mistake: the output's `is_error` is
+        set and its `text` says what was wrong. Give `text` to the model as
+        it is; never cap or spill it again."""
+        if isinstance(arguments, Mapping):
+            text = json.dumps(dict(arguments))
+        elif isinstance(arguments, str):
+            text = arguments
+        else:
+            raise TypeError(f"expected the arguments as a str or a mapping, got {arguments!r}")
+        return cv.read_tool_output_out(cv.unwrap(self._call("run-read-tool", text), Record))
+
+    def list(self) -> builtins.list[SpillEntry]:
+        """This thread's spilled outputs, oldest first, each with a genuine
+        reference, to name them to the model again after compacting a
+        conversation. Raises `ToolCapError` (`no-spill-dir`) without a
+        granted directory."""
+        entries = cv.unwrap(self._call("list"), builtins.list)
+        return [cv.spill_entry_out(e) for e in entries]
+
+    def stream(self, budget: Budget, call: Union[str, Call]) -> CapStream:
+        """Start capping a result that arrives in chunks (a command's output
+        as it runs): `write` the chunks, then `finish` for exactly the
+        `Capped` that `cap` gives on the whole text. Use it as a context
+        manager, which releases it (abandoning it, if not finished).
+        Raises `ToolCapError` (`invalid-budget`) as `cap` does."""
+        if self._instance is None:
+            raise ValueError("the session is closed")
+        out = self._call("stream", cv.budget_in(budget), _call_in(call))
+        stream = CapStream(self._instance, cv.unwrap(out, ResourceAny))
+        self._streams.add(stream)
+        return stream
 
     def classify(self, status: int, body: str) -> Optional[Overflow]:
         """`classify` in this session's instance."""
@@ -289,9 +381,12 @@ class Session:
         return self.spill_dir.joinpath(*parts)
 
     def close(self) -> None:
-        """Drop the component's session and its instance. Idempotent."""
+        """Drop the component's session (and its open streams) and its
+        instance. Idempotent."""
         instance, self._instance = self._instance, None
         if instance is not None:
+            for stream in builtins.list(self._streams):
+                stream.close()
             self._resource.drop(instance.store)
             instance.store.close()
 

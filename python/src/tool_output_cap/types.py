@@ -5,8 +5,9 @@ Sizes are plain `int`s: `u64` totals come through exactly, whatever their size.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, Optional, Sequence, Union
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional, Sequence, Union
 
 Keep = Literal["head", "tail", "head-and-tail"]
 """Which part of an oversized result the preview keeps."""
@@ -28,6 +29,11 @@ ErrorCase = Literal[
     "other",
 ]
 """The cases of the WIT `cap-error` variant."""
+
+SweepReason = Literal["age", "total-bytes", "file-count", "stale-temporary"]
+"""Why a sweep deleted a file (`SweptFile.reason`): older than
+`max_age_seconds`, the store over `max_total_bytes` or `max_files`, or a
+temporary file of a writer that stopped more than a day ago (a crash)."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +119,19 @@ class Call:
 
 
 @dataclass(frozen=True)
+class RedactionCount:
+    """How many secrets of one kind a cap replaced. `kind` is the name the
+    replacement shows (`[redacted: github-token]`): `aws-access-key`,
+    `aws-secret-key`, `google-api-key`, `azure-key`, `github-token`,
+    `gitlab-token`, `openai-key`, `anthropic-key`, `slack-token`,
+    `slack-webhook`, `jwt`, `bearer-token`, `private-key`, `password`,
+    `secret` or `literal` (one of the policy's `literals`)."""
+
+    kind: str
+    count: int
+
+
+@dataclass(frozen=True)
 class CapReport:
     """What a cap did, in numbers: the same for `Capped` and `CappedParts`.
 
@@ -127,7 +146,9 @@ class CapReport:
     text, plus the fixed cost of each image and audio part and the estimate
     of each resource blob and `Other` part). A cut result has exactly one of
     `spill` (where the full output was saved) and `spill_error` (why it
-    could not be)."""
+    could not be). `redactions` counts the secrets the session's
+    `RedactionPolicy` replaced, per kind (empty without a policy or when
+    none was found)."""
 
     truncated: bool
     original_bytes: int
@@ -141,6 +162,7 @@ class CapReport:
     tokens: int
     spill: Optional[OverflowRef]
     spill_error: Optional[str]
+    redactions: list[RedactionCount] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -306,3 +328,118 @@ structured one (as `cap_parts` takes it)."""
 BatchResult = Union[Capped, CappedParts]
 """One result of `Session.cap_batch`: a `Capped` for a text result, a
 `CappedParts` for a structured one."""
+
+
+@dataclass(frozen=True)
+class RedactionPolicy:
+    """Opt-in secret redaction for `open_session(redaction=...)`: each secret
+    becomes `[redacted: <kind>]` before text reaches the model; the text
+    around it (a header name, `password=`, a PEM block's BEGIN and END lines)
+    stays, and no line is added or removed.
+
+    Built in: AWS access and secret keys, Google API keys, Azure account
+    keys, GitHub and GitLab tokens, OpenAI and Anthropic API keys, Slack
+    tokens and webhooks, JWTs, `Authorization: Bearer` values, PEM private
+    key blocks and `password=`/`secret=`-style assignments. `literals` adds
+    the host's own secrets (for example the API keys it holds), replaced
+    wherever they occur as `[redacted: literal]`: at most 64, each 4 to 512
+    bytes on one line (otherwise `invalid-settings`; a single `str` is a
+    `TypeError`). `spill=True` redacts the saved file too; `False` saves the
+    full output as it was, so the reference's sizes and digest describe the
+    saved file."""
+
+    literals: Sequence[str] = ()
+    spill: bool = False
+
+
+@dataclass(frozen=True)
+class ReadToolSpec:
+    """The model-facing read tool (`Session.read_tool`): register it with the
+    model as it is. `input_schema` is the JSON Schema of its arguments as
+    compact JSON; `schema` is the same, parsed."""
+
+    name: str
+    description: str
+    input_schema: str
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        """`input_schema` parsed: the `parameters` / `input_schema` object a
+        provider's tool definition takes."""
+        parsed: dict[str, Any] = json.loads(self.input_schema)
+        return parsed
+
+
+@dataclass(frozen=True)
+class ReadToolOutput:
+    """What one call of the read tool gives back to the model: `text` as it
+    is (never cap or spill it again), and `is_error` (MCP's `isError`) when
+    the call was a mistake that `text` explains (bad arguments, a path that
+    is not a spill of this thread, a forged reference, an expired file)."""
+
+    text: str
+    is_error: bool
+
+
+@dataclass(frozen=True)
+class SpillEntry:
+    """One spilled output of the thread (`Session.list`): a genuine
+    `reference`, when it was saved (`created_ms`, milliseconds since the
+    Unix epoch, UTC), and the `call_id` and `tool` of the call whose output
+    it is. A second call with identical output reuses the first call's
+    file."""
+
+    reference: OverflowRef
+    created_ms: int
+    call_id: str
+    tool: Optional[str]
+
+
+@dataclass(frozen=True)
+class RetentionPolicy:
+    """Which spilled outputs `SpillStore.sweep` deletes, oldest first; `None`
+    = no such limit, and every limit that is set holds afterwards: outputs
+    saved more than `max_age_seconds` ago, then the oldest until all total
+    at most `max_total_bytes`, then the oldest until at most `max_files`
+    remain."""
+
+    max_age_seconds: Optional[int] = None
+    max_total_bytes: Optional[int] = None
+    max_files: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class SweptFile:
+    """One file a sweep deleted: `relative_path` is `<thread>/<file>`,
+    `created_ms` when it was saved (milliseconds since the Unix epoch)."""
+
+    relative_path: str
+    bytes: int
+    created_ms: int
+    reason: SweepReason
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    """What a sweep did: the files `deleted`, oldest first; the spilled
+    outputs kept and their bytes; and the entries left alone (`skipped`),
+    each with why: symbolic links (never followed), temporary files of a
+    cap in progress, anything that is not a spill."""
+
+    deleted: list[SweptFile]
+    kept_files: int
+    kept_bytes: int
+    skipped: list[str]
+
+
+@dataclass(frozen=True)
+class StoreStats:
+    """What the spill directory holds across every thread: thread folders,
+    spilled outputs and their bytes, and when the oldest and newest were
+    saved (milliseconds since the Unix epoch; `None` when there are none)."""
+
+    threads: int
+    files: int
+    bytes: int
+    oldest_ms: Optional[int]
+    newest_ms: Optional[int]

@@ -12,12 +12,15 @@ from tool_output_cap import (
     Image,
     OverflowKind,
     PrunePolicy,
+    RedactionPolicy,
     RequestLimits,
+    RetentionPolicy,
     Session,
     Text,
     budget,
     classify,
     open_session,
+    open_spill_store,
 )
 
 
@@ -73,4 +76,22 @@ def misuse(session: Session, spill_dir: Path) -> None:
     session.calibrate("text", "123")  # expect: arg-type
     open_session("t", spill_dir, token_scale="1.1")  # expect: arg-type
     session.estimate_tokens(["a"])  # expect: arg-type
-    print(size, lost, wrong, part, policy, not_a_case, kind)
+    open_session("t", spill_dir, retention_seconds="7d")  # expect: arg-type
+    open_session("t", spill_dir, redaction=["hunter2-secret"])  # expect: arg-type
+    RedactionPolicy(literals=[b"secret"])  # expect: list-item
+    RedactionPolicy(["secret"], spill="yes")  # expect: arg-type
+    stream = session.stream(budget(4096), "call-1")
+    stream.write(7)  # expect: arg-type
+    stream.write(["line"])  # expect: arg-type
+    streamed: str = stream.finish()  # expect: assignment
+    session.stream(4096, "call-1")  # expect: arg-type
+    session.run_read_tool(["path"])  # expect: arg-type
+    session.run_read_tool(b"{}")  # expect: arg-type
+    listed: list[str] = session.list()  # expect: assignment
+    store = open_spill_store(spill_dir)
+    store.sweep(max_files=10)  # expect: call-arg
+    store.sweep(RetentionPolicy(max_files="10"))  # expect: arg-type
+    store.sweep(PrunePolicy(keep_last=3))  # expect: arg-type
+    reason_ok: bool = store.sweep(RetentionPolicy()).deleted[0].reason == "expired"  # expect: comparison-overlap
+    open_spill_store()  # expect: call-arg
+    print(size, lost, wrong, part, policy, not_a_case, kind, streamed, listed, reason_ok)

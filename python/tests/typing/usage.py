@@ -5,7 +5,7 @@ public API used as a typed host would. Any error here fails the test;
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, assert_type
+from typing import Any, Optional, assert_type
 
 from tool_output_cap import (
     Audio,
@@ -13,6 +13,7 @@ from tool_output_cap import (
     Budget,
     Call,
     CapReport,
+    CapStream,
     Capped,
     CappedParts,
     ContentPart,
@@ -29,15 +30,27 @@ from tool_output_cap import (
     PendingResult,
     PrunePolicy,
     Pruned,
+    ReadToolOutput,
+    ReadToolSpec,
+    RedactionCount,
+    RedactionPolicy,
     RequestLimits,
     Resource,
+    RetentionPolicy,
     Session,
     SizeUnit,
+    SpillEntry,
+    SpillStore,
+    StoreStats,
+    SweepReason,
+    SweepReport,
+    SweptFile,
     Text,
     ToolCapError,
     budget,
     classify,
     open_session,
+    open_spill_store,
 )
 
 
@@ -193,3 +206,76 @@ def agent_turn(spill_dir: Path, output: str) -> str:
         if overflow.kind == "context-length-exceeded" and overflow.unit == "tokens":
             pass
     return capped.text
+
+
+def spill_lifecycle(spill_dir: Path, chunks: list[bytes]) -> None:
+    session = open_session(
+        "thread-1",
+        spill_dir,
+        retention_seconds=7 * 86_400,
+        redaction=RedactionPolicy(["hunter2-secret"], spill=True),
+    )
+    assert_type(RedactionPolicy().spill, bool)
+    assert_type(session.thread_folder(), str)
+
+    with session.stream(budget(16 * 1024), Call("call-1", tool="cargo")) as stream:
+        assert_type(stream, CapStream)
+        for chunk in chunks:
+            stream.write(chunk)
+        stream.write("text too\n")
+        stream.write(bytearray(b"and bytes\n"))
+        assert_type(stream.bytes_written(), int)
+        capped = stream.finish()
+        assert_type(capped, Capped)
+        assert_type(stream.finished, bool)
+    assert_type(session.stream(budget(4096), "call-2"), CapStream)
+    for count in capped.report.redactions:
+        assert_type(count, RedactionCount)
+        assert_type(count.kind, str)
+        assert_type(count.count, int)
+
+    spec = session.read_tool()
+    assert_type(spec, ReadToolSpec)
+    assert_type(spec.name, str)
+    assert_type(spec.description, str)
+    assert_type(spec.input_schema, str)
+    assert_type(spec.schema, dict[str, Any])
+    out = session.run_read_tool({"path": "/spill/thread-1/x", "line": 1})
+    assert_type(out, ReadToolOutput)
+    assert_type(out.text, str)
+    assert_type(out.is_error, bool)
+    assert_type(session.run_read_tool('{"path": "p"}'), ReadToolOutput)
+
+    entries = session.list()
+    assert_type(entries, list[SpillEntry])
+    for entry in entries:
+        assert_type(entry.reference, OverflowRef)
+        assert_type(entry.created_ms, int)
+        assert_type(entry.call_id, str)
+        assert_type(entry.tool, Optional[str])
+    session.close()
+
+    with open_spill_store(spill_dir) as store:
+        assert_type(store, SpillStore)
+        assert_type(store.spill_dir, Path)
+        stats = store.stats()
+        assert_type(stats, StoreStats)
+        assert_type(stats.threads, int)
+        assert_type(stats.files, int)
+        assert_type(stats.bytes, int)
+        assert_type(stats.oldest_ms, Optional[int])
+        assert_type(stats.newest_ms, Optional[int])
+        report = store.sweep(RetentionPolicy(max_age_seconds=7 * 86_400, max_files=1000))
+        assert_type(report, SweepReport)
+        assert_type(report.deleted, list[SweptFile])
+        assert_type(report.kept_files, int)
+        assert_type(report.kept_bytes, int)
+        assert_type(report.skipped, list[str])
+        for swept in report.deleted:
+            assert_type(swept.relative_path, str)
+            assert_type(swept.bytes, int)
+            assert_type(swept.created_ms, int)
+            assert_type(swept.reason, SweepReason)
+            if swept.reason == "stale-temporary":
+                pass
+    assert_type(open_spill_store(str(spill_dir)), SpillStore)

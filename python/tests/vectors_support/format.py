@@ -7,7 +7,7 @@ optional field set to `null` counts as absent, except the nullable
 expectations (`gap_line`, `next_offset`, `next_line`, and classify's
 `kind`, `limit`, `requested`, `unit`), where `null` means "must be none".
 `host-path`'s `relative` is required, and `null` there means "maps to
-nothing".
+nothing"; so is a `list` entry's `tool`, where `null` means "no tool".
 """
 
 from __future__ import annotations
@@ -159,6 +159,35 @@ def part(value: Any, at: str) -> dict[str, Any]:
     return {kind: _PART_KINDS[kind](payload, f"{at}.{kind}")}
 
 
+def any_json(value: Any, at: str) -> Any:
+    """Any JSON value (`run-read-tool`'s `arguments`)."""
+    return value
+
+
+def positive_u32(value: Any, at: str) -> int:
+    n: int = u32(value, at)
+    if n == 0:
+        raise VectorError(f"{at}: a chunk size must be at least 1")
+    return n
+
+
+def non_empty(spec: Spec) -> Spec:
+    def check(value: Any, at: str) -> Any:
+        out = spec(value, at)
+        if not out:
+            raise VectorError(f"{at}: must not be empty")
+        return out
+
+    return check
+
+
+def redaction_counts(value: Any, at: str) -> dict[str, int]:
+    """A cap's `redactions` expectation: `{"<kind>": count}`."""
+    if not isinstance(value, dict):
+        raise VectorError(f"{at}: expected an object of counts by kind, got {value!r}")
+    return {kind: u32(count, f"{at}.{kind}") for kind, count in value.items()}
+
+
 _budget = obj(
     {"max_bytes": u32, "keep": one_of("head", "tail", "head-and-tail"), "head_percent": u8},
     {"max_lines": u32, "max_line_bytes": u32, "max_tokens": u32},
@@ -186,6 +215,8 @@ _cap_expect = obj(
         "text_not_contains": _texts,
         "text": string,
         "parts": list_of(part),
+        "redactions": redaction_counts,
+        "spill_text": text_input,
     },
 )
 _text_expect = obj(
@@ -260,6 +291,23 @@ def classify_expect(value: Any, at: str) -> dict[str, Any]:
     return out
 
 
+_SWEEP_REASONS = ("age", "total-bytes", "file-count", "stale-temporary")
+_entry_expect = obj(
+    {},
+    {
+        "call_id": string,
+        "tool": Nullable(string),
+        "bytes": u64,
+        "lines": u64,
+        "relative_path": string,
+        "digest": string,
+    },
+)
+_swept_expect = obj(
+    {}, {"relative_path": string, "bytes": u64, "reason": one_of(*_SWEEP_REASONS)}
+)
+_retention = obj({}, {"max_age_seconds": u64, "max_total_bytes": u64, "max_files": u32})
+
 _STEPS: dict[str, Spec] = {
     "cap": one_call(obj(
         {"op": string, "input": text_input, "budget": _budget, "expect": _cap_expect},
@@ -314,6 +362,35 @@ _STEPS: dict[str, Spec] = {
         {"op": string, "results": list_of(_batch_result), "limits": _limits,
          "expect": obj({}, {"error": string, "results": list_of(_cap_expect)})}
     ),
+    "stream": one_call(obj(
+        {"op": string, "input": text_input, "budget": _budget,
+         "chunk_bytes": non_empty(list_of(positive_u32)), "expect": _cap_expect},
+        {"call_id": string, "call": _call},
+    )),
+    "read-tool": obj(
+        {"op": string,
+         "expect": obj({}, {"name": string, "description_contains": _texts,
+                            "schema_properties": _texts})}
+    ),
+    "run-read-tool": obj(
+        {"op": string, "arguments": any_json,
+         "expect": obj({}, {"is_error": boolean, "text": string, "text_contains": _texts,
+                            "text_not_contains": _texts})}
+    ),
+    "list": obj(
+        {"op": string,
+         "expect": obj({}, {"error": string, "entries": list_of(_entry_expect)})}
+    ),
+    "sweep": obj(
+        {"op": string, "policy": _retention,
+         "expect": obj({}, {"error": string, "deleted": list_of(_swept_expect),
+                            "kept_files": u64, "kept_bytes": u64,
+                            "skipped_contains": _texts})}
+    ),
+    "stats": obj(
+        {"op": string,
+         "expect": obj({}, {"error": string, "threads": u32, "files": u64, "bytes": u64})}
+    ),
 }
 
 OPS = tuple(_STEPS)
@@ -341,6 +418,8 @@ _session = obj(
         "image_tokens": u32,
         "audio_tokens": u32,
         "token_scale": number,
+        "retention_seconds": u64,
+        "redaction": obj({"literals": _texts, "spill": boolean}),
     },
 )
 _vector = obj({"name": string, "about": string, "session": _session, "steps": list_of(step)})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
@@ -19,11 +19,14 @@ from tool_output_cap import (
     Other,
     OverflowRef,
     Pruned,
+    RedactionCount,
+    RedactionPolicy,
     Resource,
     Session,
     Text,
 )
 
+from .blake3 import blake3
 from .checker import Checker, excerpt
 
 
@@ -43,6 +46,21 @@ def tree(root: Path) -> list[Path]:
     for path in root.rglob("*"):
         out.append(path.relative_to(root))
     return sorted(out)
+
+
+EXPIRED_NOTE = ".expired"
+"""The note a sweep leaves in a thread folder of what it deleted."""
+
+
+def meta_note(spill_file: Path) -> Path:
+    """The catalog note beside a spill file: `.<spill file>.meta`."""
+    return spill_file.with_name(f".{spill_file.name}.meta")
+
+
+def digest_of(data: bytes) -> str:
+    """A reference's `digest` of a file's bytes: the first 16 hex digits of
+    its BLAKE3."""
+    return blake3(data)[:8].hex()
 
 
 def temp_files(root: Path) -> list[Path]:
@@ -68,6 +86,7 @@ class CapView:
     tokens: int
     spill: Optional[OverflowRef]
     spill_error: Optional[str]
+    redactions: list[RedactionCount] = field(default_factory=list)
 
     @classmethod
     def of(cls, capped: Union[Capped, CappedParts]) -> "CapView":
@@ -164,6 +183,15 @@ class Disk:
     before: list[Path]
 
 
+def redaction_counts(redactions: Sequence[RedactionCount]) -> dict[str, int]:
+    """A report's `redactions` as `{kind: count}`, zero counts left out
+    (as the vectors write them)."""
+    out: dict[str, int] = {}
+    for r in redactions:
+        out[r.kind] = out.get(r.kind, 0) + r.count
+    return {kind: n for kind, n in out.items() if n}
+
+
 def check_cap(
     chk: Checker,
     session: Session,
@@ -173,6 +201,7 @@ def check_cap(
     got: CapView,
     fixed_tokens: int = 0,
     planned: bool = False,
+    redaction: Optional[RedactionPolicy] = None,
 ) -> Optional[Path]:
     """Budget respected with the notice, unchanged when it fits, exact sizes
     and token counts (`fixed_tokens`: what parts that pass through whole
@@ -182,7 +211,13 @@ def check_cap(
     `planned`: a result of `cap-batch`, capped with a planned budget that
     is within `budget` (the ceiling) but not known: it must be cut when it
     does not fit the ceiling, and may be cut when it does; the caller
-    checks the directory once for all results (`check_directory`)."""
+    checks the directory once for all results (`check_directory`).
+
+    `redaction`: the session's policy. A result in which secrets were
+    replaced cannot come back unchanged: uncut, it must keep the input's
+    lines (no line is added or removed). With `spill=True` the spill file
+    is the redacted output: it has the reference's size and digest and
+    holds none of the `literals`, instead of equalling the input."""
     size = utf8_len(input_text)
     chk.ensure(
         got.original_bytes == size,
@@ -200,11 +235,14 @@ def check_cap(
         and (budget.max_lines is None or lines <= budget.max_lines)
         and (budget.max_tokens is None or input_tokens <= budget.max_tokens)
     )
-    if fits and not (planned and got.truncated):
+    redacted = redaction is not None and bool(redaction_counts(got.redactions))
+    if redacted and not got.truncated:
+        _check_redacted_uncut(chk, input_text, got)
+    elif fits and not (planned and got.truncated) and not redacted:
         _check_unchanged(chk, input_text, got)
     else:
         _check_cut(chk, input_text, budget, got)
-    spill_file = _check_spill(chk, session, disk, input_text, got)
+    spill_file = _check_spill(chk, session, disk, input_text, got, redaction)
     if not planned:
         check_directory(chk, disk, [spill_file] if spill_file is not None else [])
     return spill_file
@@ -257,6 +295,24 @@ def _check_unchanged(chk: Checker, input_text: str, got: CapView) -> None:
     )
 
 
+def _check_redacted_uncut(chk: Checker, input_text: str, got: CapView) -> None:
+    """An uncut result whose secrets were replaced: the same lines, and
+    nothing omitted or saved."""
+    lines, want = count_lines(got.text), count_lines(input_text)
+    chk.ensure(
+        lines == want,
+        lambda: f"redaction changed the number of lines: {lines}, the input has {want}",
+    )
+    chk.ensure(
+        got.omitted_bytes == 0
+        and got.omitted_lines == 0
+        and got.gap_line is None
+        and got.spill is None
+        and got.spill_error is None,
+        lambda: f"an uncut result but the accounting says otherwise: {got!r}",
+    )
+
+
 def _check_cut(chk: Checker, input_text: str, budget: Budget, got: CapView) -> None:
     chk.ensure(got.truncated, lambda: "the input does not fit but truncated is false")
     size = utf8_len(got.text)
@@ -296,29 +352,42 @@ def _check_cut(chk: Checker, input_text: str, budget: Budget, got: CapView) -> N
 
 
 def _check_spill(
-    chk: Checker, session: Session, disk: Disk, input_text: str, got: CapView
+    chk: Checker,
+    session: Session,
+    disk: Disk,
+    input_text: str,
+    got: CapView,
+    redaction: Optional[RedactionPolicy] = None,
 ) -> Optional[Path]:
-    """The reference's paths and sizes, the spill file equal to the input,
-    and the reference found last in the text. Returns the spill file."""
+    """The reference's paths and sizes, the spill file equal to the input
+    (or, redacted, of the reference's size and digest and without the
+    literals), and the reference found last in the text. Returns the spill
+    file."""
     spill = got.spill
     spill_file = _check_ref_paths(chk, session, disk, spill) if spill is not None else None
+    redacted_spill = redaction is not None and redaction.spill
     if spill is not None:
-        chk.ensure(
-            spill.bytes == utf8_len(input_text) and spill.lines == count_lines(input_text),
-            lambda: f"the reference's sizes do not match the input: {spill!r}",
-        )
+        if not redacted_spill:
+            chk.ensure(
+                spill.bytes == utf8_len(input_text) and spill.lines == count_lines(input_text),
+                lambda: f"the reference's sizes do not match the input: {spill!r}",
+            )
         if spill_file is not None:
             try:
                 data = spill_file.read_bytes()
             except OSError as err:
                 chk.fail(f"cannot read the spill file {spill_file}: {err}")
             else:
-                want = input_text.encode("utf-8")
-                chk.ensure(
-                    data == want,
-                    lambda: f"the spill file {spill_file} ({len(data)} bytes) differs "
-                    f"from the input ({len(want)} bytes)",
-                )
+                if redacted_spill:
+                    assert redaction is not None
+                    _check_redacted_file(chk, spill_file, data, spill, redaction)
+                else:
+                    want = input_text.encode("utf-8")
+                    chk.ensure(
+                        data == want,
+                        lambda: f"the spill file {spill_file} ({len(data)} bytes) differs "
+                        f"from the input ({len(want)} bytes)",
+                    )
         refs = session.find_refs(got.text)
         chk.ensure(
             bool(refs) and ref_key(refs[-1]) == ref_key(spill),
@@ -327,16 +396,42 @@ def _check_spill(
     return spill_file
 
 
+def _check_redacted_file(
+    chk: Checker, spill_file: Path, data: bytes, spill: OverflowRef, redaction: RedactionPolicy
+) -> None:
+    """A spill file of a session that redacts its spills: the reference
+    describes it, and no literal secret is in it."""
+    digest = digest_of(data)
+    chk.ensure(
+        len(data) == spill.bytes and digest == spill.digest,
+        lambda: f"the spill file {spill_file} ({len(data)} bytes, digest {digest}) is not "
+        f"the one its reference describes: {spill!r}",
+    )
+    for literal in redaction.literals:
+        chk.ensure(
+            literal.encode("utf-8") not in data,
+            lambda: f"the redacted spill file {spill_file} holds the literal {literal!r}",
+        )
+
+
 def check_directory(chk: Checker, disk: Disk, spill_files: list[Path]) -> None:
-    """No temporary file is left, and no file appeared but `spill_files`
-    (and their thread folders)."""
+    """No temporary file is left, and no file appeared but `spill_files`,
+    their catalog notes (`.<spill file>.meta`) and a thread's `.expired`
+    note (and their thread folders)."""
     root = disk.root
     if root is None:
         return
     leftovers = temp_files(root)
     chk.ensure(not leftovers, lambda: f"temporary files left behind: {leftovers}")
-    new_files = [p for p in tree(root) if p not in disk.before and not (root / p).is_dir()]
-    allowed = [f.relative_to(root) for f in spill_files]
+    new_files = [
+        p
+        for p in tree(root)
+        if p not in disk.before
+        and not (root / p).is_dir()
+        and not (len(p.parts) == 2 and p.name == EXPIRED_NOTE)
+    ]
+    spills = [f.relative_to(root) for f in spill_files]
+    allowed = spills + [meta_note(f) for f in spills]
     chk.ensure(
         all(f in allowed for f in new_files),
         lambda: f"unexpected new files: {new_files} (spill: {allowed})",

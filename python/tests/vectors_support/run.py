@@ -4,6 +4,7 @@ a fresh directory, its steps in order."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -20,20 +21,23 @@ from tool_output_cap import (
     Page,
     PendingResult,
     PrunePolicy,
+    RedactionPolicy,
     RequestLimits,
     Resource,
+    RetentionPolicy,
     Session,
     Text,
     ToolCapError,
     classify,
     open_session,
+    open_spill_store,
 )
 
 from . import invariants
-from .checker import Checker
+from .checker import Checker, describe_difference, excerpt
 from .format import VectorError
 from .inputs import Recorded, build, substitute
-from .invariants import CapView, Disk, MediaCosts
+from .invariants import CapView, Disk, MediaCosts, utf8_len
 
 DEFAULT_DISPLAY_ROOT = "/spill-host"
 """Display root of a vector session that names none."""
@@ -49,6 +53,11 @@ def run_vector(label: str, vector: dict[str, Any], spill_dir: Path) -> list[str]
         return [f"{label}: bad vector: display_root and display_root_default together"]
     # `display_root_default`: no display root, the package's default applies.
     display_root = None if spec.get("display_root_default") else DEFAULT_DISPLAY_ROOT
+    redaction = (
+        RedactionPolicy(spec["redaction"]["literals"], spec["redaction"]["spill"])
+        if "redaction" in spec
+        else None
+    )
     try:
         session = open_session(
             spec["thread_id"],
@@ -62,13 +71,15 @@ def run_vector(label: str, vector: dict[str, Any], spill_dir: Path) -> list[str]
             image_tokens=spec.get("image_tokens"),
             audio_tokens=spec.get("audio_tokens"),
             token_scale=spec.get("token_scale"),
+            retention_seconds=spec.get("retention_seconds"),
+            redaction=redaction,
         )
     except Exception as why:  # noqa: BLE001 - any reason is a failure to report
         return [f"{label}: cannot open the session: {why}"]
     # The vector's own idea of the media costs, not the session's.
     costs = MediaCosts(spec.get("image_tokens", 1600), spec.get("audio_tokens", 1000))
     with session:
-        runner = _Runner(session, None if preopen == "none" else spill_dir, costs)
+        runner = _Runner(session, None if preopen == "none" else spill_dir, costs, redaction)
         for index, step in enumerate(vector["steps"]):
             chk = Checker(f"{label} step {index} ({step['op']})", failures)
             try:
@@ -141,10 +152,39 @@ def _part(spec: dict[str, Any]) -> ContentPart:
     return Other(value)
 
 
+def _chunks(data: bytes, sizes: list[int]) -> list[bytes]:
+    """`data` split by `sizes`, used in turn and cycled (each at least 1)."""
+    out, at, i = [], 0, 0
+    while at < len(data):
+        size = sizes[i % len(sizes)]
+        out.append(data[at : at + size])
+        at += size
+        i += 1
+    return out
+
+
+def _substitute_json(value: Any, resolve: Any) -> Any:
+    """Every string inside a JSON value, substituted."""
+    if isinstance(value, str):
+        return resolve(value)
+    if isinstance(value, list):
+        return [_substitute_json(v, resolve) for v in value]
+    if isinstance(value, dict):
+        return {resolve(k): _substitute_json(v, resolve) for k, v in value.items()}
+    return value
+
+
 class _Runner:
-    def __init__(self, session: Session, spill_dir: Optional[Path], costs: MediaCosts) -> None:
+    def __init__(
+        self,
+        session: Session,
+        spill_dir: Optional[Path],
+        costs: MediaCosts,
+        redaction: Optional[RedactionPolicy] = None,
+    ) -> None:
         self.session = session
         self.costs = costs
+        self.redaction = redaction
         self.dir = Path(spill_dir).resolve() if spill_dir is not None else None
         self.calls: dict[str, Recorded] = {}
         self.refs: dict[str, OverflowRef] = {}
@@ -181,7 +221,8 @@ class _Runner:
         if capped is None:
             return
         view = CapView.of(capped)
-        invariants.check_cap(chk, self.session, disk, text, budget, view)
+        invariants.check_cap(chk, self.session, disk, text, budget, view,
+                             redaction=self.redaction)
         self.check_capped(chk, e, view)
         self.record(_call_id(s), view)
 
@@ -196,7 +237,8 @@ class _Runner:
             return
         view = CapView.of(capped)
         fixed, _ = invariants.fixed_cost(self.session, self.costs, parts)
-        invariants.check_cap(chk, self.session, disk, joined, budget, view, fixed)
+        invariants.check_cap(chk, self.session, disk, joined, budget, view, fixed,
+                             redaction=self.redaction)
         invariants.check_parts(chk, parts, capped)
         self.check_capped(chk, e, view)
         chk.exact(e, "parts", [invariants.part_spec(p) for p in capped.parts])
@@ -215,9 +257,31 @@ class _Runner:
                 chk.fail(f"expected a spill_error containing {needle!r}, got none")
             elif needle not in got.spill_error:
                 chk.fail(f"spill_error {got.spill_error!r} does not contain {needle!r}")
+        if "redactions" in e:
+            want = {kind: n for kind, n in e["redactions"].items() if n}
+            counts = invariants.redaction_counts(got.redactions)
+            if counts != want:
+                chk.fail(f"redactions: expected {want!r}, got {counts!r} ({got.redactions!r})")
+        if "spill_text" in e:
+            self.check_spill_text(chk, build(e["spill_text"]), got)
         # The README substitutes `$spill:` / `$capped:` in every text_contains.
         # (The Rust runner does not for cap steps; no vector depends on it.)
         self.check_text(chk, e, got.text)
+
+    def check_spill_text(self, chk: Checker, want: str, got: CapView) -> None:
+        """`spill_text`: what a session that redacts its spills saved."""
+        if self.redaction is None or not self.redaction.spill:
+            raise VectorError("spill_text needs a session whose redaction.spill is true")
+        spill_file = self.session.host_path(got.spill) if got.spill is not None else None
+        if spill_file is None:
+            chk.fail("spill_text is expected but nothing was spilled")
+            return
+        try:
+            data = spill_file.read_bytes()
+        except OSError as err:
+            chk.fail(f"cannot read the spill file {spill_file}: {err}")
+            return
+        chk.exact({"spill_text": want}, "spill_text", data.decode("utf-8", "replace"))
 
     def op_find_refs(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
         text = self.resolve(build(s["text"]))
@@ -412,14 +476,16 @@ class _Runner:
             if isinstance(pending, str) and isinstance(got, Capped):
                 view = CapView.of(got)
                 spilled = invariants.check_cap(
-                    item, self.session, disk, pending, limits.ceiling, view, planned=True
+                    item, self.session, disk, pending, limits.ceiling, view, planned=True,
+                    redaction=self.redaction,
                 )
             elif not isinstance(pending, str) and isinstance(got, CappedParts):
                 view = CapView.of(got)
                 fixed, _ = invariants.fixed_cost(self.session, self.costs, pending)
                 joined = invariants.joined_text(pending)
                 spilled = invariants.check_cap(
-                    item, self.session, disk, joined, limits.ceiling, view, fixed, planned=True
+                    item, self.session, disk, joined, limits.ceiling, view, fixed, planned=True,
+                    redaction=self.redaction,
                 )
                 invariants.check_parts(item, pending, got)
                 if want is not None:
@@ -445,3 +511,172 @@ class _Runner:
                 lambda: f"the results take {body} body bytes, over max_body_bytes "
                 f"{limits.max_body_bytes}",
             )
+
+    def op_stream(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        """Written in chunks of `chunk_bytes` (cycled), finished, checked as
+        a cap step is, and then identical to `cap` of the same input."""
+        if "parts" in e:
+            raise VectorError("`parts` is an expectation of cap-parts only")
+        text = build(s["input"])
+        budget = _budget(s["budget"])
+        disk = self.disk()
+        call = _call(s)
+        chunks = _chunks(text.encode("utf-8"), s["chunk_bytes"])
+
+        def streamed() -> Capped:
+            with self.session.stream(budget, call) as stream:
+                for chunk in chunks:
+                    stream.write(chunk)
+                written = stream.bytes_written()
+                chk.ensure(
+                    written == utf8_len(text),
+                    lambda: f"bytes_written {written} but {utf8_len(text)} were written",
+                )
+                return stream.finish()
+
+        capped = chk.outcome(e.get("error"), streamed)
+        if capped is None:
+            if "error" in e:
+                # `cap` must refuse it the same way.
+                chk.outcome(e["error"], lambda: self.session.cap(text, budget, call))
+            return
+        view = CapView.of(capped)
+        invariants.check_cap(chk, self.session, disk, text, budget, view,
+                             redaction=self.redaction)
+        self.check_capped(chk, e, view)
+        self.record(_call_id(s), view)
+        again_disk = self.disk()
+        whole = chk.outcome(None, lambda: self.session.cap(text, budget, call))
+        if whole is None:
+            return
+        invariants.check_cap(chk, self.session, again_disk, text, budget, CapView.of(whole),
+                             redaction=self.redaction)
+        if whole.text != capped.text:
+            chk.fail("the stream's text differs from cap's of the same input: "
+                     + describe_difference(whole.text, capped.text))
+        if whole.report != capped.report:
+            fields = [f.name for f in dataclasses.fields(whole.report)
+                      if getattr(whole.report, f.name) != getattr(capped.report, f.name)]
+            chk.fail(f"the stream's report differs from cap's in {fields}: "
+                     f"stream {capped.report!r}, cap {whole.report!r}")
+
+    def op_read_tool(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        spec = chk.outcome(None, self.session.read_tool)
+        if spec is None:
+            return
+        chk.exact(e, "name", spec.name)
+        for needle in e.get("description_contains", []):
+            if needle not in spec.description:
+                chk.fail(f"the description does not contain {needle!r}: "
+                         f"{excerpt(spec.description)}")
+        try:
+            schema = json.loads(spec.input_schema)
+        except ValueError as err:
+            chk.fail(f"input_schema is not JSON: {err}: {excerpt(spec.input_schema)}")
+            return
+        properties = schema.get("properties") if isinstance(schema, dict) else None
+        if not isinstance(properties, dict):
+            chk.fail(f"input_schema has no properties object: {excerpt(spec.input_schema)}")
+            return
+        if "schema_properties" in e:
+            want, got = sorted(e["schema_properties"]), sorted(properties)
+            chk.ensure(want == got, lambda: f"schema properties: expected {want}, got {got}")
+
+    def op_run_read_tool(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        arguments = _substitute_json(s["arguments"], self.resolve)
+        text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        disk = self.disk()
+        out = chk.outcome(None, lambda: self.session.run_read_tool(text))
+        if out is None:
+            return
+        chk.exact(e, "is_error", out.is_error)
+        self.check_text(chk, e, out.text)
+        invariants.check_directory(chk, disk, [])
+
+    def op_list(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        entries = chk.outcome(e.get("error"), self.session.list)
+        if entries is None:
+            return
+        for i, entry in enumerate(entries):
+            reference = entry.reference
+            try:
+                placeholder = self.session.pruned_placeholder(reference)
+            except ToolCapError as err:
+                chk.fail(f"entries[{i}]: the reference is not genuine: {err}")
+                continue
+            found = self.session.find_refs(placeholder)
+            chk.ensure(
+                [invariants.ref_key(r) for r in found] == [invariants.ref_key(reference)],
+                lambda: f"entries[{i}]: find-refs of its placeholder found {found!r}",
+            )
+        if "entries" not in e:
+            return
+        want = e["entries"]
+        if len(want) != len(entries):
+            chk.fail(f"entries: expected {len(want)}, got {len(entries)}: {entries!r}")
+            return
+        for i, (w, g) in enumerate(zip(want, entries)):
+            got = {
+                "call_id": g.call_id,
+                "tool": g.tool,
+                "bytes": g.reference.bytes,
+                "lines": g.reference.lines,
+                "relative_path": g.reference.relative_path,
+                "digest": g.reference.digest,
+            }
+            for name, value in got.items():
+                chk.exact(w, name, value, f"entries[{i}].{name}")
+
+    def store_dir(self) -> Path:
+        if self.dir is None:
+            raise VectorError("a spill-store needs a granted directory (preopen is none)")
+        return self.dir
+
+    def op_sweep(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        p = s["policy"]
+        policy = RetentionPolicy(
+            p.get("max_age_seconds"), p.get("max_total_bytes"), p.get("max_files")
+        )
+        root = self.store_dir()
+        disk = self.disk()
+
+        def sweep() -> Any:
+            with open_spill_store(root) as store:
+                return store.sweep(policy)
+
+        report = chk.outcome(e.get("error"), sweep)
+        if report is None:
+            return
+        invariants.check_directory(chk, disk, [])
+        for swept in report.deleted:
+            chk.ensure(
+                not (root / swept.relative_path).exists(),
+                lambda: f"{swept.relative_path} was reported deleted but is still there",
+            )
+        if "deleted" in e:
+            want = e["deleted"]
+            if len(want) != len(report.deleted):
+                chk.fail(f"deleted: expected {len(want)} files, got {len(report.deleted)}: "
+                         f"{report.deleted!r}")
+            else:
+                for i, (w, g) in enumerate(zip(want, report.deleted)):
+                    for name in ("relative_path", "bytes", "reason"):
+                        chk.exact(w, name, getattr(g, name), f"deleted[{i}].{name}")
+        chk.exact(e, "kept_files", report.kept_files)
+        chk.exact(e, "kept_bytes", report.kept_bytes)
+        for needle in e.get("skipped_contains", []):
+            if not any(needle in entry for entry in report.skipped):
+                chk.fail(f"no skipped entry contains {needle!r}: {report.skipped!r}")
+
+    def op_stats(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        root = self.store_dir()
+
+        def stats() -> Any:
+            with open_spill_store(root) as store:
+                return store.stats()
+
+        got = chk.outcome(e.get("error"), stats)
+        if got is None:
+            return
+        for name in ("threads", "files", "bytes"):
+            chk.exact(e, name, getattr(got, name))

@@ -114,6 +114,14 @@ pub fn session_config(spec: &SessionSpec, dir: &std::path::Path) -> Result<Sessi
         image_tokens: spec.image_tokens,
         audio_tokens: spec.audio_tokens,
         token_scale: spec.token_scale,
+        retention_seconds: spec.retention_seconds,
+        redaction: spec
+            .redaction
+            .as_ref()
+            .map(|r| tool_output_cap::RedactionPolicy {
+                literals: r.literals.clone(),
+                spill: r.spill,
+            }),
     })
 }
 
@@ -183,5 +191,16 @@ pub fn part_spec(part: &ContentPart) -> PartSpec {
             blob: r.blob.clone(),
         }),
         ContentPart::Other(o) => PartSpec::Other(o.clone()),
+    }
+}
+
+/// A sweep reason as the vectors write it.
+pub fn sweep_reason(reason: tool_output_cap::SweepReason) -> &'static str {
+    use tool_output_cap::SweepReason as R;
+    match reason {
+        R::Age => "age",
+        R::TotalBytes => "total-bytes",
+        R::FileCount => "file-count",
+        R::StaleTemporary => "stale-temporary",
     }
 }

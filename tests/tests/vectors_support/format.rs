@@ -41,6 +41,20 @@ pub struct SessionSpec {
     pub audio_tokens: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_scale: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_seconds: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redaction: Option<RedactionSpec>,
+}
+
+/// `session-settings.redaction`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedactionSpec {
+    #[serde(default)]
+    pub literals: Vec<String>,
+    #[serde(default)]
+    pub spill: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -199,6 +213,12 @@ pub enum Step {
     Calibrate(CalibrateStep),
     Plan(PlanStep),
     CapBatch(CapBatchStep),
+    Stream(StreamStep),
+    ReadTool(ReadToolStep),
+    RunReadTool(RunReadToolStep),
+    List(ListStep),
+    Sweep(SweepStep),
+    Stats(StatsStep),
 }
 
 impl Step {
@@ -220,6 +240,12 @@ impl Step {
             Step::Calibrate(_) => "calibrate",
             Step::Plan(_) => "plan",
             Step::CapBatch(_) => "cap-batch",
+            Step::Stream(_) => "stream",
+            Step::ReadTool(_) => "read-tool",
+            Step::RunReadTool(_) => "run-read-tool",
+            Step::List(_) => "list",
+            Step::Sweep(_) => "sweep",
+            Step::Stats(_) => "stats",
         }
     }
 }
@@ -301,6 +327,10 @@ pub struct CapExpect {
     pub text: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parts: Option<Vec<PartSpec>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redactions: Option<std::collections::BTreeMap<String, u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spill_text: Option<TextInput>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -646,4 +676,148 @@ pub fn render(vector: &Vector) -> String {
     let mut text = serde_json::to_string_pretty(vector).expect("vectors serialize");
     text.push('\n');
     text
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamStep {
+    pub input: TextInput,
+    pub budget: BudgetSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<CallSpec>,
+    pub chunk_bytes: Vec<usize>,
+    pub expect: CapExpect,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadToolStep {
+    pub expect: ReadToolExpect,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadToolExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description_contains: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_properties: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunReadToolStep {
+    /// A JSON value sent serialised, or a string sent as it is.
+    pub arguments: serde_json::Value,
+    pub expect: RunReadToolExpect,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunReadToolExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_contains: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_not_contains: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListStep {
+    pub expect: ListExpect,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries: Option<Vec<EntryExpect>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntryExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    #[serde(default, with = "nullable", skip_serializing_if = "Option::is_none")]
+    pub tool: Option<Option<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative_path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepStep {
+    pub policy: RetentionSpec,
+    pub expect: SweepExpect,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetentionSpec {
+    #[serde(default)]
+    pub max_age_seconds: Option<u64>,
+    #[serde(default)]
+    pub max_total_bytes: Option<u64>,
+    #[serde(default)]
+    pub max_files: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deleted: Option<Vec<SweptExpect>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_files: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped_contains: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweptExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative_path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatsStep {
+    pub expect: StatsExpect,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatsExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
 }

@@ -29,6 +29,15 @@ pub struct CapView {
     pub tokens: u32,
     pub spill: Option<OverflowRef>,
     pub spill_error: Option<String>,
+    /// Secrets replaced, per kind: when any, the cap worked on the redacted
+    /// text, so checks against the input's bytes do not apply.
+    pub redactions: Vec<(String, u32)>,
+}
+
+impl CapView {
+    fn redacted(&self) -> bool {
+        !self.redactions.is_empty()
+    }
 }
 
 impl From<Capped> for CapView {
@@ -45,6 +54,7 @@ impl From<Capped> for CapView {
             folded_lines: c.report.folded_lines,
             original_tokens: c.report.original_tokens,
             tokens: c.report.tokens,
+            redactions: redaction_counts(&c.report.redactions),
             spill: c.report.spill,
             spill_error: c.report.spill_error,
         }
@@ -65,10 +75,15 @@ impl From<&CappedParts> for CapView {
             folded_lines: c.report.folded_lines,
             original_tokens: c.report.original_tokens,
             tokens: c.report.tokens,
+            redactions: redaction_counts(&c.report.redactions),
             spill: c.report.spill.clone(),
             spill_error: c.report.spill_error.clone(),
         }
     }
+}
+
+fn redaction_counts(list: &[tool_output_cap::RedactionCount]) -> Vec<(String, u32)> {
+    list.iter().map(|r| (r.kind.clone(), r.count)).collect()
 }
 
 /// The text of `text` parts and resource texts, in order, joined by LF: the
@@ -160,12 +175,15 @@ pub fn check_tokens(
 ) {
     let original = session.estimate_tokens(input).expect("estimate") + fixed_tokens;
     let shown = session.estimate_tokens(&got.text).expect("estimate") + fixed_tokens;
-    chk.ensure(u64::from(got.original_tokens) == original, || {
-        format!(
-            "original_tokens {} but the session estimates {original}",
-            got.original_tokens
-        )
-    });
+    chk.ensure(
+        got.redacted() || u64::from(got.original_tokens) == original,
+        || {
+            format!(
+                "original_tokens {} but the session estimates {original}",
+                got.original_tokens
+            )
+        },
+    );
     chk.ensure(u64::from(got.tokens) == shown, || {
         format!("tokens {} but the session estimates {shown}", got.tokens)
     });
@@ -179,13 +197,16 @@ pub fn check_tokens(
 
 /// The input's sizes as the report states them; returns its lines.
 fn check_sizes(chk: &mut Checker<'_>, input: &str, got: &CapView) -> u64 {
-    chk.ensure(got.original_bytes as usize == input.len(), || {
-        format!(
-            "original_bytes {} but the input has {} bytes",
-            got.original_bytes,
-            input.len()
-        )
-    });
+    chk.ensure(
+        got.redacted() || got.original_bytes as usize == input.len(),
+        || {
+            format!(
+                "original_bytes {} but the input has {} bytes",
+                got.original_bytes,
+                input.len()
+            )
+        },
+    );
     let lines = count_lines(input);
     chk.ensure(u64::from(got.original_lines) == lines, || {
         format!(
@@ -214,7 +235,12 @@ pub fn check_cap(
             && budget
                 .max_tokens
                 .is_none_or(|m| input_tokens <= u64::from(m)));
-    if fits {
+    if got.redacted() {
+        // The cap saw the redacted text: only what holds for any text.
+        if got.truncated {
+            check_cut(chk, input, budget, got);
+        }
+    } else if fits {
         check_unchanged(chk, input, got);
     } else {
         check_cut(chk, input, budget, got);
@@ -328,7 +354,8 @@ fn check_disk(
         .and_then(|r| session.host_path(&r.path).expect("host_path"));
     if let Some(spill) = &got.spill {
         chk.ensure(
-            spill.bytes == input.len() as u64 && spill.lines == count_lines(input),
+            (got.redacted() || spill.bytes == input.len() as u64)
+                && spill.lines == count_lines(input),
             || format!("the reference's sizes do not match the input: {spill:?}"),
         );
         let relative_ok = spill.relative_path.split('/').count() == 2
@@ -345,6 +372,14 @@ fn check_disk(
                 "the spill path is not under the display root: {spill:?}"
             )),
             Some(file) => match fs::read(file) {
+                Ok(bytes) if got.redacted() => {
+                    chk.ensure(bytes.len() as u64 == spill.bytes, || {
+                        format!(
+                            "the spill file {} is not the reference's size",
+                            file.display()
+                        )
+                    })
+                }
                 Ok(bytes) => chk.ensure(bytes == input.as_bytes(), || {
                     format!(
                         "the spill file {} ({} bytes) differs from the input ({} bytes)",
@@ -373,7 +408,8 @@ fn check_disk(
     chk.ensure(leftovers.is_empty(), || {
         format!("temporary files left behind: {leftovers:?}")
     });
-    // Only the spill file itself (and its thread folder) may appear.
+    // Only the spill file itself, its catalog note and its thread folder
+    // may appear.
     let new_files: Vec<PathBuf> = tree(root)
         .into_iter()
         .filter(|p| !disk.before.contains(p) && !root.join(p).is_dir())
@@ -381,10 +417,17 @@ fn check_disk(
     let allowed: Vec<PathBuf> = spill_file
         .iter()
         .filter_map(|f| f.strip_prefix(root).ok().map(Path::to_owned))
+        .flat_map(|f| [catalog_note(&f), f])
         .collect();
     chk.ensure(new_files.iter().all(|f| allowed.contains(f)), || {
         format!("unexpected new files: {new_files:?} (spill: {allowed:?})")
     });
+}
+
+/// The catalog note beside spill file `spill` (`.<name>.meta`).
+pub fn catalog_note(spill: &Path) -> PathBuf {
+    let name = spill.file_name().unwrap_or_default().to_string_lossy();
+    spill.with_file_name(format!(".{name}.meta"))
 }
 
 /// Media, `other` parts, resource URIs and blobs come back untouched and in

@@ -11,8 +11,9 @@ use super::check::Checker;
 use super::convert;
 use super::format::{
     CalibrateStep, CapBatchStep, CapExpect, CapPartsStep, CapStep, ClassifyStep, EstimateStep,
-    FindRefsStep, GrepStep, HostPathStep, PageExpect, PendingSpec, PlaceholderStep, PlanStep,
-    Preopen, PruneStep, PurgeStep, ReadLinesStep, ReadStep, Step, TextExpect, Vector,
+    FindRefsStep, GrepStep, HostPathStep, ListStep, PageExpect, PendingSpec, PlaceholderStep,
+    PlanStep, Preopen, PruneStep, PurgeStep, ReadLinesStep, ReadStep, ReadToolStep,
+    RunReadToolStep, StatsStep, Step, StreamStep, SweepStep, TextExpect, Vector,
 };
 use super::inputs::{Recorded, build, substitute};
 use super::invariants::{self, CapView, Disk, MediaCosts};
@@ -53,6 +54,12 @@ pub fn run_vector(file: &str, vector: &mut Vector, bless: bool) -> Report {
         dir: has_dir.then(|| dir.path().to_owned()),
         calls: HashMap::new(),
         refs: HashMap::new(),
+        literals: vector
+            .session
+            .redaction
+            .as_ref()
+            .map(|r| r.literals.clone())
+            .unwrap_or_default(),
     };
     for (index, step) in vector.steps.iter_mut().enumerate() {
         let label = format!("{file} step {index} ({})", step.op());
@@ -79,6 +86,8 @@ struct Runner {
     calls: HashMap<String, Recorded>,
     /// Their spill references, for `pruned-placeholder`.
     refs: HashMap<String, OverflowRef>,
+    /// The session's redaction literals: no spill file may hold one.
+    literals: Vec<String>,
 }
 
 impl Runner {
@@ -99,6 +108,12 @@ impl Runner {
             Step::Calibrate(s) => self.calibrate(chk, s),
             Step::Plan(s) => self.plan(chk, s),
             Step::CapBatch(s) => self.cap_batch(chk, s),
+            Step::Stream(s) => self.stream(chk, s),
+            Step::ReadTool(s) => self.read_tool(chk, s),
+            Step::RunReadTool(s) => self.run_read_tool(chk, s),
+            Step::List(s) => self.list(chk, s),
+            Step::Sweep(s) => self.sweep(chk, s),
+            Step::Stats(s) => self.stats(chk, s),
         }
     }
 
@@ -178,6 +193,26 @@ impl Runner {
             .map(|dir| dir.canonicalize().expect("the temp dir exists"));
         let host_dir = host_dir.as_deref().map(|dir| dir.to_string_lossy());
         substitute(text, &self.calls, host_dir.as_deref())
+    }
+
+    fn resolve_json(&self, value: &serde_json::Value) -> Result<serde_json::Value, String> {
+        use serde_json::Value;
+        Ok(match value {
+            Value::String(text) => Value::String(self.resolve(text)?),
+            Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|v| self.resolve_json(v))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Value::Object(fields) => Value::Object(
+                fields
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), self.resolve_json(v)?)))
+                    .collect::<Result<_, String>>()?,
+            ),
+            other => other.clone(),
+        })
     }
 
     fn resolve_all(&self, texts: &Option<Vec<String>>) -> Result<Vec<String>, String> {
@@ -543,12 +578,13 @@ impl Runner {
                 before: disk
                     .before
                     .iter()
+                    .cloned()
                     .chain(
                         spilled
                             .iter()
-                            .filter(|p| own.as_ref().is_none_or(|o| !o.ends_with(p))),
+                            .filter(|p| own.as_ref().is_none_or(|o| !o.ends_with(p)))
+                            .flat_map(|p| [p.clone(), invariants::catalog_note(p)]),
                     )
-                    .cloned()
                     .collect(),
             };
             invariants::check_batch_result(
@@ -614,6 +650,239 @@ impl Runner {
         let not_contains = self.resolve_all(&e.text_not_contains)?;
         chk.substrings(&contains, &not_contains, &got.text);
         chk.text("text", &mut e.text, &got.text);
+        let redactions: std::collections::BTreeMap<String, u32> =
+            got.redactions.iter().cloned().collect();
+        chk.exact("redactions", &mut e.redactions, &redactions);
+        self.check_spill_text(chk, e, got)?;
+        Ok(())
+    }
+
+    /// A redacted spill holds none of the literals, and `spill_text` when given.
+    fn check_spill_text(
+        &self,
+        chk: &mut Checker<'_>,
+        e: &CapExpect,
+        got: &CapView,
+    ) -> Result<(), String> {
+        let (Some(dir), Some(spill)) = (&self.dir, &got.spill) else {
+            return Ok(());
+        };
+        let bytes = std::fs::read(dir.join(&spill.relative_path)).map_err(|e| e.to_string())?;
+        let text = String::from_utf8_lossy(&bytes);
+        if !got.redactions.is_empty() {
+            for literal in &self.literals {
+                chk.ensure(!text.contains(literal.as_str()), || {
+                    format!("the spill file holds the literal {literal:?}")
+                });
+            }
+        }
+        if let Some(want) = &e.spill_text {
+            let want = build(want)?;
+            chk.ensure(text == want, || {
+                format!(
+                    "the spill file is not spill_text: {}",
+                    super::check::excerpt(&text)
+                )
+            });
+        }
+        Ok(())
+    }
+
+    fn stream(&mut self, chk: &mut Checker<'_>, s: &mut StreamStep) -> Result<(), String> {
+        if s.chunk_bytes.is_empty() || s.chunk_bytes.contains(&0) {
+            return Err("chunk_bytes needs sizes of at least 1".into());
+        }
+        let input = build(&s.input)?;
+        let budget = convert::budget(&s.budget);
+        let disk = self.disk();
+        let call = super::format::call_of(&s.call_id, &s.call)?;
+        let streamed = (|| {
+            let mut stream = self.session.stream(&budget, convert::call(&call))?;
+            let mut rest = input.as_bytes();
+            for &size in s.chunk_bytes.iter().cycle() {
+                if rest.is_empty() {
+                    break;
+                }
+                let (chunk, tail) = rest.split_at(size.min(rest.len()));
+                stream.write(chunk)?;
+                rest = tail;
+            }
+            stream.finish()
+        })();
+        let Some(capped) = chk.outcome(s.expect.error.as_deref(), streamed) else {
+            return Ok(());
+        };
+        let whole = self.session.cap(&input, &budget, convert::call(&call));
+        match &whole {
+            Ok(whole) => chk.ensure(*whole == capped, || {
+                format!(
+                    "the stream's result differs from cap's: {} / {}",
+                    super::check::excerpt(&capped.text),
+                    super::check::excerpt(&whole.text)
+                )
+            }),
+            Err(err) => chk.fail(format!("cap of the same input failed: {err}")),
+        }
+        let view = CapView::from(capped);
+        invariants::check_cap(chk, &mut self.session, &disk, &input, &budget, &view);
+        invariants::check_tokens(chk, &mut self.session, &input, 0, &budget, &view);
+        self.check_capped(chk, &mut s.expect, &view)?;
+        self.record(&call.id, &view);
+        Ok(())
+    }
+
+    fn read_tool(&mut self, chk: &mut Checker<'_>, s: &mut ReadToolStep) -> Result<(), String> {
+        let Some(spec) = chk.outcome(None, self.session.read_tool()) else {
+            return Ok(());
+        };
+        chk.exact("name", &mut s.expect.name, &spec.name);
+        for needle in s.expect.description_contains.iter().flatten() {
+            chk.ensure(spec.description.contains(needle.as_str()), || {
+                format!("the description does not contain {needle:?}")
+            });
+        }
+        let schema: serde_json::Value = match serde_json::from_str(&spec.input_schema) {
+            Ok(schema) => schema,
+            Err(err) => {
+                chk.fail(format!("the input schema is not JSON: {err}"));
+                return Ok(());
+            }
+        };
+        let mut properties: Vec<String> = schema["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        properties.sort();
+        if let Some(want) = &s.expect.schema_properties {
+            let mut want = want.clone();
+            want.sort();
+            chk.fixed("schema_properties", Some(&want), &properties);
+        }
+        Ok(())
+    }
+
+    fn run_read_tool(
+        &mut self,
+        chk: &mut Checker<'_>,
+        s: &mut RunReadToolStep,
+    ) -> Result<(), String> {
+        // `$spill:`/`$capped:` inside each string of the JSON value, so a
+        // text with line breaks stays a valid JSON string.
+        let arguments = match &s.arguments {
+            serde_json::Value::String(raw) => self.resolve(raw)?,
+            value => self.resolve_json(value)?.to_string(),
+        };
+        let Some(out) = chk.outcome(None, self.session.run_read_tool(&arguments)) else {
+            return Ok(());
+        };
+        chk.fixed("is_error", s.expect.is_error.as_ref(), &out.is_error);
+        let contains = self.resolve_all(&s.expect.text_contains)?;
+        let not_contains = self.resolve_all(&s.expect.text_not_contains)?;
+        chk.substrings(&contains, &not_contains, &out.text);
+        chk.text("text", &mut s.expect.text, &out.text);
+        Ok(())
+    }
+
+    fn list(&mut self, chk: &mut Checker<'_>, s: &mut ListStep) -> Result<(), String> {
+        let Some(entries) = chk.outcome(s.expect.error.as_deref(), self.session.list()) else {
+            return Ok(());
+        };
+        for entry in &entries {
+            let placeholder = self.session.pruned_placeholder(&entry.reference);
+            let found = placeholder
+                .and_then(|p| self.session.find_refs(&p))
+                .map_err(|e| e.to_string());
+            chk.ensure(
+                found.as_deref() == Ok(std::slice::from_ref(&entry.reference)),
+                || {
+                    format!(
+                        "the catalog's reference is not genuine: {:?}",
+                        entry.reference
+                    )
+                },
+            );
+        }
+        if let Some(want) = &s.expect.entries {
+            chk.ensure(want.len() == entries.len(), || {
+                format!("{} entries, expected {}", entries.len(), want.len())
+            });
+            for (w, got) in want.iter().zip(&entries) {
+                chk.fixed("call_id", w.call_id.as_ref(), &got.call_id);
+                chk.fixed("tool", w.tool.as_ref(), &got.tool);
+                chk.fixed("bytes", w.bytes.as_ref(), &got.reference.bytes);
+                chk.fixed("lines", w.lines.as_ref(), &got.reference.lines);
+                chk.fixed(
+                    "relative_path",
+                    w.relative_path.as_ref(),
+                    &got.reference.relative_path,
+                );
+                chk.fixed("digest", w.digest.as_ref(), &got.reference.digest);
+            }
+        }
+        Ok(())
+    }
+
+    fn spill_store(&self) -> Result<tool_output_cap::SpillStore, String> {
+        let dir = self.dir.as_ref().ok_or("sweep and stats need a preopen")?;
+        tool_cap().open_spill_store(dir).map_err(|e| e.to_string())
+    }
+
+    fn sweep(&mut self, chk: &mut Checker<'_>, s: &mut SweepStep) -> Result<(), String> {
+        let policy = tool_output_cap::RetentionPolicy {
+            max_age_seconds: s.policy.max_age_seconds,
+            max_total_bytes: s.policy.max_total_bytes,
+            max_files: s.policy.max_files,
+        };
+        let mut store = self.spill_store()?;
+        let Some(report) = chk.outcome(s.expect.error.as_deref(), store.sweep(&policy)) else {
+            return Ok(());
+        };
+        if let Some(want) = &s.expect.deleted {
+            chk.ensure(want.len() == report.deleted.len(), || {
+                format!(
+                    "deleted {:?}, expected {} files",
+                    report.deleted,
+                    want.len()
+                )
+            });
+            for (w, got) in want.iter().zip(&report.deleted) {
+                chk.fixed(
+                    "relative_path",
+                    w.relative_path.as_ref(),
+                    &got.relative_path,
+                );
+                chk.fixed("bytes", w.bytes.as_ref(), &got.bytes);
+                let reason = convert::sweep_reason(got.reason).to_owned();
+                chk.fixed("reason", w.reason.as_ref(), &reason);
+            }
+        }
+        chk.fixed(
+            "kept_files",
+            s.expect.kept_files.as_ref(),
+            &report.kept_files,
+        );
+        chk.fixed(
+            "kept_bytes",
+            s.expect.kept_bytes.as_ref(),
+            &report.kept_bytes,
+        );
+        for needle in s.expect.skipped_contains.iter().flatten() {
+            chk.ensure(
+                report.skipped.iter().any(|k| k.contains(needle.as_str())),
+                || format!("no skipped entry contains {needle:?}: {:?}", report.skipped),
+            );
+        }
+        Ok(())
+    }
+
+    fn stats(&mut self, chk: &mut Checker<'_>, s: &mut StatsStep) -> Result<(), String> {
+        let mut store = self.spill_store()?;
+        let Some(stats) = chk.outcome(None, store.stats()) else {
+            return Ok(());
+        };
+        chk.fixed("threads", s.expect.threads.as_ref(), &stats.threads);
+        chk.fixed("files", s.expect.files.as_ref(), &stats.files);
+        chk.fixed("bytes", s.expect.bytes.as_ref(), &stats.bytes);
         Ok(())
     }
 }

@@ -1,0 +1,168 @@
+//! The catalog of a thread's spills: beside each spilled file, a small JSON
+//! note of where it came from (call id, tool, when), so `list` can name a
+//! thread's outputs again after a conversation is compacted, and a sweep
+//! leaves a note of what it deleted, so a reference to it reads as expired.
+//!
+//! Both notes have names outside the spill file scheme (a leading `.`), so
+//! no read can ever return them as a spill.
+
+use serde::{Deserialize, Serialize};
+
+use crate::naming;
+
+/// Name of the note of deleted files in each thread folder.
+pub const EXPIRED_NOTE: &str = ".expired";
+
+/// Most bytes of the expired note read back: a bound for a hostile file.
+pub const MAX_EXPIRED_NOTE: usize = 4 << 20;
+
+/// Temporary files of a writer in progress start with this.
+pub const TEMP_PREFIX: &str = ".tmp-";
+
+/// What is known of one spilled file beyond its name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpillMeta {
+    /// The call id as the host gave it (the file name holds a mapped form).
+    pub call_id: String,
+    /// The call's tool name.
+    pub tool: Option<String>,
+    /// When it was saved, in nanoseconds since the Unix epoch (so that
+    /// outputs saved within one millisecond keep their order).
+    pub created_ns: u64,
+    /// Size of the file.
+    pub bytes: u64,
+    /// Lines of the file.
+    pub lines: u64,
+}
+
+impl SpillMeta {
+    /// The note as written to disk: one line of JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a plain record always serialises")
+    }
+
+    /// The note read back; `None` for anything else (a damaged or foreign
+    /// file is ignored, not trusted).
+    pub fn from_json(text: &[u8]) -> Option<SpillMeta> {
+        serde_json::from_slice(text).ok()
+    }
+}
+
+/// The name of the note beside spill file `spill_name`.
+pub fn meta_name(spill_name: &str) -> String {
+    format!(".{spill_name}.meta")
+}
+
+/// True for a name of the spill file scheme (`<call>-<digest>.txt`).
+pub fn is_spill_name(name: &str) -> bool {
+    naming::digest_of_file_name(name).is_some()
+}
+
+/// One line of the expired note: the file name and when it was deleted.
+pub fn expired_line(spill_name: &str, deleted_ms: u64) -> String {
+    format!("{spill_name} {deleted_ms}\n")
+}
+
+/// When `spill_name` was deleted, by the expired note `note`; the last
+/// record wins (a name can be saved again after a sweep).
+pub fn expired_at(note: &[u8], spill_name: &str) -> Option<u64> {
+    note.split(|&b| b == b'\n')
+        .filter_map(|line| {
+            let line = std::str::from_utf8(line).ok()?;
+            let (name, ms) = line.split_once(' ')?;
+            (name == spill_name).then(|| ms.parse().ok())?
+        })
+        .next_back()
+}
+
+/// The sentence of a `not-found` for a spill file that a sweep deleted.
+pub fn expired_message(path: &str, deleted_ms: u64) -> String {
+    format!(
+        "the spilled output {path} expired: the host's retention deleted it on {}. It cannot \
+         be read any more; run the tool again if you still need its output",
+        utc_minute(deleted_ms)
+    )
+}
+
+/// The sentence of a `not-found` for a spill file name that never existed
+/// in this thread.
+pub fn unknown_message(path: &str) -> String {
+    format!(
+        "no spilled output {path} exists in this thread, and none ever did: check the path \
+         against the notice (it ends in -<16 hex digits>.txt)"
+    )
+}
+
+/// `2026-11-23 16:20 UTC` for milliseconds since the Unix epoch.
+pub fn utc_minute(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rest / 3_600,
+        rest % 3_600 / 60
+    )
+}
+
+/// The proleptic Gregorian date of a day count from 1970-01-01 (Howard
+/// Hinnant's `civil_from_days`): no date crate for one line of a message.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_round_trip_and_foreign_files_are_ignored() {
+        let meta = SpillMeta {
+            call_id: "toolu_01 ÄB".into(),
+            tool: Some("bash".into()),
+            created_ns: 1_795_000_000_000_000_000,
+            bytes: 123,
+            lines: 4,
+        };
+        assert_eq!(SpillMeta::from_json(meta.to_json().as_bytes()), Some(meta));
+        assert_eq!(SpillMeta::from_json(b"{\"call_id\": 1}"), None);
+        assert_eq!(SpillMeta::from_json(b"\xff"), None);
+        assert!(!is_spill_name(&meta_name("c-0123456789abcdef.txt")));
+        assert!(is_spill_name("c-0123456789abcdef.txt"));
+    }
+
+    #[test]
+    fn the_last_expiry_record_of_a_name_wins() {
+        let note = format!(
+            "{}{}garbage\n{}",
+            expired_line("a-0123456789abcdef.txt", 5),
+            expired_line("b-0123456789abcdef.txt", 6),
+            expired_line("a-0123456789abcdef.txt", 7)
+        );
+        assert_eq!(
+            expired_at(note.as_bytes(), "a-0123456789abcdef.txt"),
+            Some(7)
+        );
+        assert_eq!(
+            expired_at(note.as_bytes(), "b-0123456789abcdef.txt"),
+            Some(6)
+        );
+        assert_eq!(expired_at(note.as_bytes(), "c-0123456789abcdef.txt"), None);
+    }
+
+    #[test]
+    fn dates_are_utc() {
+        assert_eq!(utc_minute(0), "1970-01-01 00:00 UTC");
+        assert_eq!(utc_minute(951_782_400_000), "2000-02-29 00:00 UTC");
+        assert_eq!(utc_minute(1_795_451_700_000), "2026-11-23 16:35 UTC");
+    }
+}

@@ -1,0 +1,344 @@
+//! The one-pass engine: reads a text once, in pieces split anywhere on char
+//! boundaries, and keeps only what the preview of a large text needs.
+//!
+//! # What it keeps
+//!
+//! With `W` = the budget's `max-bytes` and `K` = notable lines kept per pool
+//! (a quarter of `W` over 12 bytes a line, at most 4096):
+//!
+//! - totals: bytes, LFs, the BLAKE3 digest (hashed as it goes), and a
+//!   [`TokenCounter`] fed every piece (in steps of at most [`TOKEN_STEP`]
+//!   bytes), which gives exactly the estimate of the whole text however it
+//!   was split, and holds under
+//!   [`MAX_SPAN`](crate::tokens::MAX_SPAN) + [`TOKEN_STEP`] bytes;
+//! - the head: the first `W` bytes, and where the line that goes on past
+//!   them ends (to state how much of it a cut hides);
+//! - the tail: the last `W` bytes (a buffer of at most `2 W`), and where the
+//!   line holding its first byte starts (a line may be 1 GiB long);
+//! - the current line's first [`CLASSIFY_BYTES`], to classify it;
+//! - notable lines ([`NotableScan`]): `3 K` lines of at most
+//!   `min(4 KiB, max-line-bytes, W / 4)` bytes each, and the ends of the
+//!   lines still within the last `W` bytes.
+//!
+//! So memory is `O(W + K x min(4 KiB, W / 4))` bytes, plus the token
+//! counter's (at most 256 KiB, with the slack a growing buffer leaves),
+//! whatever the text's size: under 2 MiB for the default 16 KiB budget.
+//! Nothing depends on where the pieces were split, so a text read in any
+//! chunking gives the same preview as the whole text given at once.
+
+use memchr::{memchr_iter, memrchr};
+
+use crate::budget::Budget;
+use crate::call::Call;
+use crate::cap::{Capped, Capper, NoticeParts};
+use crate::error::CapError;
+use crate::naming;
+use crate::notable::{self, Patterns};
+use crate::notice::Saved;
+use crate::refs::OverflowRef;
+use crate::stream::notables::{CLASSIFY_BYTES, NotableScan};
+use crate::stream::preview::{self, Retained};
+use crate::tokens::{TokenCounter, TokenEstimator};
+
+/// Most bytes given to the token counter at a time: it holds the text not
+/// yet counted (under [`MAX_SPAN`](crate::tokens::MAX_SPAN)) and the step
+/// it is given, so a piece of any size (`cap` gives the whole text as one)
+/// keeps it bounded.
+pub(crate) const TOKEN_STEP: usize = 64 << 10;
+
+/// Most notable lines kept per pool.
+const MAX_KEEP: usize = 4096;
+
+/// A text read once, and what its preview needs of it.
+#[derive(Debug)]
+pub struct OnePass {
+    /// Secrets the stream's redaction replaced, for the report.
+    redactions: Vec<(String, u64)>,
+    budget: Budget,
+    call: Call,
+    patterns: Patterns,
+    estimator: TokenEstimator,
+    /// `max-bytes`: what the head keeps, and the tail.
+    window: usize,
+    total: u64,
+    lfs: u64,
+    last_byte: Option<u8>,
+    hasher: blake3::Hasher,
+    tokens: TokenCounter,
+    head: Vec<u8>,
+    /// The first LF at or after byte `window`.
+    lf_after_head: Option<u64>,
+    /// The last bytes, from `ring_start` on.
+    ring: Vec<u8>,
+    ring_start: u64,
+    /// Start of the line holding byte `ring_start`.
+    ring_line_start: u64,
+    /// The line being read: its start, number and first bytes.
+    line_start: u64,
+    line_no: u64,
+    line_head: String,
+    line_head_full: bool,
+    notables: NotableScan,
+}
+
+impl OnePass {
+    /// An engine for a result of `call` capped to `budget` (a valid budget
+    /// with `max-bytes` > 0) by `capper`'s session.
+    pub fn new(capper: &Capper, budget: &Budget, call: &Call) -> OnePass {
+        let window = budget.max_bytes as usize;
+        let share_bytes = window * notable::SHARE_PERCENT / 100;
+        let share_lines = budget
+            .max_lines
+            .map_or(usize::MAX, |m| m as usize * notable::SHARE_PERCENT / 100);
+        // As many distinct lines as could ever be shown, twice over.
+        let keep = share_lines.min(share_bytes / 12).clamp(1, MAX_KEEP / 2) * 2;
+        let prefix_cap = CLASSIFY_BYTES
+            .min(share_bytes)
+            .min(budget.max_line_bytes.map_or(usize::MAX, |m| m as usize));
+        OnePass {
+            redactions: Vec::new(),
+            budget: *budget,
+            call: call.clone(),
+            patterns: capper.patterns().clone(),
+            estimator: capper.estimator().clone(),
+            window,
+            total: 0,
+            lfs: 0,
+            last_byte: None,
+            hasher: blake3::Hasher::new(),
+            tokens: TokenCounter::default(),
+            head: Vec::new(),
+            lf_after_head: None,
+            ring: Vec::new(),
+            ring_start: 0,
+            ring_line_start: 0,
+            line_start: 0,
+            line_no: 1,
+            line_head: String::new(),
+            line_head_full: false,
+            notables: NotableScan::new(window as u64, keep, prefix_cap),
+        }
+    }
+
+    /// What the stream's redaction replaced, for the report.
+    pub fn set_redactions(&mut self, redactions: Vec<(String, u64)>) {
+        self.redactions = redactions;
+    }
+
+    /// Read the next piece of the text.
+    pub fn push(&mut self, piece: &str) {
+        let b = piece.as_bytes();
+        if b.is_empty() {
+            return;
+        }
+        let base = self.total;
+        self.hasher.update(b);
+        self.push_tokens(piece);
+        if self.head.len() < self.window {
+            let take = (self.window - self.head.len()).min(b.len());
+            self.head.extend_from_slice(&b[..take]);
+        }
+        self.push_ring(b, base);
+        let mut seg = 0;
+        for i in memchr_iter(b'\n', b) {
+            let at = base + i as u64;
+            if self.lf_after_head.is_none() && at >= self.window as u64 {
+                self.lf_after_head = Some(at);
+            }
+            self.take_line_head(&piece[seg..i]);
+            self.lfs += 1;
+            self.end_line(at + 1, 1);
+            seg = i + 1;
+        }
+        self.take_line_head(&piece[seg..]);
+        self.total += b.len() as u64;
+        self.last_byte = b.last().copied();
+    }
+
+    /// Bytes read.
+    pub fn bytes(&self) -> u64 {
+        self.total
+    }
+
+    /// Lines read, as [`crate::text::count_lines`] counts them.
+    pub fn lines(&self) -> u64 {
+        match self.last_byte {
+            None => 0,
+            Some(b'\n') => self.lfs,
+            Some(_) => self.lfs + 1,
+        }
+    }
+
+    /// The content digest of what was read ([`naming::content_digest`]).
+    pub fn digest(&self) -> String {
+        naming::hex(&self.hasher.finalize().as_bytes()[..naming::DIGEST_HEX / 2])
+    }
+
+    /// Heap bytes held, about: what the module documentation bounds.
+    pub fn retained_bytes(&self) -> usize {
+        self.tokens.retained_bytes()
+            + self.head.capacity()
+            + self.ring.capacity()
+            + self.line_head.capacity()
+            + self.notables.retained_bytes()
+    }
+
+    /// The capped result: the one-pass preview, within `budget`'s
+    /// `max-tokens` too, with the outcome of the spill.
+    pub fn finish(
+        mut self,
+        capper: &Capper,
+        saved: Result<OverflowRef, CapError>,
+    ) -> Result<Capped, CapError> {
+        if self.line_start < self.total {
+            self.end_line(self.total, 0);
+        }
+        if self.ring.len() > self.window {
+            let drop = self.ring.len() - self.window;
+            self.drop_ring_front(drop);
+        }
+        let lines = self.lines();
+        let head_valid = valid_prefix(&self.head);
+        // The tail starts on a char boundary: skip a split char's last bytes.
+        let skip = self
+            .ring
+            .iter()
+            .take(3)
+            .take_while(|&&b| b & 0xC0 == 0x80)
+            .count();
+        let ring = std::str::from_utf8(&self.ring[skip..]).expect("pieces are whole chars");
+        let notables = std::mem::replace(&mut self.notables, NotableScan::new(0, 1, 0));
+        let notables = notables.into_lines();
+        let view = Retained {
+            head: head_valid,
+            ring,
+            ring_at: self.ring_start + skip as u64,
+            ring_line_start: self.ring_line_start,
+            lf_after_head: self.lf_after_head,
+            total: self.total,
+            lines,
+            notables: &notables,
+        };
+        let outcome = match &saved {
+            Ok(r) => Saved::Spilled(r),
+            Err(e) => Saved::Failed(e.message()),
+        };
+        let settings = capper.settings();
+        let parts = NoticeParts {
+            call: &self.call,
+            style: &settings.notice,
+            features: settings.features,
+        };
+        let preview =
+            capper.within_tokens(&self.budget, |b| preview::build(&view, b, outcome, &parts))?;
+        let (spill, spill_error) = match saved {
+            Ok(r) => (Some(r), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        Ok(Capped {
+            text: preview.text,
+            truncated: true,
+            original_bytes: self.total,
+            original_lines: lines,
+            omitted_bytes: preview.loss.omitted_bytes,
+            omitted_lines: preview.loss.omitted_lines,
+            gap_line: Some(preview.loss.gap_line),
+            notable_lines: preview.notable,
+            folded_lines: 0,
+            original_tokens: self.estimator.estimate_counted(self.tokens),
+            tokens: preview.tokens,
+            spill,
+            spill_error,
+            redactions: self.redactions,
+        })
+    }
+
+    /// Count `piece`'s tokens, [`TOKEN_STEP`] bytes at most at a time.
+    fn push_tokens(&mut self, piece: &str) {
+        let mut p = piece;
+        while !p.is_empty() {
+            let mut k = p.floor_char_boundary(TOKEN_STEP.min(p.len()));
+            if k == 0 {
+                k = p.ceil_char_boundary(1);
+            }
+            self.tokens.push(&p[..k]);
+            p = &p[k..];
+        }
+    }
+
+    /// Keep the last `window` bytes (and up to as many more, so that bytes
+    /// move seldom).
+    fn push_ring(&mut self, b: &[u8], base: u64) {
+        let w = self.window;
+        if b.len() >= w {
+            self.note_dropped(0, self.ring.len());
+            let skipped = b.len() - w;
+            if let Some(i) = memrchr(b'\n', &b[..skipped]) {
+                self.ring_line_start = base + i as u64 + 1;
+            }
+            self.ring.clear();
+            self.ring.extend_from_slice(&b[skipped..]);
+            self.ring_start = base + skipped as u64;
+        } else {
+            self.ring.extend_from_slice(b);
+            if self.ring.len() > 2 * w {
+                let drop = self.ring.len() - w;
+                self.drop_ring_front(drop);
+            }
+        }
+    }
+
+    fn drop_ring_front(&mut self, drop: usize) {
+        self.note_dropped(0, drop);
+        self.ring.drain(..drop);
+        self.ring_start += drop as u64;
+    }
+
+    /// The ring's bytes `from..to` leave it: a LF among them moves the
+    /// start of the line that holds the ring's first byte.
+    fn note_dropped(&mut self, from: usize, to: usize) {
+        if let Some(i) = memrchr(b'\n', &self.ring[from..to]) {
+            self.ring_line_start = self.ring_start + (from + i) as u64 + 1;
+        }
+    }
+
+    /// Keep the first [`CLASSIFY_BYTES`] of the current line, whole chars.
+    fn take_line_head(&mut self, seg: &str) {
+        if self.line_head_full || seg.is_empty() {
+            return;
+        }
+        let room = CLASSIFY_BYTES - self.line_head.len();
+        if seg.len() <= room {
+            self.line_head.push_str(seg);
+        } else {
+            self.line_head
+                .push_str(&seg[..seg.floor_char_boundary(room)]);
+            self.line_head_full = true;
+        }
+    }
+
+    /// The current line ends at `end`, with `lf` LF bytes (0 or 1).
+    fn end_line(&mut self, end: u64, lf: u64) {
+        let content = end - lf - self.line_start;
+        self.notables.line(
+            self.line_start,
+            end,
+            self.line_no,
+            content,
+            &self.line_head,
+            &self.patterns,
+        );
+        self.line_head.clear();
+        self.line_head_full = false;
+        self.line_start = end;
+        self.line_no += 1;
+    }
+}
+
+/// The longest prefix of `b` that is whole chars (`b` is a prefix of a text).
+fn valid_prefix(b: &[u8]) -> &str {
+    match std::str::from_utf8(b) {
+        Ok(s) => s,
+        Err(e) => std::str::from_utf8(&b[..e.valid_up_to()]).expect("checked prefix"),
+    }
+}

@@ -1,0 +1,539 @@
+//! `cap-stream`: a tool result written in chunks as it is produced, capped
+//! in bounded memory, with exactly the result [`Capper::cap_call`] gives for
+//! the whole text.
+//!
+//! # Two regimes
+//!
+//! A text is *large* ([`is_large`]) when it is over [`LARGE_INPUT`] bytes
+//! (twice that when it looks like JSON, so JSON documents up to
+//! [`JSON_MAX_INPUT`](crate::cap::JSON_MAX_INPUT) keep their valid-JSON preview), over `max-bytes`,
+//! and the budget is at most an eighth of [`LARGE_INPUT`]. Below that, a
+//! stream keeps the text (in blocks of 1 MiB, so that growing never copies
+//! it) and caps it at the end as `cap` does. Once the text becomes large,
+//! the stream writes what it has to the host's [`SpillWriter`], frees it,
+//! and goes on with [`OnePass`], which keeps only what the preview needs:
+//! memory is then bounded by the budget, not by the text (see
+//! [`engine`]'s documentation for the bound). `cap` gives a large text the
+//! same one-pass preview, so both agree on every text.
+//!
+//! # The one-pass preview
+//!
+//! The format of [`crate::cap`]'s preview: head lines, then the gap marker
+//! or the notable lines of the middle between their two markers, then tail
+//! lines, then the notice, with the same exact accounting, chosen as `cap`
+//! chooses them (notice form, a failed call leaning to the tail,
+//! `head-percent`, notable lines within [`crate::notable::SHARE_PERCENT`] of
+//! the allowance, `max-lines`, `max-tokens`). A line too long for the
+//! budget shows both of its ends when the head reaches the text's last
+//! line: its start, the gap marker, and its end, as `cap`'s preview shows
+//! them (a minified bundle keeps its final `sourceMappingURL`), and with
+//! `fill` on the budget left over goes to the lines shown in part at the
+//! gap. What it does not do: fold repeated lines, give JSON a JSON
+//! preview, find the changes of a diff, keep grapheme clusters whole
+//! inside a cut line (cuts fall on char boundaries), let the budget left
+//! over flow back to lines cut by `max-line-bytes`, or start new lines
+//! with it. The head shows lines of the first `max-bytes` bytes only, the
+//! tail lines of the last `max-bytes`; a notable line is found by its
+//! first 4 KiB. `original-tokens` is exactly
+//! [`TokenEstimator::estimate`](crate::tokens::TokenEstimator::estimate) of
+//! the whole text, counted as it goes by a
+//! [`TokenCounter`](crate::tokens::TokenCounter).
+//!
+//! A disabled budget (`max-bytes` 0) returns the text unchanged, so the
+//! stream keeps all of it.
+
+use crate::budget::Budget;
+use crate::call::Call;
+use crate::cap::{Capped, Capper, SpillStore};
+use crate::error::CapError;
+use crate::naming;
+use redacting::PieceRedactor;
+
+mod decode;
+pub mod engine;
+mod memory;
+mod notables;
+mod preview;
+mod redacting;
+
+pub use engine::OnePass;
+#[doc(hidden)]
+pub use memory::MemoryWriter;
+
+use decode::LossyDecoder;
+
+/// Size above which a text gets the one-pass preview (twice that for what
+/// looks like JSON).
+pub const LARGE_INPUT: usize = 4 << 20;
+
+/// Blocks in which a stream keeps a text that is not large.
+const BLOCK: usize = 1 << 20;
+
+/// Bytes gathered before one append to the spill.
+const WRITE_BUFFER: usize = 64 << 10;
+
+/// Whether a text of `text_len` bytes capped to `budget` gets the one-pass
+/// preview: `large_input` is [`LARGE_INPUT`] but in tests, `looks_json`
+/// from [`looks_json`].
+pub fn is_large(text_len: usize, looks_json: bool, budget: &Budget, large_input: usize) -> bool {
+    let threshold = if looks_json {
+        large_input.saturating_mul(2)
+    } else {
+        large_input
+    };
+    !budget.is_disabled()
+        && (budget.max_bytes as usize) <= LARGE_INPUT / 8
+        && text_len > budget.max_bytes as usize
+        && text_len > threshold
+}
+
+/// Whether a text looks like JSON: its first byte that is not ASCII
+/// whitespace, among its first `large_input` bytes, is `{` or `[`.
+pub fn looks_json(text: &[u8], large_input: usize) -> bool {
+    text.iter()
+        .take(large_input)
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'{' || b == b'[')
+}
+
+/// Where a stream writes the full output once it is large. The guest
+/// writes a temporary file and renames it at commit.
+pub trait SpillWriter {
+    /// Start a new file in `thread_dir`.
+    fn create(&mut self, thread_dir: &str) -> Result<(), CapError>;
+    /// Add `bytes` to the file.
+    fn append(&mut self, bytes: &[u8]) -> Result<(), CapError>;
+    /// The file is complete: give it the name `<thread_dir>/<file_name>`,
+    /// atomically.
+    fn commit(&mut self, thread_dir: &str, file_name: &str) -> Result<(), CapError>;
+    /// Give up the file after a failure: remove what was written.
+    fn abort(&mut self);
+}
+
+/// `cap` of a large text: the one-pass preview, fed the whole text.
+pub(crate) fn cap_whole(
+    capper: &Capper,
+    text: &str,
+    budget: &Budget,
+    call: &Call,
+    store: &mut dyn SpillStore,
+    original: Option<&str>,
+) -> Result<Capped, CapError> {
+    let mut one = OnePass::new(capper, budget, call);
+    one.push(text);
+    let (content, digest) = match original {
+        None => (text, one.digest()),
+        Some(o) => (o, naming::content_digest(o.as_bytes())),
+    };
+    let saved = crate::cap::spill_output(
+        capper.scheme(),
+        store,
+        call,
+        content.as_bytes(),
+        &digest,
+        one.lines(),
+    );
+    one.finish(capper, saved)
+}
+
+/// A tool result capped as it is written. Create it with [`CapStream::new`],
+/// [`write`](CapStream::write) the output's bytes in any chunks, and
+/// [`finish`](CapStream::finish): the result is what
+/// [`Capper::cap_call`] gives for `String::from_utf8_lossy` of all the
+/// bytes, and the same bytes are saved.
+#[derive(Debug)]
+pub struct CapStream {
+    budget: Budget,
+    call: Call,
+    large_input: usize,
+    written: u64,
+    decoder: LossyDecoder,
+    state: State,
+}
+
+#[derive(Debug)]
+enum State {
+    /// Not large yet: the text so far.
+    Keeping(Kept),
+    /// Large: written to the spill and read by the engine.
+    Spilling(Box<Spilling>),
+}
+
+#[derive(Debug, Default)]
+struct Kept {
+    /// The text as written (`cap` redacts it at the end).
+    blocks: Vec<String>,
+    /// Bytes of the text as `cap` will see it: redacted, when the session
+    /// redacts (`tracker` redacts as it goes, only to count).
+    len: usize,
+    /// Whether that text looks like JSON, once known.
+    json: Option<bool>,
+    tracker: Option<Box<PieceRedactor<'static>>>,
+}
+
+#[derive(Debug)]
+struct Spilling {
+    engine: OnePass,
+    buffer: Vec<u8>,
+    /// The first failure of the spill; nothing is written after it.
+    error: Option<CapError>,
+    /// With a redaction policy: the engine reads the redacted text.
+    redaction: Option<Box<Redacting>>,
+}
+
+/// What a large stream's redaction leaves at the end.
+#[derive(Debug, Default)]
+struct Finished {
+    counts: Vec<(String, u64)>,
+    /// Size and digest of the file, when it holds the text as written.
+    file: Option<(u64, String)>,
+}
+
+/// What redaction adds to a large stream.
+#[derive(Debug)]
+struct Redacting {
+    pieces: PieceRedactor<'static>,
+    /// The file gets the redacted text; otherwise the text as written,
+    /// whose size and digest the reference then states.
+    spill_redacted: bool,
+    original: blake3::Hasher,
+    original_bytes: u64,
+    scratch: String,
+}
+
+impl CapStream {
+    /// A stream for a result of `call` capped to `budget`; fails with
+    /// `invalid-budget` as `cap` does.
+    pub fn new(capper: &Capper, budget: Budget, call: Call) -> Result<CapStream, CapError> {
+        budget.validate(capper.room())?;
+        Ok(CapStream {
+            budget,
+            call,
+            large_input: capper.large_input(),
+            written: 0,
+            decoder: LossyDecoder::default(),
+            state: State::Keeping(Kept {
+                tracker: capper
+                    .redactor()
+                    .map(|r| Box::new(PieceRedactor::owned(r.clone()))),
+                ..Kept::default()
+            }),
+        })
+    }
+
+    /// Bytes written so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.written
+    }
+
+    /// Heap bytes this stream holds, about (for tests of the bound).
+    #[doc(hidden)]
+    pub fn retained_bytes(&self) -> usize {
+        match &self.state {
+            State::Keeping(k) => k.blocks.iter().map(String::capacity).sum(),
+            State::Spilling(s) => {
+                s.engine.retained_bytes()
+                    + s.buffer.capacity()
+                    + s.redaction
+                        .as_ref()
+                        .map_or(0, |r| r.pieces.retained_bytes() + r.scratch.capacity())
+            }
+        }
+    }
+
+    /// Write the next bytes of the output. A spill failure does not fail
+    /// the write: it is reported by [`finish`](Self::finish).
+    pub fn write(&mut self, capper: &Capper, chunk: &[u8], sink: &mut dyn SpillWriter) {
+        self.written += chunk.len() as u64;
+        let mut input = Input {
+            capper,
+            budget: &self.budget,
+            call: &self.call,
+            large_input: self.large_input,
+            state: &mut self.state,
+            sink,
+        };
+        self.decoder.feed(chunk, &mut |piece| input.accept(piece));
+    }
+
+    /// The capped result. A text that was not large is capped by
+    /// [`Capper::cap_owned`], saving through `store`; a large one is
+    /// committed in `sink`. Fails only for a budget the notice cannot fit
+    /// within `max-tokens`, as `cap` does.
+    pub fn finish(
+        mut self,
+        capper: &Capper,
+        sink: &mut dyn SpillWriter,
+        store: &mut dyn SpillStore,
+    ) -> Result<Capped, CapError> {
+        let mut input = Input {
+            capper,
+            budget: &self.budget,
+            call: &self.call,
+            large_input: self.large_input,
+            state: &mut self.state,
+            sink,
+        };
+        self.decoder.finish(&mut |piece| input.accept(piece));
+        match self.state {
+            State::Keeping(kept) => capper.cap_owned(kept.join(), &self.budget, &self.call, store),
+            State::Spilling(mut s) => {
+                let redaction = s.finish_redaction(sink);
+                s.flush(sink);
+                let Spilling {
+                    mut engine, error, ..
+                } = *s;
+                // The file's own size and digest: the text as written when
+                // only what the model sees is redacted.
+                let (file_bytes, digest) = redaction
+                    .file
+                    .unwrap_or_else(|| (engine.bytes(), engine.digest()));
+                engine.set_redactions(redaction.counts);
+                let scheme = capper.scheme();
+                let thread = scheme.thread_dir();
+                // The thread may hold this output already: name that file.
+                let existing = match error {
+                    None => store.existing(thread, &digest, file_bytes),
+                    Some(_) => None,
+                };
+                if existing.is_some() {
+                    sink.abort();
+                }
+                let file_name = existing
+                    .clone()
+                    .unwrap_or_else(|| naming::spill_file_name(&self.call.id, &digest));
+                let saved = match error {
+                    Some(e) => Err(e),
+                    None if existing.is_some() => {
+                        Ok(scheme.make_ref(&file_name, file_bytes, engine.lines(), &digest))
+                    }
+                    None => match sink.commit(thread, &file_name) {
+                        Ok(()) => {
+                            Ok(scheme.make_ref(&file_name, file_bytes, engine.lines(), &digest))
+                        }
+                        Err(e) => {
+                            sink.abort();
+                            Err(e)
+                        }
+                    },
+                };
+                engine.finish(capper, saved)
+            }
+        }
+    }
+}
+
+/// What one decoded piece goes through.
+struct Input<'a> {
+    capper: &'a Capper,
+    budget: &'a Budget,
+    call: &'a Call,
+    large_input: usize,
+    state: &'a mut State,
+    sink: &'a mut dyn SpillWriter,
+}
+
+impl Input<'_> {
+    fn accept(&mut self, piece: &str) {
+        match self.state {
+            State::Keeping(kept) => {
+                kept.push(piece, self.large_input);
+                kept.track(piece, self.large_input);
+                let json = kept.json.unwrap_or(false);
+                if is_large(kept.len, json, self.budget, self.large_input) {
+                    let kept = std::mem::take(kept);
+                    *self.state = State::Spilling(Box::new(Spilling::start(
+                        self.capper,
+                        self.budget,
+                        self.call,
+                        kept,
+                        self.sink,
+                    )));
+                }
+            }
+            State::Spilling(s) => s.push(piece, self.sink),
+        }
+    }
+}
+
+impl Kept {
+    /// Keep `piece`; count it as `cap` will see it.
+    fn push(&mut self, piece: &str, large_input: usize) {
+        if self.tracker.is_none() {
+            self.look(piece, large_input);
+        }
+        self.store(piece);
+    }
+
+    /// With redaction, count the redacted text instead: the switch to the
+    /// one-pass preview then happens exactly where `cap` would take it.
+    fn track(&mut self, piece: &str, large_input: usize) {
+        let Some(mut tracker) = self.tracker.take() else {
+            return;
+        };
+        let mut out = String::new();
+        tracker.push(piece, &mut out);
+        self.look(&out, large_input);
+        self.tracker = Some(tracker);
+    }
+
+    /// Count `piece` of the text `cap` sees, and learn whether it looks
+    /// like JSON.
+    fn look(&mut self, piece: &str, large_input: usize) {
+        if self.json.is_none() {
+            let seen = self.len.min(large_input);
+            let look = &piece.as_bytes()[..piece.len().min(large_input - seen)];
+            match look.iter().find(|b| !b.is_ascii_whitespace()) {
+                Some(&b) => self.json = Some(b == b'{' || b == b'['),
+                None if seen + look.len() >= large_input => self.json = Some(false),
+                None => {}
+            }
+        }
+        self.len += piece.len();
+    }
+
+    fn store(&mut self, piece: &str) {
+        let mut rest = piece;
+        while !rest.is_empty() {
+            if self.blocks.last().is_none_or(|b| b.len() >= BLOCK) {
+                self.blocks
+                    .push(String::with_capacity(BLOCK.min(rest.len().max(64))));
+            }
+            let block = self.blocks.last_mut().expect("just pushed");
+            let room = BLOCK.saturating_sub(block.len());
+            let mut k = rest.floor_char_boundary(room.min(rest.len()));
+            if k == 0 {
+                // A char longer than the room left starts the next block.
+                if block.is_empty() {
+                    k = rest.ceil_char_boundary(1);
+                } else {
+                    self.blocks.push(String::new());
+                    continue;
+                }
+            }
+            block.push_str(&rest[..k]);
+            rest = &rest[k..];
+        }
+    }
+
+    /// The whole text, each block freed as soon as it is copied.
+    fn join(self) -> String {
+        if self.blocks.len() == 1 {
+            return self.blocks.into_iter().next().expect("one block");
+        }
+        let mut text = String::with_capacity(self.len);
+        for block in self.blocks {
+            text.push_str(&block);
+        }
+        text
+    }
+}
+
+impl Spilling {
+    /// The text became large: write what was kept and read it once.
+    fn start(
+        capper: &Capper,
+        budget: &Budget,
+        call: &Call,
+        kept: Kept,
+        sink: &mut dyn SpillWriter,
+    ) -> Spilling {
+        let error = sink.create(capper.scheme().thread_dir()).err();
+        if error.is_some() {
+            sink.abort();
+        }
+        let mut s = Spilling {
+            engine: OnePass::new(capper, budget, call),
+            buffer: Vec::new(),
+            redaction: capper.redactor().map(|r| {
+                Box::new(Redacting {
+                    pieces: PieceRedactor::owned(r.clone()),
+                    spill_redacted: capper.redacts_spill(),
+                    original: blake3::Hasher::new(),
+                    original_bytes: 0,
+                    scratch: String::new(),
+                })
+            }),
+            error,
+        };
+        for block in kept.blocks {
+            s.push(&block, sink);
+        }
+        s
+    }
+
+    fn push(&mut self, piece: &str, sink: &mut dyn SpillWriter) {
+        let Some(mut r) = self.redaction.take() else {
+            self.read_and_write(piece, piece, sink);
+            return;
+        };
+        r.scratch.clear();
+        r.pieces.push(piece, &mut r.scratch);
+        r.original.update(piece.as_bytes());
+        r.original_bytes += piece.len() as u64;
+        let written = if r.spill_redacted {
+            r.scratch.as_str()
+        } else {
+            piece
+        };
+        self.read_and_write(&r.scratch, written, sink);
+        self.redaction = Some(r);
+    }
+
+    /// Flush the redacted text's last unit. The counts, and when the file
+    /// holds the text as written, its size and digest.
+    fn finish_redaction(&mut self, sink: &mut dyn SpillWriter) -> Finished {
+        let Some(r) = self.redaction.take() else {
+            return Finished::default();
+        };
+        let Redacting {
+            pieces,
+            spill_redacted,
+            mut scratch,
+            original,
+            original_bytes,
+        } = *r;
+        scratch.clear();
+        let counts = pieces.finish(&mut scratch);
+        let written = if spill_redacted { scratch.as_str() } else { "" };
+        self.read_and_write(&scratch, written, sink);
+        let digest = naming::hex(&original.finalize().as_bytes()[..naming::DIGEST_HEX / 2]);
+        Finished {
+            counts: counts.iter().map(|(k, n)| (k.to_owned(), n)).collect(),
+            file: (!spill_redacted).then_some((original_bytes, digest)),
+        }
+    }
+
+    /// The engine reads `read`; the spill file gets `written`.
+    fn read_and_write(&mut self, read: &str, written: &str, sink: &mut dyn SpillWriter) {
+        self.engine.push(read);
+        let piece = written;
+        if self.error.is_some() {
+            return;
+        }
+        if self.buffer.is_empty() && piece.len() >= WRITE_BUFFER {
+            self.append(piece.as_bytes(), sink);
+            return;
+        }
+        self.buffer.extend_from_slice(piece.as_bytes());
+        if self.buffer.len() >= WRITE_BUFFER {
+            self.flush(sink);
+        }
+    }
+
+    fn flush(&mut self, sink: &mut dyn SpillWriter) {
+        if !self.buffer.is_empty() && self.error.is_none() {
+            let buffer = std::mem::take(&mut self.buffer);
+            self.append(&buffer, sink);
+            self.buffer = buffer;
+        }
+        self.buffer.clear();
+    }
+
+    fn append(&mut self, bytes: &[u8], sink: &mut dyn SpillWriter) {
+        if let Err(e) = sink.append(bytes) {
+            sink.abort();
+            self.error = Some(e);
+        }
+    }
+}

@@ -1,0 +1,783 @@
+//! The one-pass preview: head, notable lines and tail chosen from what
+//! [`super::engine::OnePass`] kept, in the format of [`crate::cap`]'s
+//! preview, with exact accounting from the offsets and line numbers of the
+//! ranges shown.
+
+use memchr::{memchr, memrchr};
+
+use crate::budget::{Budget, Keep};
+use crate::cap::{self, NoticeParts, Preview};
+use crate::cut::{Allowance, line_cut_marker, max_marker_len};
+use crate::notable;
+use crate::notice::{self, GAP_LINES, Loss, NoticeForm, Saved};
+use crate::stream::notables::Notable;
+
+/// Shortest part of a notable line worth showing when it must be cut.
+const MIN_SHOWN: usize = 24;
+
+/// What the engine kept of a text.
+#[derive(Debug)]
+pub(crate) struct Retained<'a> {
+    /// The text's first bytes, whole chars.
+    pub(crate) head: &'a str,
+    /// The text's last bytes, whole chars, from `ring_at` on.
+    pub(crate) ring: &'a str,
+    pub(crate) ring_at: u64,
+    /// Start of the line holding byte `ring_at`.
+    pub(crate) ring_line_start: u64,
+    /// The first LF at or after the end of the kept head, if any.
+    pub(crate) lf_after_head: Option<u64>,
+    pub(crate) total: u64,
+    pub(crate) lines: u64,
+    pub(crate) notables: &'a [Notable],
+}
+
+impl Retained<'_> {
+    fn ring_byte(&self, at: u64) -> u8 {
+        self.ring.as_bytes()[(at - self.ring_at) as usize]
+    }
+}
+
+/// One piece of a side of the preview.
+#[derive(Debug, Clone, Copy)]
+enum Piece {
+    /// Bytes `a..e` of the kept head.
+    Head(usize, usize),
+    /// Bytes `a..e` of the text, from the kept tail.
+    Ring(u64, u64),
+    /// The marker of a line shortened by this many bytes.
+    Cut(u64),
+    /// A LF that ends a line shown in part.
+    Newline,
+}
+
+/// Bytes `a..e` of the text shown verbatim: the lines of its first and
+/// last byte, and the line of byte `e`.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    a: u64,
+    e: u64,
+    first: u64,
+    last: u64,
+    after: u64,
+}
+
+/// One end of the preview.
+#[derive(Debug, Clone, Default)]
+struct Side {
+    pieces: Vec<Piece>,
+    spans: Vec<Span>,
+    bytes: usize,
+    lines: usize,
+}
+
+impl Side {
+    fn push(&mut self, piece: Piece, bytes: usize) {
+        self.pieces.push(piece);
+        self.bytes += bytes;
+    }
+}
+
+/// Head and tail, and the middle between them.
+#[derive(Debug, Clone)]
+struct Chosen {
+    head: Side,
+    head_end: u64,
+    /// Line of byte `head_end`.
+    head_line: u64,
+    tail: Side,
+    tail_start: u64,
+    /// Line of byte `tail_start - 1`.
+    tail_line: u64,
+}
+
+/// A notable line as shown: its bytes kept.
+#[derive(Debug, Clone)]
+struct ShownLine<'a> {
+    n: &'a Notable,
+    similar: u64,
+    keep: usize,
+}
+
+impl ShownLine<'_> {
+    fn rendered_len(&self) -> usize {
+        notable::prefix(self.n.line, self.similar).len() + self.keep + self.marker().len() + 1
+    }
+
+    fn marker(&self) -> String {
+        let cut = self.n.content - self.keep as u64;
+        if cut == 0 {
+            String::new()
+        } else {
+            line_cut_marker(cut as usize)
+        }
+    }
+
+    fn span(&self) -> Span {
+        let n = self.n;
+        if self.keep as u64 == n.content {
+            let lf = u64::from(n.end > n.start + n.content);
+            Span {
+                a: n.start,
+                e: n.end,
+                first: n.line,
+                last: n.line,
+                after: n.line + lf,
+            }
+        } else {
+            Span {
+                a: n.start,
+                e: n.start + self.keep as u64,
+                first: n.line,
+                last: n.line,
+                after: n.line,
+            }
+        }
+    }
+}
+
+/// The preview of the text `r` was kept from, under `budget`.
+pub(crate) fn build(
+    r: &Retained<'_>,
+    budget: &Budget,
+    outcome: Saved<'_>,
+    parts: &NoticeParts<'_>,
+) -> Preview {
+    let (bytes, lines) = (r.total, r.lines);
+    let max_bytes = budget.max_bytes as usize;
+    let full_room = cap::call_room(bytes, lines, outcome, parts, NoticeForm::Full);
+    let form = parts.form(budget, full_room.0 + full_room.1);
+    let (notice_room, gap_room) = cap::call_room(bytes, lines, outcome, parts, form);
+    let allow = Allowance {
+        bytes: max_bytes.saturating_sub(notice_room + gap_room),
+        lines: budget.max_lines.map_or(usize::MAX, |m| {
+            (m as usize).saturating_sub((form.lines() + GAP_LINES) as usize)
+        }),
+    };
+    let leaning = cap::lean_to_tail(budget, parts);
+    let max_line = budget.max_line_bytes.map(u64::from);
+    let with_notables = if parts.features.notable {
+        with_notable_lines(r, &leaning, allow, max_line, gap_room)
+    } else {
+        None
+    };
+    let (mut chosen, shown, notable_bytes) = with_notables.unwrap_or_else(|| {
+        let chosen = choose(r, &leaning, allow, max_line, r.total, 0);
+        (chosen, Vec::new(), 0)
+    });
+    join_split_line(&mut chosen);
+    if parts.features.fill && chosen.head_end < chosen.tail_start {
+        let used = chosen.head.bytes + chosen.tail.bytes + notable_bytes;
+        fill_gap(r, &mut chosen, allow.bytes.saturating_sub(used));
+    }
+    let loss = account(r, &chosen, &shown);
+    let mut out = String::with_capacity(max_bytes.min(r.head.len() + r.ring.len() + notice_room));
+    render(r, &chosen.head, &mut out);
+    if chosen.head_end < chosen.tail_start {
+        let (from, to) = (chosen.head_end, chosen.tail_start);
+        if shown.is_empty() {
+            out.push_str(&notice::gap_marker(from, to, chosen.head_line));
+        } else {
+            let (first, last) = (chosen.head_line, chosen.tail_line);
+            out.push_str(&notable::open_marker(from, to, first, last, shown.len()));
+            out.push('\n');
+            for s in &shown {
+                out.push_str(&notable::prefix(s.n.line, s.similar));
+                out.push_str(&s.n.prefix[..s.keep]);
+                out.push_str(&s.marker());
+                out.push('\n');
+            }
+            out.push_str(&notable::close_marker(first, last));
+        }
+        out.push('\n');
+    }
+    render(r, &chosen.tail, &mut out);
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&notice::render_notice(
+        &loss,
+        outcome,
+        parts.call,
+        parts.style,
+        form,
+    ));
+    debug_assert!(out.len() <= max_bytes, "{} > {max_bytes}", out.len());
+    Preview {
+        text: out,
+        loss,
+        notable: shown.len() as u64,
+        folded: 0,
+        tokens: 0,
+    }
+}
+
+/// Head and tail with [`notable::SHARE_PERCENT`] of `allow` set aside, the
+/// notable lines of the middle they leave within that share, and head and
+/// tail chosen again with what the lines leave, up to the lines; with the
+/// bytes the lines and their markers take. `None` when no notable line
+/// fits.
+fn with_notable_lines<'a>(
+    r: &Retained<'a>,
+    budget: &Budget,
+    allow: Allowance,
+    max_line: Option<u64>,
+    gap_room: usize,
+) -> Option<(Chosen, Vec<ShownLine<'a>>, usize)> {
+    let overhead = notable::marker_overhead(r.total, r.lines, gap_room);
+    let share = Allowance {
+        bytes: allow.bytes * notable::SHARE_PERCENT / 100,
+        lines: percent_of(allow.lines, notable::SHARE_PERCENT),
+    };
+    let room_bytes = share.bytes.checked_sub(overhead)?;
+    let room_lines = share.lines.checked_sub(1).filter(|&l| l > 0)?;
+    let provisional = choose(
+        r,
+        budget,
+        less(allow, share.bytes, share.lines),
+        max_line,
+        r.total,
+        0,
+    );
+    if provisional.head_end >= provisional.tail_start {
+        return None;
+    }
+    let shown = select(
+        r.notables,
+        (provisional.head_end, provisional.tail_start),
+        room_bytes,
+        room_lines,
+        max_line,
+    );
+    let (first, last) = (shown.first()?.n.start, shown.last()?.n.end);
+    let cost: usize = shown.iter().map(ShownLine::rendered_len).sum();
+    let rest = less(allow, cost + overhead, shown.len() + 1);
+    let chosen = choose(r, budget, rest, max_line, first, last);
+    Some((chosen, shown, cost + overhead))
+}
+
+fn percent_of(lines: usize, percent: usize) -> usize {
+    if lines == usize::MAX {
+        usize::MAX
+    } else {
+        lines * percent / 100
+    }
+}
+
+fn less(allow: Allowance, bytes: usize, lines: usize) -> Allowance {
+    Allowance {
+        bytes: allow.bytes - bytes,
+        lines: if allow.lines == usize::MAX {
+            usize::MAX
+        } else {
+            allow.lines - lines
+        },
+    }
+}
+
+/// The notable lines inside `middle` that fit the room, best first (lines
+/// alike counted in the best of them), returned in file order.
+fn select<'a>(
+    notables: &'a [Notable],
+    middle: (u64, u64),
+    mut bytes: usize,
+    mut lines: usize,
+    max_line: Option<u64>,
+) -> Vec<ShownLine<'a>> {
+    let mut ranked: Vec<&Notable> = notables
+        .iter()
+        .filter(|n| n.start >= middle.0 && n.end <= middle.1)
+        .collect();
+    ranked.sort_by_key(|n| n.rank());
+    let mut families: Vec<ShownLine<'a>> = Vec::new();
+    let mut by_key = std::collections::HashMap::new();
+    for n in ranked {
+        match by_key.get(&n.key) {
+            Some(&i) => {
+                let f: &mut ShownLine<'_> = &mut families[i];
+                f.similar += 1 + n.similar;
+            }
+            None => {
+                by_key.insert(n.key, families.len());
+                families.push(ShownLine {
+                    n,
+                    similar: n.similar,
+                    keep: 0,
+                });
+            }
+        }
+    }
+    let mut shown = Vec::new();
+    for mut s in families {
+        if lines == 0 {
+            break;
+        }
+        let content = s.n.content;
+        let prefix = notable::prefix(s.n.line, s.similar).len();
+        let kept = s.n.prefix.len() as u64;
+        let limit = max_line.unwrap_or(u64::MAX);
+        if content <= limit && content <= kept && prefix + (content as usize) < bytes {
+            s.keep = content as usize;
+        } else {
+            let marker = max_marker_len(content as usize);
+            let fit = (limit.min(kept) as usize).min(bytes.saturating_sub(prefix + marker + 1));
+            let keep = s.n.prefix.floor_char_boundary(fit);
+            if keep == 0 || keep < MIN_SHOWN.min(content as usize) {
+                continue;
+            }
+            s.keep = keep;
+        }
+        bytes -= s.rendered_len();
+        lines -= 1;
+        shown.push(s);
+    }
+    shown.sort_by_key(|s| s.n.start);
+    shown
+}
+
+/// Split `allow` between head and tail as `budget` asks; the head ends by
+/// `head_limit` (a line start), the tail starts at `tail_floor` or after.
+fn choose(
+    r: &Retained<'_>,
+    budget: &Budget,
+    allow: Allowance,
+    max_line: Option<u64>,
+    head_limit: u64,
+    tail_floor: u64,
+) -> Chosen {
+    let keep = cap::effective_keep(budget);
+    let share = match keep {
+        Keep::Head => 100,
+        Keep::Tail => 0,
+        Keep::HeadAndTail => usize::from(budget.head_percent),
+    };
+    let head_allow = Allowance {
+        bytes: allow.bytes * share / 100,
+        lines: percent_of(allow.lines, share),
+    };
+    let (head, head_end, head_line, at_line_start) =
+        head(r, head_limit, head_allow, max_line, keep == Keep::Head);
+    if keep == Keep::Head {
+        return Chosen {
+            head,
+            head_end,
+            head_line,
+            tail: Side::default(),
+            tail_start: r.total,
+            tail_line: r.lines,
+        };
+    }
+    let tail_allow = Allowance {
+        bytes: allow.bytes - head.bytes,
+        lines: allow.lines.saturating_sub(head.lines),
+    };
+    let (floor, floor_at_line_start) = if tail_floor > head_end {
+        (tail_floor, true)
+    } else {
+        (head_end, at_line_start)
+    };
+    let (tail, tail_start, tail_line) = tail(r, floor, floor_at_line_start, tail_allow, max_line);
+    Chosen {
+        head,
+        head_end,
+        head_line,
+        tail,
+        tail_start,
+        tail_line,
+    }
+}
+
+/// Whole lines from the start of the kept head while they fit (up to
+/// `limit`); a line over `max_line` shows its start and a marker, but the
+/// text's last line shows its start only and leaves its end to the tail;
+/// the line that does not fit is shown in part if the head is under half
+/// full or `last`. Returns the side, where it ends, the line of that byte, and
+/// whether it ends at a line start.
+fn head(
+    r: &Retained<'_>,
+    limit: u64,
+    allow: Allowance,
+    max_line: Option<u64>,
+    last: bool,
+) -> (Side, u64, u64, bool) {
+    let h = r.head;
+    let hb = h.as_bytes();
+    let lim = limit.min(hb.len() as u64) as usize;
+    let mut side = Side::default();
+    let (mut pos, mut line) = (0u64, 1u64);
+    while pos < lim as u64 && side.lines < allow.lines {
+        let p = pos as usize;
+        let room = allow.bytes - side.bytes;
+        let (content_end, line_end, has_lf) = match memchr(b'\n', &hb[p..lim]) {
+            Some(i) => ((p + i) as u64, (p + i + 1) as u64, true),
+            None => match r.lf_after_head {
+                Some(lf) if lim == hb.len() => (lf, lf + 1, true),
+                _ => (r.total, r.total, false),
+            },
+        };
+        let content = content_end - pos;
+        let too_long = max_line.is_some_and(|m| content > m);
+        let whole = line_end - pos;
+        let after = line + u64::from(has_lf);
+        if !too_long && whole <= room as u64 && line_end <= lim as u64 {
+            side.push(Piece::Head(p, line_end as usize), whole as usize);
+            side.spans.push(span(pos, line_end, line, after));
+            side.lines += 1;
+            (pos, line) = (line_end, after);
+        } else if let (true, Some(m)) = (too_long, max_line) {
+            let keep = (m as usize).min(room.saturating_sub(max_marker_len(content as usize) + 1));
+            let k = h.floor_char_boundary(p + keep.min(lim - p)) - p;
+            if k == 0 {
+                break;
+            }
+            side.push(Piece::Head(p, p + k), k);
+            side.spans.push(span(pos, pos + k as u64, line, line));
+            side.lines += 1;
+            if !has_lf || line_end == r.total {
+                // The text's last line, with a final LF or without: its
+                // end is left to the tail, so a single-line bundle shows
+                // both of its ends, as in `cap`'s preview.
+                side.push(Piece::Newline, 1);
+                pos += k as u64;
+                return (side, pos, line, false);
+            }
+            let cut = content - k as u64;
+            side.push(Piece::Cut(cut), line_cut_marker(cut as usize).len());
+            if line_end <= lim as u64 {
+                side.push(Piece::Head(content_end as usize, line_end as usize), 1);
+                side.spans.push(span(content_end, line_end, line, after));
+            } else {
+                side.push(Piece::Newline, 1);
+            }
+            (pos, line) = (line_end, after);
+        } else {
+            if side.bytes * 2 < allow.bytes || last {
+                let k = h.floor_char_boundary(p + room.saturating_sub(1).min(lim - p)) - p;
+                if k > 0 {
+                    side.push(Piece::Head(p, p + k), k);
+                    side.push(Piece::Newline, 1);
+                    side.spans.push(span(pos, pos + k as u64, line, line));
+                    side.lines += 1;
+                    return (side, pos + k as u64, line, false);
+                }
+            }
+            break;
+        }
+    }
+    (side, pos, line, true)
+}
+
+fn span(a: u64, e: u64, line: u64, after: u64) -> Span {
+    Span {
+        a,
+        e,
+        first: line,
+        last: line,
+        after,
+    }
+}
+
+/// Whole lines from the end of the text, down to `floor`, while they fit:
+/// the mirror of [`head`], from the kept tail. A line over `max_line` shows
+/// its start and a marker; the line that does not fit (or starts before
+/// the kept tail) shows its end. Returns the side, where it starts, and the
+/// line of the byte before.
+fn tail(
+    r: &Retained<'_>,
+    floor: u64,
+    floor_at_line_start: bool,
+    allow: Allowance,
+    max_line: Option<u64>,
+) -> (Side, u64, u64) {
+    let lo = floor.max(r.ring_at);
+    let rb = r.ring.as_bytes();
+    let mut rev: Vec<Piece> = Vec::new();
+    let mut side = Side::default();
+    let (mut pos, mut line) = (r.total, r.lines);
+    while pos > floor && pos > lo && side.lines < allow.lines {
+        let room = allow.bytes - side.bytes;
+        let line_end = pos;
+        let has_lf = r.ring_byte(pos - 1) == b'\n';
+        let content_end = pos - u64::from(has_lf);
+        let from = (lo - r.ring_at) as usize;
+        let to = (content_end - r.ring_at) as usize;
+        let line_start = match memrchr(b'\n', &rb[from..to]) {
+            Some(i) => r.ring_at + (from + i) as u64 + 1,
+            None if lo == floor => floor,
+            None => r.ring_line_start.max(floor),
+        };
+        let continued = line_start == floor && floor > 0 && !floor_at_line_start;
+        let content = content_end - line_start;
+        let too_long = max_line.is_some_and(|m| content > m);
+        let whole = line_end - line_start;
+        let kept = line_start >= lo;
+        let after = line + u64::from(has_lf);
+        if kept && !too_long && whole <= room as u64 {
+            rev.push(Piece::Ring(line_start, line_end));
+            side.spans.push(span(line_start, line_end, line, after));
+            side.bytes += whole as usize;
+            side.lines += 1;
+            (pos, line) = (line_start, line - 1);
+        } else if let (true, true, false, Some(m)) = (kept, too_long, continued, max_line) {
+            let keep = (m as usize).min(room.saturating_sub(max_marker_len(content as usize) + 1));
+            let a = (line_start - r.ring_at) as usize;
+            let k = (r.ring.floor_char_boundary(a + keep) - a) as u64;
+            if k == 0 {
+                break;
+            }
+            let cut = content - k;
+            if has_lf {
+                rev.push(Piece::Ring(content_end, line_end));
+                side.spans.push(span(content_end, line_end, line, after));
+            } else {
+                rev.push(Piece::Newline);
+            }
+            rev.push(Piece::Cut(cut));
+            rev.push(Piece::Ring(line_start, line_start + k));
+            side.spans
+                .push(span(line_start, line_start + k, line, line));
+            side.bytes += k as usize + line_cut_marker(cut as usize).len() + 1;
+            side.lines += 1;
+            (pos, line) = (line_start, line - 1);
+        } else {
+            // The tail is chosen last: it fills its room.
+            let term = line_end - content_end;
+            let keep = (room as u64).min(max_line.map_or(u64::MAX, |m| m + term));
+            let s = (line_end - keep.min(whole)).max(lo) - r.ring_at;
+            let s = r.ring_at + r.ring.ceil_char_boundary(s as usize) as u64;
+            if s < line_end {
+                rev.push(Piece::Ring(s, line_end));
+                side.spans.push(span(s, line_end, line, after));
+                side.bytes += (line_end - s) as usize;
+                side.lines += 1;
+                pos = s;
+            }
+            break;
+        }
+    }
+    rev.reverse();
+    side.spans.reverse();
+    side.pieces = rev;
+    (side, pos, line)
+}
+
+/// A line the head shows in part and the tail shows the rest of, with
+/// nothing omitted between them, is one line: the LF added after the
+/// head's part goes.
+fn join_split_line(c: &mut Chosen) {
+    if let [.., Piece::Head(_, e), Piece::Newline] = c.head.pieces[..]
+        && e as u64 == c.head_end
+        && c.tail_start == c.head_end
+        && matches!(c.tail.pieces.first(), Some(Piece::Ring(a, _)) if *a == c.head_end)
+    {
+        c.head.pieces.pop();
+        c.head.bytes -= 1;
+        c.head.lines -= 1;
+    }
+}
+
+/// The budget `left` over goes to the lines shown in part at the gap, as
+/// `cap`'s fill gives it to them: the head's last line grows forward and
+/// the tail's first line back, evenly, on char boundaries, each within its
+/// line and the bytes kept, and the gap never closes (a single huge line
+/// then shows both of its ends up to the budget). Lines cut by
+/// `max-line-bytes` do not grow back, and no new line starts.
+fn fill_gap(r: &Retained<'_>, c: &mut Chosen, mut left: usize) {
+    let head_open = matches!(
+        c.head.pieces[..],
+        [.., Piece::Head(_, e), Piece::Newline] if e as u64 == c.head_end
+    );
+    let tail_open = matches!(c.tail.pieces.first(), Some(Piece::Ring(s, _)) if *s == c.tail_start);
+    let mut done = [!head_open, !tail_open];
+    while left > 0 {
+        let active = done.iter().filter(|d| !**d).count();
+        if active == 0 {
+            break;
+        }
+        let share = (left / active).max(1);
+        let mut progressed = false;
+        for (i, done) in done.iter_mut().enumerate() {
+            if *done || left == 0 {
+                continue;
+            }
+            let want = share.min(left);
+            let grown = if i == 0 {
+                grow_head(r, c, want, &mut left)
+            } else {
+                grow_tail(r, c, want, &mut left)
+            };
+            // A side that cannot grow now may once the other took less.
+            if let Some(whole) = grown {
+                progressed = true;
+                *done = whole;
+            }
+        }
+        if !progressed {
+            break;
+        }
+    }
+}
+
+/// Grow the head's last line, shown in part, by about `want` bytes; up to
+/// its LF it is whole (its own LF replaces the one added). Whether it is
+/// whole, or `None` when it cannot grow within `left`.
+fn grow_head(r: &Retained<'_>, c: &mut Chosen, want: usize, left: &mut usize) -> Option<bool> {
+    let n = c.head.pieces.len();
+    let Piece::Head(a, e) = c.head.pieces[n - 2] else {
+        return None;
+    };
+    let hb = r.head.as_bytes();
+    let hard = (hb.len() as u64).min(c.tail_start.saturating_sub(1)) as usize;
+    let limit = if e >= hard {
+        e
+    } else {
+        memchr(b'\n', &hb[e..hard]).map_or(hard, |i| e + i)
+    };
+    let at_end = matches!(&hb[e..], [b'\n', ..] | [b'\r', b'\n', ..]);
+    let e2 = if at_end {
+        e
+    } else {
+        step_forward(r.head, e, want, limit)?
+    };
+    let terminator = match &hb[e2..] {
+        [b'\n', ..] => 1,
+        [b'\r', b'\n', ..] => 2,
+        _ => 0,
+    };
+    let span = c.head.spans.last_mut().expect("the line shown in part");
+    if terminator > 0 && (e2 + terminator) as u64 <= c.tail_start {
+        let cost = (e2 - e) + terminator - 1;
+        if cost > *left {
+            return None;
+        }
+        let end = e2 + terminator;
+        c.head.pieces[n - 2] = Piece::Head(a, end);
+        c.head.pieces.pop();
+        c.head.bytes += cost;
+        *left -= cost;
+        (span.e, span.after) = (end as u64, span.last + 1);
+        c.head_end = end as u64;
+        c.head_line += 1;
+        return Some(true);
+    }
+    if e2 - e > *left {
+        return None;
+    }
+    c.head.pieces[n - 2] = Piece::Head(a, e2);
+    c.head.bytes += e2 - e;
+    *left -= e2 - e;
+    span.e = e2 as u64;
+    c.head_end = e2 as u64;
+    Some(false)
+}
+
+/// Grow the tail's first line, shown from within, back by about `want`
+/// bytes, down to its start. Whether it is whole, or `None` when it cannot
+/// grow within `left`.
+fn grow_tail(r: &Retained<'_>, c: &mut Chosen, want: usize, left: &mut usize) -> Option<bool> {
+    let Some(&Piece::Ring(s, e)) = c.tail.pieces.first() else {
+        return None;
+    };
+    let rb = r.ring.as_bytes();
+    let at = (s - r.ring_at) as usize;
+    let hard = (r.ring_at.max(c.head_end + 1) - r.ring_at) as usize;
+    if at <= hard {
+        return None;
+    }
+    let limit = memrchr(b'\n', &rb[hard..at]).map_or(hard, |i| hard + i + 1);
+    let s2 = step_back(r.ring, at, want, limit)?;
+    if at - s2 > *left {
+        return None;
+    }
+    c.tail.pieces[0] = Piece::Ring(r.ring_at + s2 as u64, e);
+    c.tail.bytes += at - s2;
+    *left -= at - s2;
+    c.tail.spans[0].a = r.ring_at + s2 as u64;
+    c.tail_start = r.ring_at + s2 as u64;
+    let whole = if s2 > 0 {
+        rb[s2 - 1] == b'\n'
+    } else {
+        r.ring_line_start == r.ring_at
+    };
+    if whole {
+        // Byte `tail_start - 1` is now the LF of the line before.
+        c.tail_line -= 1;
+    }
+    Some(whole)
+}
+
+/// A char boundary of `s` after `e`, about `want` bytes on, at most `limit`.
+fn step_forward(s: &str, e: usize, want: usize, limit: usize) -> Option<usize> {
+    if e >= limit {
+        return None;
+    }
+    let mut e2 = s.floor_char_boundary((e + want).min(limit));
+    if e2 <= e {
+        e2 = s.ceil_char_boundary(e + 1);
+    }
+    (e2 > e && e2 <= limit).then_some(e2)
+}
+
+/// A char boundary of `s` before `at`, about `want` bytes back, at least
+/// `limit`.
+fn step_back(s: &str, at: usize, want: usize, limit: usize) -> Option<usize> {
+    if at <= limit {
+        return None;
+    }
+    let mut s2 = s.ceil_char_boundary(at.saturating_sub(want).max(limit));
+    if s2 >= at {
+        s2 = s.floor_char_boundary(at - 1);
+    }
+    (s2 < at && s2 >= limit).then_some(s2)
+}
+
+fn render(r: &Retained<'_>, side: &Side, out: &mut String) {
+    for piece in &side.pieces {
+        match *piece {
+            Piece::Head(a, e) => out.push_str(&r.head[a..e]),
+            Piece::Ring(a, e) => {
+                out.push_str(&r.ring[(a - r.ring_at) as usize..(e - r.ring_at) as usize]);
+            }
+            Piece::Cut(n) => out.push_str(&line_cut_marker(n as usize)),
+            Piece::Newline => out.push('\n'),
+        }
+    }
+}
+
+/// Exact loss accounting from the ranges shown, as [`crate::cap`] counts it.
+fn account(r: &Retained<'_>, chosen: &Chosen, shown: &[ShownLine<'_>]) -> Loss {
+    let spans: Vec<Span> = chosen
+        .head
+        .spans
+        .iter()
+        .copied()
+        .chain(shown.iter().map(ShownLine::span))
+        .chain(chosen.tail.spans.iter().copied())
+        .collect();
+    let shown_bytes: u64 = spans.iter().map(|s| s.e - s.a).sum();
+    let mut touched = 0;
+    let mut last_counted = 0;
+    for s in &spans {
+        let first = s.first.max(last_counted + 1);
+        if s.last >= first {
+            touched += s.last - first + 1;
+            last_counted = s.last;
+        }
+    }
+    let (mut gap, mut gap_line) = (0, 1);
+    for s in &spans {
+        if s.a > gap {
+            break;
+        }
+        if s.e > gap {
+            (gap, gap_line) = (s.e, s.after);
+        }
+    }
+    Loss {
+        original_bytes: r.total,
+        original_lines: r.lines,
+        omitted_bytes: r.total - shown_bytes,
+        omitted_lines: r.lines - touched,
+        gap_line,
+    }
+}

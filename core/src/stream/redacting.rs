@@ -1,0 +1,128 @@
+//! Redaction of a text that arrives in pieces, with exactly the result of
+//! [`Redactor::redact`] on the whole: the pieces are cut again into the
+//! units `redact` works on (each line, and each [`UNIT`] bytes of a longer
+//! line, from the line's start, moved back to a character's start), so
+//! memory stays within a unit whatever the line's length.
+
+use memchr::memchr;
+
+use crate::redact::{LineRedactor, Redactions, Redactor, UNIT};
+
+/// Pieces in, redacted text out.
+#[derive(Debug)]
+pub struct PieceRedactor<'r> {
+    lines: LineRedactor<'r>,
+    /// The unit so far: it starts at `unit_start` bytes into its line.
+    pending: String,
+    unit_start: usize,
+    /// Where in its line the current unit's nominal end lies.
+    nominal: usize,
+}
+
+impl PieceRedactor<'static> {
+    /// A redactor of its own, for a stream kept across calls.
+    pub fn owned(redactor: Redactor) -> Self {
+        PieceRedactor {
+            lines: redactor.into_stream(),
+            pending: String::new(),
+            unit_start: 0,
+            nominal: UNIT,
+        }
+    }
+
+    /// Take the text's next characters; append what is redacted so far.
+    pub fn push(&mut self, piece: &str, out: &mut String) {
+        self.pending.push_str(piece);
+        self.drain(out);
+    }
+
+    /// The last unit (a line without a line break); the counts.
+    pub fn finish(mut self, out: &mut String) -> Redactions {
+        if !self.pending.is_empty() {
+            let unit = std::mem::take(&mut self.pending);
+            self.lines.push_line(&unit, out);
+        }
+        self.lines.counts().clone()
+    }
+
+    /// Heap bytes held.
+    pub fn retained_bytes(&self) -> usize {
+        self.pending.capacity()
+    }
+
+    fn drain(&mut self, out: &mut String) {
+        loop {
+            let room = self.nominal - self.unit_start;
+            let look = &self.pending.as_bytes()[..self.pending.len().min(room)];
+            let end = if let Some(lf) = memchr(b'\n', look) {
+                // The line ends within this unit.
+                lf + 1
+            } else if self.pending.len() >= room {
+                // The line goes on past the nominal end: cut there, on a
+                // character's start (`redact` does the same).
+                self.pending.floor_char_boundary(room)
+            } else {
+                return;
+            };
+            let ends_line = self.pending.as_bytes()[end - 1] == b'\n';
+            let rest = self.pending.split_off(end);
+            let unit = std::mem::replace(&mut self.pending, rest);
+            self.lines.push_line(&unit, out);
+            if ends_line {
+                self.unit_start = 0;
+                self.nominal = UNIT;
+            } else {
+                self.unit_start += unit.len();
+                self.nominal += UNIT;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn pieces() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            6 => "[a-z0-9 =_:.\\-\\n]{0,30}",
+            2 => Just("GITHUB_TOKEN=ghp_FAKE0fake1FAKE0fake1FAKE0fake1FAKE0f\n".to_owned()),
+            1 => Just("-----BEGIN PRIVATE KEY-----\nMIIEFAKEfakeFAKEfake\nFAKEfake\n-----END PRIVATE KEY-----\n".to_owned()),
+            1 => Just("password=hunter2-corp-literal ".to_owned()),
+            1 => (1usize..3 * UNIT).prop_map(|n| "é".repeat(n / 2)),
+            1 => (1usize..3 * UNIT).prop_map(|n| "x".repeat(n)),
+        ];
+        prop::collection::vec(piece, 0..40).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn pieces_redact_as_the_whole_does(
+            text in pieces(),
+            cuts in prop::collection::vec(1usize..100_000, 1..12),
+        ) {
+            let redactor = Redactor::new(&["hunter2-corp-literal".to_owned()]).unwrap();
+            let (whole, counts) = redactor.redact(&text);
+            let mut stream = PieceRedactor::owned(redactor.clone());
+            let mut out = String::new();
+            let mut at = 0;
+            for cut in cuts.iter().cycle() {
+                if at >= text.len() {
+                    break;
+                }
+                let mut end = (at + cut).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end += 1;
+                }
+                stream.push(&text[at..end], &mut out);
+                prop_assert!(stream.retained_bytes() <= 2 * (UNIT + 100_000));
+                at = end;
+            }
+            let got_counts = stream.finish(&mut out);
+            prop_assert!(out == whole.as_ref());
+            prop_assert_eq!(got_counts, counts);
+        }
+    }
+}

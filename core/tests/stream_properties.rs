@@ -1,0 +1,635 @@
+//! Properties of `cap-stream`: any text in any chunking gives exactly what
+//! `cap_call` gives for the whole (lossy-decoded) text, with the same bytes
+//! saved; and the one-pass preview of large texts holds every invariant of
+//! `cap`, checked against naive oracles. Thresholds of a few hundred bytes
+//! (`set_large_input`) put both regimes within reach of small texts.
+//!
+//! `cargo test -p toolcap-core --release --test stream_properties`
+
+mod common;
+
+use common::{MemStore, cases, rich_text};
+use proptest::prelude::*;
+use toolcap_core::stream::MemoryWriter;
+use toolcap_core::text::count_lines;
+use toolcap_core::{
+    Budget, Call, CapStream, Capped, Capper, Keep, PreviewFeatures, PreviewSettings, RefScheme,
+};
+
+fn capper_with(features: PreviewFeatures, large_input: usize) -> Capper {
+    let scheme = RefScheme::new("/home/me/.spill", "thread-9", vec![42; 32]).unwrap();
+    let settings = PreviewSettings {
+        features,
+        notable_patterns: vec!["BOOM".into()],
+        ..PreviewSettings::default()
+    };
+    let mut capper = Capper::with_settings(scheme, settings).unwrap();
+    capper.set_large_input(large_input);
+    capper
+}
+
+/// Bytes from many scripts, failure lines, long lines, CRLF and invalid
+/// UTF-8.
+fn any_bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
+    let pieces = prop_oneof![
+        4 => "[a-z ]{0,30}\n".prop_map(String::into_bytes),
+        2 => Just(b"word ".to_vec()),
+        1 => Just("жизнь ".as_bytes().to_vec()),
+        1 => Just("中文字符".as_bytes().to_vec()),
+        1 => Just("😀🇺🇦".as_bytes().to_vec()),
+        2 => Just(b"\n".to_vec()),
+        1 => Just(b"\r\n".to_vec()),
+        1 => "[a-z]{0,20}".prop_map(|s| format!("error: {s} failed\n").into_bytes()),
+        1 => "[0-9]{1,4}".prop_map(|s| format!("thread 'main' panicked at {s}\n").into_bytes()),
+        1 => "[a-z]{0,9}".prop_map(|s| format!("FAILED test_{s} - assert\n").into_bytes()),
+        1 => Just(b"BOOM host pattern\n".to_vec()),
+        1 => "[a-z]{300,3000}".prop_map(String::into_bytes),
+        1 => Just(vec![0xFF]),
+        1 => Just(vec![0xE2, 0x82]),
+        1 => Just(vec![0xC3]),
+        1 => Just(vec![0xF0, 0x9F]),
+    ];
+    prop::collection::vec(pieces, 0..max).prop_map(|v| v.concat())
+}
+
+/// One line longer than most budgets, as a minified bundle is: an optional
+/// prefix, a unit repeated (some across [`toolcap_core::tokens::MAX_SPAN`]),
+/// and an end with or without a final LF.
+fn huge_line() -> impl Strategy<Value = Vec<u8>> {
+    let unit = prop_oneof![
+        Just(b"var a=function(b){return b*2};".to_vec()),
+        Just(b"x".to_vec()),
+        Just("жизнь,".as_bytes().to_vec()),
+        Just("中文😀🇺🇦".as_bytes().to_vec()),
+        Just(b"ab\xE2\x82".to_vec()),
+    ];
+    let end = prop_oneof![
+        Just(&b""[..]),
+        Just(&b"\n"[..]),
+        Just(&b"\r\n"[..]),
+        Just(&b"//# sourceMappingURL=app.min.js.map"[..]),
+        Just(&b"//# sourceMappingURL=app.min.js.map\n"[..]),
+        Just(&b"error: failed at the end\n"[..]),
+    ];
+    (
+        prop_oneof![Just(&b""[..]), Just(&b"dist/app.min.js:1:"[..])],
+        unit,
+        prop_oneof![3 => 50usize..3000, 1 => 3000usize..30_000],
+        end,
+    )
+        .prop_map(|(prefix, unit, n, end)| [prefix, &unit.repeat(n), end].concat())
+}
+
+/// [`any_bytes`], and now and then a single huge line.
+fn any_input(max: usize) -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![6 => any_bytes(max), 1 => huge_line()]
+}
+
+fn any_budget(capper: &Capper) -> impl Strategy<Value = Budget> {
+    let room = capper.room();
+    let least = room.bytes as u32;
+    let lines = room.lines as u32;
+    let tokens = room.tokens as u32;
+    (
+        least..least + 3000,
+        prop::option::of(lines..lines + 60),
+        prop::option::of(1u32..400),
+        prop_oneof![Just(Keep::Head), Just(Keep::Tail), Just(Keep::HeadAndTail)],
+        prop_oneof![Just(40u8), 0u8..=100],
+        prop::option::weighted(0.2, tokens..tokens + 600),
+    )
+        .prop_map(
+            |(max_bytes, max_lines, max_line_bytes, keep, head_percent, max_tokens)| Budget {
+                max_bytes,
+                max_lines,
+                max_line_bytes,
+                keep,
+                head_percent,
+                max_tokens,
+            },
+        )
+}
+
+fn any_call() -> impl Strategy<Value = Call> {
+    (any::<bool>(), prop::option::of(-2i32..3)).prop_map(|(is_error, exit_code)| Call {
+        id: "call-1".into(),
+        tool: Some("cargo".into()),
+        exit_code,
+        is_error,
+    })
+}
+
+/// `bytes` split at `cuts` (positions, any order), or in 1-byte chunks.
+fn chunks<'a>(bytes: &'a [u8], cuts: &[usize], single: bool) -> Vec<&'a [u8]> {
+    if single {
+        return bytes.chunks(1).collect();
+    }
+    let mut at: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+    at.sort_unstable();
+    let mut out = Vec::new();
+    let mut prev = 0;
+    for c in at.into_iter().chain([bytes.len()]) {
+        out.push(&bytes[prev..c]);
+        prev = c;
+    }
+    out
+}
+
+/// The result of streaming `chunks`, with the file saved (by the store or
+/// the writer).
+fn stream(
+    capper: &Capper,
+    chunks: &[&[u8]],
+    budget: Budget,
+    call: &Call,
+) -> (Capped, Vec<(String, Vec<u8>)>) {
+    let mut s = CapStream::new(capper, budget, call.clone()).unwrap();
+    let mut writer = MemoryWriter::default();
+    for c in chunks {
+        s.write(capper, c, &mut writer);
+    }
+    assert_eq!(
+        s.bytes_written(),
+        chunks.iter().map(|c| c.len() as u64).sum::<u64>()
+    );
+    let mut store = MemStore::default();
+    let capped = s.finish(capper, &mut writer, &mut store).unwrap();
+    assert!(writer.partial.is_none(), "no file left half written");
+    let mut saved: Vec<_> = store.files.into_iter().collect();
+    saved.extend(writer.committed);
+    (capped, saved)
+}
+
+fn whole(
+    capper: &Capper,
+    text: &str,
+    budget: Budget,
+    call: &Call,
+) -> (Capped, Vec<(String, Vec<u8>)>) {
+    let mut store = MemStore::default();
+    let capped = capper.cap_call(text, &budget, call, &mut store).unwrap();
+    (capped, store.files.into_iter().collect())
+}
+
+const FEATURES: [PreviewFeatures; 2] = [
+    PreviewFeatures::ALL,
+    PreviewFeatures {
+        adaptive_notice: false,
+        ..PreviewFeatures::ALL
+    },
+];
+
+proptest! {
+    #![proptest_config(cases(300))]
+
+    /// Any chunking of any bytes streams to exactly `cap_call` of the lossy
+    /// text, every field, and the same file.
+    #[test]
+    fn stream_is_cap_in_any_chunking(
+        bytes in any_input(60),
+        large in 300usize..2000,
+        features in 0usize..2,
+        // The least budget of the two feature sets: the full notice's.
+        (budget, call) in any_budget(&capper_with(FEATURES[1], 300)).prop_flat_map(|b| (Just(b), any_call())),
+        cuts in prop::collection::vec(any::<usize>(), 0..12),
+        single in prop::bool::weighted(0.15),
+    ) {
+        let capper = capper_with(FEATURES[features], large);
+        let text = String::from_utf8_lossy(&bytes);
+        let want = whole(&capper, &text, budget, &call);
+        let got = stream(&capper, &chunks(&bytes, &cuts, single), budget, &call);
+        prop_assert_eq!(&got.0, &want.0);
+        prop_assert_eq!(&got.1, &want.1);
+    }
+
+    /// The one-pass preview holds every limit, the notice's reference is
+    /// genuine, and each notable line is the input's line of that number.
+    #[test]
+    fn one_pass_preview_holds_the_invariants(
+        bytes in any_input(80),
+        budget in any_budget(&capper_with(PreviewFeatures::ALL, 300)),
+        call in any_call(),
+    ) {
+        let capper = capper_with(PreviewFeatures::ALL, 300);
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let looks_json = toolcap_core::stream::looks_json(text.as_bytes(), 300);
+        let large = toolcap_core::stream::is_large(text.len(), looks_json, &budget, 300);
+        prop_assume!(large);
+        let (c, files) = whole(&capper, &text, budget, &call);
+        prop_assert!(c.truncated);
+        prop_assert!(c.text.len() <= budget.max_bytes as usize);
+        if let Some(m) = budget.max_lines {
+            prop_assert!(count_lines(c.text.as_bytes()) <= u64::from(m));
+        }
+        if let Some(t) = budget.max_tokens {
+            prop_assert!(c.tokens <= u64::from(t));
+        }
+        prop_assert_eq!(c.original_bytes, text.len() as u64);
+        prop_assert_eq!(c.original_lines, count_lines(text.as_bytes()));
+        prop_assert!(c.omitted_bytes > 0 && c.omitted_bytes <= c.original_bytes);
+        prop_assert!(c.omitted_lines <= c.original_lines);
+        prop_assert!(c.gap_line.unwrap() <= c.original_lines + 1);
+        prop_assert_eq!(c.original_tokens, capper.estimator().estimate(&text));
+        prop_assert_eq!(c.folded_lines, 0);
+        let r = c.spill.clone().unwrap();
+        let refs = capper.scheme().find_refs(&c.text);
+        prop_assert_eq!(refs.last(), Some(&r));
+        prop_assert_eq!(&files[0].1, &text.as_bytes().to_vec());
+        check_notable_lines(&text, &c)?;
+    }
+
+    /// With plain head and tail (no notable lines, lines kept whole), the
+    /// head is a prefix of the input and the tail a suffix, and
+    /// `omitted-bytes` is what they do not show.
+    #[test]
+    fn one_pass_accounting_is_exact(
+        text in prop_oneof![
+            4 => rich_text(300),
+            1 => huge_line().prop_map(|b| String::from_utf8_lossy(&b).into_owned()),
+        ],
+        budget in any_budget(&capper_with(PreviewFeatures::ALL, 300)),
+    ) {
+        let features = PreviewFeatures { notable: false, ..PreviewFeatures::ALL };
+        let capper = capper_with(features, 300);
+        let budget = Budget { max_line_bytes: None, max_tokens: None, ..budget };
+        let looks_json = toolcap_core::stream::looks_json(text.as_bytes(), 300);
+        prop_assume!(toolcap_core::stream::is_large(text.len(), looks_json, &budget, 300));
+        let (c, _) = whole(&capper, &text, budget, &Call::new("c"));
+        let preview = c.text.rsplit_once("[toolcap] ").unwrap().0;
+        let (head, tail) = match preview.split_once("[... ") {
+            Some((head, rest)) => (head, rest.split_once(" ...]\n").unwrap().1),
+            None => (preview, ""),
+        };
+        let head_shown = if text.starts_with(head) {
+            head.len()
+        } else {
+            let h = head.strip_suffix('\n').unwrap();
+            prop_assert!(text.starts_with(h), "head {head:?}");
+            h.len()
+        };
+        let tail_shown = if text.ends_with(tail) {
+            tail.len()
+        } else {
+            let t = tail.strip_suffix('\n').unwrap();
+            prop_assert!(text.ends_with(t), "tail {tail:?}");
+            t.len()
+        };
+        let shown = (head_shown + tail_shown).min(text.len());
+        prop_assert_eq!(c.omitted_bytes, (text.len() - shown) as u64);
+    }
+}
+
+/// Each `[line N] ...` line between the notable markers shows the start of
+/// the input's line N, and lies in the middle the markers name.
+fn check_notable_lines(text: &str, c: &Capped) -> Result<(), TestCaseError> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut inside = false;
+    let mut count = 0;
+    for l in c.text.lines() {
+        if l.starts_with("[... lines ") && l.ends_with("notable lines ...]") {
+            inside = true;
+            continue;
+        }
+        if l.starts_with("[... end of the omitted lines") {
+            inside = false;
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let rest = l.strip_prefix("[line ").unwrap();
+        let (head, body) = rest.split_once("] ").unwrap();
+        let n: usize = head.split(' ').next().unwrap().parse().unwrap();
+        let body = match body.rsplit_once(" [... ") {
+            Some((b, cut)) if cut.ends_with(" bytes cut]") => b,
+            _ => body,
+        };
+        let body = body.strip_suffix('\r').unwrap_or(body);
+        let line = lines[n - 1];
+        prop_assert!(line.starts_with(body), "line {n}: {body:?} vs {line:?}");
+        count += 1;
+    }
+    prop_assert_eq!(count, c.notable_lines);
+    Ok(())
+}
+
+/// A text with failures in its middle, and a tail full of them.
+fn log(lines: usize) -> String {
+    let mut s = String::new();
+    for i in 0..lines {
+        if i == lines / 2 {
+            s.push_str("error[E0308]: mismatched types in the middle\n");
+        } else if i > lines - 30 {
+            s.push_str(&format!("error: late failure number {i} of the burst\n"));
+        } else {
+            s.push_str(&format!("   Compiling crate-{i} v0.1.{i}\n"));
+        }
+    }
+    s
+}
+
+#[test]
+fn a_burst_at_the_end_does_not_hide_the_middle() {
+    let capper = capper_with(PreviewFeatures::ALL, 300);
+    let text = log(4000);
+    let budget = Budget {
+        max_bytes: 4096,
+        ..Budget::default()
+    };
+    let (c, _) = whole(&capper, &text, budget, &Call::new("c"));
+    assert!(c.text.contains("[line 2001] error[E0308]"), "{}", c.text);
+    let got = stream(
+        &capper,
+        &chunks(text.as_bytes(), &[7, 1000, 33333], false),
+        budget,
+        &Call::new("c"),
+    );
+    assert_eq!(got.0, c);
+}
+
+#[test]
+fn a_failed_spill_keeps_the_preview_and_commits_nothing() {
+    let capper = capper_with(PreviewFeatures::ALL, 1000);
+    let text = log(20_000);
+    let budget = Budget::default();
+    let call = Call::new("c");
+    let run = |fail: Option<usize>| {
+        let mut s = CapStream::new(&capper, budget, call.clone()).unwrap();
+        let mut writer = MemoryWriter {
+            fail_append: fail,
+            ..MemoryWriter::default()
+        };
+        for c in text.as_bytes().chunks(4000) {
+            s.write(&capper, c, &mut writer);
+        }
+        let c = s
+            .finish(&capper, &mut writer, &mut MemStore::default())
+            .unwrap();
+        (c, writer)
+    };
+    let (ok, ok_writer) = run(None);
+    assert_eq!(ok_writer.committed.len(), 1);
+    assert_eq!(ok_writer.committed[0].1, text.as_bytes());
+    assert!(ok.spill.is_some() && ok.spill_error.is_none());
+    let (failed, writer) = run(Some(3));
+    assert!(writer.aborted && writer.committed.is_empty() && writer.partial.is_none());
+    assert!(failed.spill.is_none());
+    assert!(failed.spill_error.unwrap().contains("no space left"));
+    assert!(
+        failed
+            .text
+            .contains("could NOT be saved (no space left on device)")
+    );
+    // The same preview, up to the notice.
+    let before = |t: &str| t.rsplit_once("[toolcap] ").unwrap().0.to_owned();
+    assert_eq!(before(&failed.text), before(&ok.text));
+    assert_eq!(failed.original_bytes, ok.original_bytes);
+    // As `cap` says when its store fails.
+    let mut store = MemStore {
+        fail: Some("no space left on device".into()),
+        ..MemStore::default()
+    };
+    let want = capper.cap_call(&text, &budget, &call, &mut store).unwrap();
+    assert_eq!(failed.text, want.text);
+}
+
+#[test]
+fn a_large_stream_keeps_little() {
+    // 64 MiB through a 16 KiB budget: the engine's state stays small.
+    let capper = capper_with(PreviewFeatures::ALL, toolcap_core::stream::LARGE_INPUT);
+    let budget = Budget::default();
+    let mut s = CapStream::new(&capper, budget, Call::new("big")).unwrap();
+    let mut writer = MemoryWriter::default();
+    let block: String = (0..2000)
+        .map(|i| match i % 97 {
+            0 => format!("error: failure {i} with some words after it\n"),
+            1 => format!("{}\n", "x".repeat(9000)),
+            _ => format!("line {i} of ordinary output ж 中 😀\n"),
+        })
+        .collect();
+    let mut most = 0;
+    let mut written = 0;
+    while written < 64 << 20 {
+        s.write(&capper, block.as_bytes(), &mut writer);
+        written += block.len();
+        // The spill itself is the writer's memory, not the stream's.
+        writer.partial.as_mut().map(Vec::clear);
+        // Below LARGE_INPUT the stream keeps the text by design; past it,
+        // only the engine's state.
+        if written > toolcap_core::stream::LARGE_INPUT + (1 << 20) {
+            most = most.max(s.retained_bytes());
+        }
+    }
+    assert!(most < 2 << 20, "{most} bytes retained");
+    let c = s
+        .finish(&capper, &mut writer, &mut MemStore::default())
+        .unwrap();
+    assert!(c.truncated && c.text.len() <= 16 * 1024);
+    assert_eq!(c.original_bytes, written as u64);
+    assert!(c.notable_lines > 0);
+}
+
+/// A minified bundle: one line of `var a=...;` then its source map comment.
+fn bundle(bytes: usize, prefix: &str, lf: bool) -> String {
+    let unit = "var a=function(b){return b*2};";
+    let mut text = String::with_capacity(bytes + 64);
+    text.push_str(prefix);
+    while text.len() < bytes {
+        text.push_str(unit);
+    }
+    text.push_str("//# sourceMappingURL=app.min.js.map");
+    if lf {
+        text.push('\n');
+    }
+    text
+}
+
+/// The head's part of a single-line text and the tail's, from a preview
+/// with a gap: the head part is a prefix of the text (with a LF added), the
+/// tail part a suffix (with a LF added when the text has none).
+fn both_ends<'a>(text: &str, c: &'a Capped) -> (&'a str, &'a str) {
+    let preview = c.text.rsplit_once("[toolcap] ").unwrap().0;
+    let (head, rest) = preview.split_once("[... ").expect("a gap marker");
+    let tail = rest.split_once(" ...]\n").unwrap().1;
+    let head = head.strip_suffix('\n').unwrap_or(head);
+    let tail = if text.ends_with(tail) {
+        tail
+    } else {
+        tail.strip_suffix('\n').unwrap()
+    };
+    assert!(text.starts_with(head), "head {head:?}");
+    assert!(text.ends_with(tail), "tail {tail:?}");
+    (head, tail)
+}
+
+#[test]
+fn a_huge_single_line_shows_both_of_its_ends() {
+    // Over LARGE_INPUT, so `cap` gives it the one-pass preview: a minified
+    // bundle keeps its first bytes and its `sourceMappingURL`, as it does
+    // below the threshold (the shared vector `preview-utilisation`).
+    let one_pass = capper_with(PreviewFeatures::ALL, toolcap_core::stream::LARGE_INPUT);
+    let mut full = capper_with(PreviewFeatures::ALL, toolcap_core::stream::LARGE_INPUT);
+    full.set_large_input(usize::MAX);
+    let budgets = [
+        Budget {
+            max_bytes: 4096,
+            ..Budget::default()
+        },
+        Budget {
+            max_bytes: 4096,
+            max_lines: None,
+            max_line_bytes: None,
+            ..Budget::default()
+        },
+        Budget {
+            max_bytes: 16384,
+            max_line_bytes: Some(2000),
+            ..Budget::default()
+        },
+        Budget {
+            max_bytes: 4096,
+            head_percent: 90,
+            ..Budget::default()
+        },
+    ];
+    for (prefix, lf) in [("", false), ("", true), ("dist/app.min.js:1:", true)] {
+        let text = bundle(6 << 20, prefix, lf);
+        for budget in budgets {
+            let call = Call::new("c");
+            assert!(toolcap_core::stream::is_large(
+                text.len(),
+                false,
+                &budget,
+                toolcap_core::stream::LARGE_INPUT
+            ));
+            let (c, files) = whole(&one_pass, &text, budget, &call);
+            let what = format!("lf {lf}, {budget:?}:\n{}", c.text);
+            assert!(c.text.len() <= budget.max_bytes as usize, "{what}");
+            let (head, tail) = both_ends(&text, &c);
+            assert!(head.starts_with(&format!("{prefix}var a=")), "{what}");
+            let map = "sourceMappingURL=app.min.js.map";
+            assert!(
+                tail.strip_suffix('\n').unwrap_or(tail).ends_with(map),
+                "{what}"
+            );
+            // Most of the budget is used: the two parts share what is left.
+            assert!(
+                head.len() + tail.len() > budget.max_bytes as usize / 2,
+                "{what}"
+            );
+            // Exact accounting: the bytes between are omitted, the line is
+            // shown in part, not omitted.
+            let shown = (head.len() + tail.len()) as u64;
+            assert_eq!(c.omitted_bytes, text.len() as u64 - shown, "{what}");
+            assert_eq!((c.original_lines, c.omitted_lines), (1, 0), "{what}");
+            assert_eq!(c.gap_line, Some(1), "{what}");
+            assert_eq!(c.original_bytes, text.len() as u64);
+            assert_eq!(c.original_tokens, one_pass.estimator().estimate(&text));
+            assert_eq!(files[0].1, text.as_bytes());
+            // What `cap` gives a line of this size below the threshold.
+            let (below, _) = whole(&full, &text, budget, &call);
+            assert_eq!(c, below, "{what}");
+            // And what the stream gives.
+            let bytes = text.as_bytes();
+            let cuts = [1, 65_537, 1 << 20, (5 << 20) + 3];
+            let (streamed, saved) = stream(&one_pass, &chunks(bytes, &cuts, false), budget, &call);
+            assert_eq!(streamed, c, "{what}");
+            assert_eq!(saved[0].1, bytes);
+        }
+    }
+}
+
+#[test]
+fn original_tokens_are_the_estimate_of_the_whole_text() {
+    // Long runs of letters and of blanks across every 64 KiB: a sum of
+    // block estimates would count them differently from the whole text.
+    let capper = capper_with(PreviewFeatures::ALL, toolcap_core::stream::LARGE_INPUT);
+    let text = runs(9 << 20);
+    let budget = Budget::default();
+    let (c, _) = whole(&capper, &text, budget, &Call::new("t"));
+    let want = capper.estimator().estimate(&text);
+    assert_eq!(c.original_tokens, want);
+    let cuts = [3, 70_000, 1 << 20, 1 << 22, 7_777_777];
+    let got = stream(
+        &capper,
+        &chunks(text.as_bytes(), &cuts, false),
+        budget,
+        &Call::new("t"),
+    );
+    assert_eq!(got.0.original_tokens, want);
+}
+
+/// `len` bytes and more of long runs of letters, digits, blanks and
+/// scripts, and failure lines.
+fn runs(len: usize) -> String {
+    let mut text = String::new();
+    let mut i = 0u64;
+    while text.len() < len {
+        i = i
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let run = 1 + (i >> 40) as usize % 100_000;
+        match (i >> 20) % 5 {
+            0 => text.push_str(&"a".repeat(run)),
+            1 => text.push_str(&" ".repeat(run)),
+            2 => text.push_str(&"7".repeat(run / 3)),
+            3 => text.push_str(&"жизнь 中文 ".repeat(run / 64 + 1)),
+            _ => text.push_str("error: a failure\n"),
+        }
+    }
+    text
+}
+
+fn redacting_capper(large_input: usize, spill: bool) -> Capper {
+    let scheme = RefScheme::new("/home/me/.spill", "thread-9", vec![42; 32]).unwrap();
+    let settings = PreviewSettings {
+        redaction: Some(toolcap_core::cap::RedactionSettings {
+            literals: vec!["hunter2-corp-literal".into()],
+            spill,
+        }),
+        ..PreviewSettings::default()
+    };
+    let mut capper = Capper::with_settings(scheme, settings).unwrap();
+    capper.set_large_input(large_input);
+    capper
+}
+
+/// Any input with secrets of several kinds here and there, one a PEM block
+/// that spans lines.
+fn with_secrets() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        4 => any_input(8),
+        1 => Just(b"GITHUB_TOKEN=ghp_FAKE0fake1FAKE0fake1FAKE0fake1FAKE0f\n".to_vec()),
+        1 => Just(b"-----BEGIN PRIVATE KEY-----\nMIIEFAKEfakeFAKEfake\n-----END PRIVATE KEY-----\n".to_vec()),
+        1 => Just(b"password=hunter2-corp-literal ".to_vec()),
+    ];
+    prop::collection::vec(piece, 0..24).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(cases(200))]
+
+    /// With a redaction policy, a stream still gives exactly what `cap`
+    /// gives, in both regimes, whether the file is redacted or not.
+    #[test]
+    fn a_redacting_stream_is_a_redacting_cap(
+        bytes in with_secrets(),
+        large in 300usize..2000,
+        spill in any::<bool>(),
+        (budget, call) in any_budget(&capper_with(FEATURES[1], 300)).prop_flat_map(|b| (Just(b), any_call())),
+        cuts in prop::collection::vec(any::<usize>(), 0..12),
+        single in prop::bool::weighted(0.15),
+    ) {
+        let capper = redacting_capper(large, spill);
+        let text = String::from_utf8_lossy(&bytes);
+        let want = whole(&capper, &text, budget, &call);
+        let got = stream(&capper, &chunks(&bytes, &cuts, single), budget, &call);
+        prop_assert_eq!(&got.0, &want.0);
+        prop_assert_eq!(&got.1, &want.1);
+        if let Some(saved) = want.1.first() {
+            let saved = String::from_utf8_lossy(&saved.1);
+            prop_assert_eq!(!saved.contains("hunter2-corp-literal"), spill || !text.contains("hunter2-corp-literal"));
+        }
+        prop_assert!(!want.0.text.contains("hunter2-corp-literal"));
+    }
+}

@@ -1,0 +1,202 @@
+//! The `spill-store` resource: every thread folder under the spill
+//! directory, for a host's retention. Walks one level of thread folders and
+//! never follows a link; deletes spills oldest first as
+//! `toolcap_core::retention` picks them, with their catalog notes, and notes
+//! each deletion in its thread folder so a reference to it reads as expired.
+
+use toolcap_core::CapError;
+use toolcap_core::catalog;
+use toolcap_core::retention::{self, RetentionPolicy, StoredSpill, SweepReason};
+use wasi::filesystem::types::{Descriptor, DescriptorFlags, DescriptorType, OpenFlags, PathFlags};
+
+use crate::files;
+use crate::fs_error::to_cap_error;
+use crate::listing;
+use crate::spill_dir::SpillDir;
+
+/// State behind one `spill-store` handle.
+pub struct Store {
+    pub dir: SpillDir,
+}
+
+/// What a walk of the store found.
+#[derive(Default)]
+pub struct Walk {
+    pub threads: u32,
+    pub spills: Vec<StoredSpill>,
+    /// Temporary files, `<thread>/<name>`, with their modification time.
+    pub temporaries: Vec<(String, u64)>,
+    pub skipped: Vec<String>,
+}
+
+/// What a sweep did.
+pub struct Swept {
+    pub deleted: Vec<(StoredSpill, SweepReason)>,
+    pub kept_files: u64,
+    pub kept_bytes: u64,
+    pub skipped: Vec<String>,
+}
+
+impl Store {
+    pub fn open(spill_dir: &str) -> Result<Store, CapError> {
+        let dir = SpillDir::find(spill_dir);
+        dir.root()?;
+        Ok(Store { dir })
+    }
+
+    /// Every thread folder's spills and temporaries; links and foreign
+    /// entries are skipped with why.
+    pub fn walk(&self) -> Result<Walk, CapError> {
+        let root = self.dir.root()?;
+        let mut walk = Walk::default();
+        for entry in files::entries(root)? {
+            match entry.type_ {
+                DescriptorType::Directory => {}
+                DescriptorType::SymbolicLink => {
+                    walk.skipped
+                        .push(format!("{}: a symbolic link, never followed", entry.name));
+                    continue;
+                }
+                _ => {
+                    walk.skipped
+                        .push(format!("{}: not a thread folder", entry.name));
+                    continue;
+                }
+            }
+            let Ok(dir) = open_dir(root, &entry.name) else {
+                walk.skipped
+                    .push(format!("{}: cannot be opened", entry.name));
+                continue;
+            };
+            walk.threads += 1;
+            self.walk_thread(&entry.name, &dir, &mut walk)?;
+        }
+        Ok(walk)
+    }
+
+    fn walk_thread(&self, thread: &str, dir: &Descriptor, walk: &mut Walk) -> Result<(), CapError> {
+        for spill in listing::spills(dir)? {
+            walk.spills.push(StoredSpill {
+                relative_path: format!("{thread}/{}", spill.name),
+                bytes: spill.bytes,
+                created_ns: spill.created_ns,
+            });
+        }
+        for entry in files::entries(dir)? {
+            let name = entry.name;
+            let ours = catalog::is_spill_name(&name)
+                || name == catalog::EXPIRED_NOTE
+                || (name.starts_with('.') && name.ends_with(".meta"));
+            if entry.type_ == DescriptorType::SymbolicLink {
+                walk.skipped
+                    .push(format!("{thread}/{name}: a symbolic link, never followed"));
+            } else if name.starts_with(catalog::TEMP_PREFIX) {
+                if let Some((_, mtime)) = files::file_stat(dir, &name) {
+                    walk.temporaries.push((format!("{thread}/{name}"), mtime));
+                }
+            } else if !ours || entry.type_ != DescriptorType::RegularFile {
+                walk.skipped.push(format!("{thread}/{name}: not a spill"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Delete what `policy` picks, and temporaries a crashed writer left.
+    pub fn sweep(&self, policy: RetentionPolicy) -> Result<Swept, CapError> {
+        let root = self.dir.root()?;
+        let mut walk = self.walk()?;
+        let now = files::now_ns();
+        let mut deleted = Vec::new();
+        for (path, mtime) in std::mem::take(&mut walk.temporaries) {
+            let (thread, name) = path.split_once('/').expect("walk joins thread/name");
+            if now.saturating_sub(mtime) < retention::STALE_TEMPORARY_NS {
+                walk.skipped
+                    .push(format!("{path}: a cap in progress is writing it"));
+                continue;
+            }
+            let size = open_dir(root, thread).ok().and_then(|dir| {
+                let size = files::file_stat(&dir, name).map(|s| s.0);
+                dir.unlink_file_at(name).ok().and(size)
+            });
+            if let Some(bytes) = size {
+                let spill = StoredSpill {
+                    relative_path: path,
+                    bytes,
+                    created_ns: mtime,
+                };
+                deleted.push((spill, SweepReason::StaleTemporary));
+            }
+        }
+        let doomed = retention::plan_sweep(&mut walk.spills, policy, now);
+        let gone = doomed.len();
+        for &(i, reason) in &doomed {
+            let spill = &walk.spills[i];
+            let (thread, name) = spill
+                .relative_path
+                .split_once('/')
+                .expect("walk joins thread/name");
+            let dir = open_dir(root, thread)
+                .map_err(|e| to_cap_error("cannot open the thread folder", e))?;
+            match dir.unlink_file_at(name) {
+                Ok(()) => {}
+                // Deleted meanwhile by another sweep or a purge.
+                Err(wasi::filesystem::types::ErrorCode::NoEntry) => continue,
+                Err(e) => return Err(to_cap_error("cannot delete a spilled file", e)),
+            }
+            let _ = dir.unlink_file_at(&catalog::meta_name(name));
+            files::note_expired(&dir, name, now / 1_000_000);
+            deleted.push((spill.clone(), reason));
+        }
+        let kept = &walk.spills[gone..];
+        Ok(Swept {
+            deleted,
+            kept_files: kept.len() as u64,
+            kept_bytes: kept.iter().map(|s| s.bytes).sum(),
+            skipped: walk.skipped,
+        })
+    }
+}
+
+/// Open the folder `name` of `dir`, not following a link.
+fn open_dir(
+    dir: &Descriptor,
+    name: &str,
+) -> Result<Descriptor, wasi::filesystem::types::ErrorCode> {
+    dir.open_at(
+        PathFlags::empty(),
+        name,
+        OpenFlags::DIRECTORY,
+        DescriptorFlags::READ,
+    )
+}
+
+impl crate::bindings::exports::toolcap::tool_output_cap::capper::GuestSpillStore for Store {
+    fn open(
+        spill_dir: String,
+    ) -> crate::convert::CapResult<
+        crate::bindings::exports::toolcap::tool_output_cap::capper::SpillStore,
+    > {
+        Store::open(&spill_dir)
+            .map(crate::bindings::exports::toolcap::tool_output_cap::capper::SpillStore::new)
+            .map_err(crate::convert::error)
+    }
+
+    fn stats(
+        &self,
+    ) -> crate::convert::CapResult<crate::bindings::toolcap::tool_output_cap::types::StoreStats>
+    {
+        self.walk()
+            .map(crate::convert::store_stats)
+            .map_err(crate::convert::error)
+    }
+
+    fn sweep(
+        &self,
+        policy: crate::bindings::toolcap::tool_output_cap::types::RetentionPolicy,
+    ) -> crate::convert::CapResult<crate::bindings::toolcap::tool_output_cap::types::SweepReport>
+    {
+        self.sweep(crate::convert::retention_policy(policy))
+            .map(crate::convert::sweep_report)
+            .map_err(crate::convert::error)
+    }
+}

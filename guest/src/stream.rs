@@ -1,0 +1,203 @@
+//! The `cap-stream` resource: a result written in chunks, spilled to a
+//! temporary file as it grows past what memory should hold, and capped at
+//! the end exactly as `cap` would.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use toolcap_core::{Call, CapError, SpillWriter};
+use wasi::filesystem::types::{Descriptor, DescriptorFlags, OpenFlags, PathFlags};
+
+use crate::bindings::exports::toolcap::tool_output_cap::capper::GuestCapStream;
+use crate::bindings::toolcap::tool_output_cap::types;
+use crate::convert::{self, CapResult};
+use crate::files;
+use crate::fs_error::to_cap_error;
+use crate::session::Inner;
+use crate::spill_dir::CallStore;
+
+/// State behind one `cap-stream` handle.
+pub struct Stream {
+    session: Rc<Inner>,
+    /// `None` once finished.
+    state: RefCell<Option<Running>>,
+    written: RefCell<u64>,
+}
+
+struct Running {
+    capper_stream: toolcap_core::CapStream,
+    file: StreamFile,
+}
+
+impl Stream {
+    pub fn start(
+        session: Rc<Inner>,
+        budget: types::Budget,
+        call: types::Call,
+    ) -> CapResult<Stream> {
+        let call = convert::call(call);
+        let capper_stream = toolcap_core::CapStream::new(
+            &session.capper.borrow(),
+            convert::budget(budget),
+            call.clone(),
+        )
+        .map_err(convert::error)?;
+        let file = StreamFile {
+            session: Rc::clone(&session),
+            call,
+            open: None,
+        };
+        Ok(Stream {
+            session,
+            state: RefCell::new(Some(Running {
+                capper_stream,
+                file,
+            })),
+            written: RefCell::new(0),
+        })
+    }
+}
+
+fn finished() -> types::CapError {
+    types::CapError::InvalidArgument("this stream is finished: start a new one".into())
+}
+
+impl GuestCapStream for Stream {
+    fn write(&self, chunk: Vec<u8>) -> CapResult<()> {
+        let mut state = self.state.borrow_mut();
+        let running = state.as_mut().ok_or_else(finished)?;
+        running
+            .capper_stream
+            .write(&self.session.capper.borrow(), &chunk, &mut running.file);
+        *self.written.borrow_mut() += chunk.len() as u64;
+        Ok(())
+    }
+
+    fn bytes_written(&self) -> u64 {
+        *self.written.borrow()
+    }
+
+    fn finish(&self) -> CapResult<types::Capped> {
+        let Running {
+            capper_stream,
+            mut file,
+        } = self.state.borrow_mut().take().ok_or_else(finished)?;
+        let mut store = CallStore {
+            dir: &self.session.spill,
+        };
+        capper_stream
+            .finish(&self.session.capper.borrow(), &mut file, &mut store)
+            .map(convert::capped)
+            .map_err(convert::error)
+    }
+}
+
+/// The spill file a stream writes as it goes: a temporary file in the
+/// thread folder, renamed when the stream finishes.
+struct StreamFile {
+    session: Rc<Inner>,
+    call: Call,
+    open: Option<OpenFile>,
+}
+
+struct OpenFile {
+    dir: Descriptor,
+    file: Descriptor,
+    tmp: String,
+    offset: u64,
+    /// Line breaks written, and the last byte: the file's line count for
+    /// its catalog note.
+    lfs: u64,
+    last: Option<u8>,
+}
+
+impl OpenFile {
+    fn lines(&self) -> u64 {
+        match self.last {
+            None | Some(b'\n') => self.lfs,
+            Some(_) => self.lfs + 1,
+        }
+    }
+}
+
+impl SpillWriter for StreamFile {
+    fn create(&mut self, thread_dir: &str) -> Result<(), CapError> {
+        let dir = self.session.spill.thread_dir(thread_dir, true)?;
+        let tmp = files::temp_name("stream");
+        let file = dir
+            .open_at(
+                PathFlags::empty(),
+                &tmp,
+                OpenFlags::CREATE | OpenFlags::EXCLUSIVE,
+                DescriptorFlags::WRITE,
+            )
+            .map_err(|e| to_cap_error("cannot create the spill file", e))?;
+        self.open = Some(OpenFile {
+            dir,
+            file,
+            tmp,
+            offset: 0,
+            lfs: 0,
+            last: None,
+        });
+        Ok(())
+    }
+
+    fn append(&mut self, mut bytes: &[u8]) -> Result<(), CapError> {
+        let open = self
+            .open
+            .as_mut()
+            .ok_or_else(|| CapError::Io("the spill file was not created".into()))?;
+        open.lfs += memchr::memchr_iter(b'\n', bytes).count() as u64;
+        if let Some(&b) = bytes.last() {
+            open.last = Some(b);
+        }
+        while !bytes.is_empty() {
+            let written = open
+                .file
+                .write(bytes, open.offset)
+                .map_err(|e| to_cap_error("cannot write the spill file", e))?;
+            if written == 0 {
+                return Err(CapError::Io(
+                    "cannot write the spill file: no progress".into(),
+                ));
+            }
+            open.offset += written;
+            bytes = &bytes[written as usize..];
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self, _thread_dir: &str, file_name: &str) -> Result<(), CapError> {
+        let open = self
+            .open
+            .take()
+            .ok_or_else(|| CapError::Io("the spill file was not created".into()))?;
+        let lines = open.lines();
+        drop(open.file);
+        let renamed = open
+            .dir
+            .rename_at(&open.tmp, &open.dir, file_name)
+            .map_err(|e| to_cap_error("cannot rename", e));
+        if renamed.is_err() {
+            let _ = open.dir.unlink_file_at(&open.tmp);
+        }
+        renamed?;
+        files::write_meta(&open.dir, file_name, &self.call, open.offset, lines);
+        Ok(())
+    }
+
+    fn abort(&mut self) {
+        if let Some(open) = self.open.take() {
+            drop(open.file);
+            let _ = open.dir.unlink_file_at(&open.tmp);
+        }
+    }
+}
+
+impl Drop for StreamFile {
+    /// An abandoned stream leaves no temporary file behind.
+    fn drop(&mut self) {
+        self.abort();
+    }
+}

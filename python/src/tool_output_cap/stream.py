@@ -1,0 +1,110 @@
+"""Streams: one tool result written in chunks as a command produces it."""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any, Optional, Union
+
+from wasmtime.component import Record, ResourceAny
+
+from . import _convert as cv
+from ._runtime import Instance
+from .types import Capped
+
+Chunk = Union[bytes, bytearray, memoryview, str]
+"""What `CapStream.write` takes: bytes as the command wrote them (any split,
+even inside a UTF-8 character), or text (written as UTF-8)."""
+
+
+class CapStream:
+    """One tool result written in chunks, made by `Session.stream`, and
+    capped at the end with exactly the result `Session.cap` gives on the
+    whole text, whatever the chunking: the bytes are decoded as UTF-8, a
+    character split between chunks is joined, and invalid sequences become
+    U+FFFD (as `bytes.decode("utf-8", "replace")` of the whole would make
+    them). The component's memory stays within a few MiB whatever the
+    output's size: a large output is written to its spill file as it
+    arrives.
+
+    ```python
+    with session.stream(budget(16 * 1024), "call-1") as stream:
+        for chunk in process.stdout:
+            stream.write(chunk)
+        capped = stream.finish()
+    ```
+
+    `finish` releases the stream; leaving the `with` block (or `close`)
+    releases it too, and abandons it if it was not finished: nothing is
+    saved, no temporary file is left. Closing the session closes its
+    streams. Use a stream from one thread at a time, like its session.
+    """
+
+    def __init__(self, instance: Instance, resource: ResourceAny) -> None:
+        self._instance: Optional[Instance] = instance
+        self._resource = resource
+        self._finished = False
+        self._written = 0
+
+    def _call(self, name: str, *args: object) -> Any:
+        if self._instance is None:
+            raise ValueError(
+                "the stream is finished" if self._finished else "the stream is closed"
+            )
+        return self._instance.call(name, self._resource, *args)
+
+    def write(self, chunk: Chunk) -> None:
+        """Add the next bytes of the output (a `str` is written as UTF-8).
+        A full disk is not an error here: the result then says the output
+        could not be saved. Raises `ValueError` once finished or closed,
+        `TypeError` for anything but bytes or a `str`."""
+        if isinstance(chunk, str):
+            data = chunk.encode("utf-8")
+        elif isinstance(chunk, bytes):
+            data = chunk
+        elif isinstance(chunk, (bytearray, memoryview)):
+            data = bytes(chunk)
+        else:
+            raise TypeError(f"expected bytes or a str, got {chunk!r}")
+        # wasmtime-py lifts `result<_, cap-error>`'s ok to `None`.
+        cv.unwrap(self._call("stream-write", data), type(None))
+
+    def bytes_written(self) -> int:
+        """Total bytes written so far (after `finish`: all of them)."""
+        if self._instance is None and self._finished:
+            return self._written
+        return cv.int_out(self._call("stream-bytes-written"))
+
+    def finish(self) -> Capped:
+        """The capped result of everything written, exactly as `cap` returns
+        it for the whole text, and the stream released. Raises `ValueError`
+        when called again."""
+        self._written = self.bytes_written()
+        try:
+            out = self._call("stream-finish")
+        finally:
+            self._finished = True
+            self.close()
+        return cv.capped_out(cv.unwrap(out, Record))
+
+    @property
+    def finished(self) -> bool:
+        """Whether `finish` was called."""
+        return self._finished
+
+    def close(self) -> None:
+        """Release the stream, abandoning it if not finished (nothing is
+        saved). Idempotent."""
+        instance, self._instance = self._instance, None
+        if instance is not None:
+            self._resource.drop(instance.store)
+
+    def __enter__(self) -> "CapStream":
+        return self
+
+    def __exit__(
+        self,
+        kind: Optional[type[BaseException]],
+        value: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> None:
+        self.close()

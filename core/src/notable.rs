@@ -78,6 +78,7 @@
 
 use std::collections::HashMap;
 
+use aho_corasick::AhoCorasick;
 use memchr::memmem::Finder;
 use memchr::{memchr, memchr3_iter, memrchr};
 
@@ -113,6 +114,21 @@ const LEVEL_ANCHORS: [&str; 1] = ["crit"];
 /// byte of the cross marks of test runners (✕ ✖ ✗ ✘) and of Jest's `●`.
 const RARE: [u8; 3] = [b'x', b'K', 0xE2];
 
+/// The words [`RARE`] bytes stand for, as [`rare_lines`] checks them: the
+/// prefilter of [`Patterns::may_be_notable`].
+const RARE_SIGNS: [&str; 10] = [
+    "exception",
+    "Exception",
+    "exit",
+    "Exit",
+    "Kill",
+    "\u{2715}",
+    "\u{2716}",
+    "\u{2717}",
+    "\u{2718}",
+    "\u{25cf}",
+];
+
 /// Lines longer than this are not taken as notable (minified code, data):
 /// no failure line is that long, and it bounds the work per hit.
 const MAX_LINE: usize = 64 * 1024;
@@ -140,6 +156,10 @@ pub struct Patterns {
     /// Each built-in anchor, and whether it is a [`LEVEL_ANCHORS`] one.
     anchors: Vec<(Finder<'static>, bool)>,
     host: Vec<Finder<'static>>,
+    /// Every anchor, rare sign and host pattern in one automaton: a line
+    /// none of them occurs in is not notable, so one pass over it decides
+    /// (the one-pass preview asks this of every line).
+    any: AhoCorasick,
 }
 
 impl Patterns {
@@ -157,7 +177,21 @@ impl Patterns {
                 .iter()
                 .map(|p| Finder::new(p.as_bytes()).into_owned())
                 .collect(),
+            any: AhoCorasick::new(
+                ANCHORS
+                    .iter()
+                    .chain(&RARE_SIGNS)
+                    .copied()
+                    .chain(patterns.iter().map(String::as_str)),
+            )
+            .expect("a few short literals build an automaton"),
         }
+    }
+
+    /// False when `line` holds no anchor, rare sign or host pattern: then it
+    /// is not notable, whatever [`classify`] would make of it.
+    pub fn may_be_notable(&self, line: &str) -> bool {
+        self.any.is_match(line)
     }
 
     /// True when one of the host's patterns occurs in `s`.

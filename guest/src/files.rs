@@ -60,10 +60,16 @@ pub fn entries(dir: &Descriptor) -> Result<Vec<DirectoryEntry>, CapError> {
     let err = |e| to_cap_error("cannot list the folder", e);
     let stream = dir.read_directory().map_err(err)?;
     let mut out = Vec::new();
-    while let Some(entry) = stream.read_directory_entry().map_err(err)? {
-        out.push(entry);
+    loop {
+        match stream.read_directory_entry() {
+            Ok(Some(entry)) => out.push(entry),
+            Ok(None) => return Ok(out),
+            // Deleted or renamed while the folder was read (a concurrent
+            // sweep, or a cap's rename): it is not there, so it is not listed.
+            Err(wasi::filesystem::types::ErrorCode::NoEntry) => continue,
+            Err(e) => return Err(err(e)),
+        }
     }
-    Ok(out)
 }
 
 /// Size and modification time (ns) of a regular file `name`, not

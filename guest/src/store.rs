@@ -9,6 +9,9 @@ use toolcap_core::catalog;
 use toolcap_core::retention::{self, RetentionPolicy, StoredSpill, SweepReason};
 use wasi::filesystem::types::{Descriptor, DescriptorFlags, DescriptorType, OpenFlags, PathFlags};
 
+use crate::bindings::exports::toolcap::tool_output_cap::capper;
+use crate::bindings::toolcap::tool_output_cap::types;
+use crate::convert::{self, CapResult};
 use crate::files;
 use crate::fs_error::to_cap_error;
 use crate::listing;
@@ -170,33 +173,22 @@ fn open_dir(
     )
 }
 
-impl crate::bindings::exports::toolcap::tool_output_cap::capper::GuestSpillStore for Store {
-    fn open(
-        spill_dir: String,
-    ) -> crate::convert::CapResult<
-        crate::bindings::exports::toolcap::tool_output_cap::capper::SpillStore,
-    > {
+impl capper::GuestSpillStore for Store {
+    fn open(spill_dir: String) -> CapResult<capper::SpillStore> {
         Store::open(&spill_dir)
-            .map(crate::bindings::exports::toolcap::tool_output_cap::capper::SpillStore::new)
-            .map_err(crate::convert::error)
+            .map(capper::SpillStore::new)
+            .map_err(convert::error)
     }
 
-    fn stats(
-        &self,
-    ) -> crate::convert::CapResult<crate::bindings::toolcap::tool_output_cap::types::StoreStats>
-    {
+    fn stats(&self) -> CapResult<types::StoreStats> {
         self.walk()
-            .map(crate::convert::store_stats)
-            .map_err(crate::convert::error)
+            .map(convert::store_stats)
+            .map_err(convert::error)
     }
 
-    fn sweep(
-        &self,
-        policy: crate::bindings::toolcap::tool_output_cap::types::RetentionPolicy,
-    ) -> crate::convert::CapResult<crate::bindings::toolcap::tool_output_cap::types::SweepReport>
-    {
-        self.sweep(crate::convert::retention_policy(policy))
-            .map(crate::convert::sweep_report)
-            .map_err(crate::convert::error)
+    fn sweep(&self, policy: types::RetentionPolicy) -> CapResult<types::SweepReport> {
+        self.sweep(convert::retention_policy(policy))
+            .map(convert::sweep_report)
+            .map_err(convert::error)
     }
 }

@@ -43,7 +43,9 @@ test('a spill lands in the host directory, byte for byte, with BigInt sizes', as
   // displayRoot is the real path, so the reference's path is the host file.
   assert.deepEqual(readFileSync(spill.path), Buffer.from(input, 'utf8'));
   assert.equal(session.hostPath(spill), spill.path);
-  assert.deepEqual(readdirSync(join(dir, 'thread-a')), [spill.path.split('/').pop()]);
+  // The spill, and its catalog note beside it.
+  const name = spill.path.split('/').pop();
+  assert.deepEqual(readdirSync(join(dir, 'thread-a')).sort(), [`.${name}.meta`, name]);
 
   const page = session.readLines(spill.path, 2, 1, 200);
   assert.equal(page.text, '2024-05-01 step 2: compiled module m1\n');

@@ -1,5 +1,5 @@
 //! `cargo run --release -p toolcap-bench --bin report [SUITE...]` (or `make bench`):
-//! runs every comparison (or the named suites: core, call, spill, startup,
+//! runs every comparison (or the named suites: core, call, spill, stream, startup,
 //! refs, readback, hosts, memory, recall, tokens) and prints one Markdown table for the README.
 //! `TOOLCAP_BENCH_QUICK=1` makes a rough smoke run. bench/README.md says what
 //! each row measures and holds the numbers of the last full run.
@@ -28,6 +28,9 @@ fn main() {
     println!("{}", table::render(&rows));
     if runs("memory") {
         println!("{}", suite::memory::report());
+    }
+    if runs("stream") {
+        println!("{}", suite::stream::report());
     }
     if runs("recall") {
         println!("{}", suite::recall::report());

@@ -10,6 +10,7 @@ pub mod readback;
 pub mod recall;
 pub mod refs;
 pub mod startup;
+pub mod stream;
 pub mod tokens;
 
 use crate::measure::Plan;
@@ -24,7 +25,7 @@ pub struct Suite {
 }
 
 /// Every suite, in table order.
-pub const ALL: [Suite; 8] = [
+pub const ALL: [Suite; 9] = [
     Suite {
         name: "core",
         run: core_cap::run,
@@ -36,6 +37,10 @@ pub const ALL: [Suite; 8] = [
     Suite {
         name: "spill",
         run: component::run_spill,
+    },
+    Suite {
+        name: "stream",
+        run: stream::run,
     },
     Suite {
         name: "startup",

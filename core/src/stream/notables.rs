@@ -155,6 +155,9 @@ impl NotableScan {
         patterns: &Patterns,
     ) {
         self.settle(end);
+        if !patterns.may_be_notable(head) {
+            return;
+        }
         let score = if patterns.host_matches(head) {
             HOST_SCORE
         } else if let Some((score, _)) = notable::classify(head) {

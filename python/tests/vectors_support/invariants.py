@@ -219,8 +219,11 @@ def check_cap(
     is the redacted output: it has the reference's size and digest and
     holds none of the `literals`, instead of equalling the input."""
     size = utf8_len(input_text)
+    # With secrets replaced, the cap worked on the redacted text: its bytes
+    # and tokens are not the input's (its lines are).
+    redacted = redaction is not None and bool(redaction_counts(got.redactions))
     chk.ensure(
-        got.original_bytes == size,
+        redacted or got.original_bytes == size,
         lambda: f"original_bytes {got.original_bytes} but the input has {size} bytes",
     )
     lines = count_lines(input_text)
@@ -229,13 +232,12 @@ def check_cap(
         lambda: f"original_lines {got.original_lines} but the input has {lines} lines",
     )
     input_tokens = session.estimate_tokens(input_text)
-    _check_tokens(chk, session, input_tokens, fixed_tokens, budget, got)
+    _check_tokens(chk, session, input_tokens, fixed_tokens, budget, got, redacted)
     fits = budget.max_bytes == 0 or (
         size <= budget.max_bytes
         and (budget.max_lines is None or lines <= budget.max_lines)
         and (budget.max_tokens is None or input_tokens <= budget.max_tokens)
     )
-    redacted = redaction is not None and bool(redaction_counts(got.redactions))
     if redacted and not got.truncated:
         _check_redacted_uncut(chk, input_text, got)
     elif fits and not (planned and got.truncated) and not redacted:
@@ -255,13 +257,15 @@ def _check_tokens(
     fixed_tokens: int,
     budget: Budget,
     got: CapView,
+    redacted: bool = False,
 ) -> None:
     """`original_tokens` and `tokens` are the session's estimates of the
-    input and of the text, plus `fixed_tokens`; the text's tokens are within
-    `max_tokens` (what passes through whole is not counted against it)."""
+    input (of the redacted input, not checked, when `redacted`) and of the
+    text, plus `fixed_tokens`; the text's tokens are within `max_tokens`
+    (what passes through whole is not counted against it)."""
     original = input_tokens + fixed_tokens
     chk.ensure(
-        got.original_tokens == original,
+        redacted or got.original_tokens == original,
         lambda: f"original_tokens {got.original_tokens} but the session estimates {original}",
     )
     shown = session.estimate_tokens(got.text)

@@ -25,3 +25,4 @@ mod hostile_refs;
 mod properties;
 mod sandbox;
 mod spill;
+mod spill_life;

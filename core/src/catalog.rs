@@ -53,6 +53,12 @@ pub fn meta_name(spill_name: &str) -> String {
     format!(".{spill_name}.meta")
 }
 
+/// True for the component's own bookkeeping files: a catalog note or the
+/// expired note.
+pub fn is_note_name(name: &str) -> bool {
+    name == EXPIRED_NOTE || (name.starts_with('.') && name.ends_with(".txt.meta"))
+}
+
 /// True for a name of the spill file scheme (`<call>-<digest>.txt`).
 pub fn is_spill_name(name: &str) -> bool {
     naming::digest_of_file_name(name).is_some()

@@ -168,8 +168,8 @@ pub fn write_new(dir: &Descriptor, name: &str, content: &[u8]) -> Result<(), Cap
     Ok(())
 }
 
-/// Remove everything in `dir`, not following links; bytes of spilled
-/// outputs removed.
+/// Remove everything in `dir`, not following links; bytes of files removed
+/// (bookkeeping notes not counted).
 fn empty_dir(dir: &Descriptor, depth: u32) -> Result<u64, CapError> {
     let err = |e| to_cap_error("cannot empty the thread folder", e);
     let entries = dir.read_directory().map_err(err)?;
@@ -197,9 +197,9 @@ fn empty_dir(dir: &Descriptor, depth: u32) -> Result<u64, CapError> {
             drop(sub);
             dir.remove_directory_at(&entry.name).map_err(err)?;
         } else {
-            // Spilled outputs count; their catalog notes and the expired
-            // note are bookkeeping.
-            if entry.type_ == DescriptorType::RegularFile && catalog::is_spill_name(&entry.name) {
+            // Every file's content counts but the component's bookkeeping:
+            // the catalog notes and the expired note.
+            if entry.type_ == DescriptorType::RegularFile && !catalog::is_note_name(&entry.name) {
                 freed += dir
                     .stat_at(PathFlags::empty(), &entry.name)
                     .map_or(0, |s| s.size);

@@ -87,9 +87,7 @@ impl Store {
         }
         for entry in files::entries(dir)? {
             let name = entry.name;
-            let ours = catalog::is_spill_name(&name)
-                || name == catalog::EXPIRED_NOTE
-                || (name.starts_with('.') && name.ends_with(".meta"));
+            let ours = catalog::is_spill_name(&name) || catalog::is_note_name(&name);
             if entry.type_ == DescriptorType::SymbolicLink {
                 walk.skipped
                     .push(format!("{thread}/{name}: a symbolic link, never followed"));

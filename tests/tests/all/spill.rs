@@ -64,7 +64,8 @@ fn output_that_fits_writes_nothing() {
     let input = "ж".repeat(500);
     let capped = cap_ok(&mut session, &input, &budget(1000), "c1");
     assert!(!capped.report.truncated && capped.report.spill.is_none() && capped.text == input);
-    assert_eq!(tree(dir.path()), Vec::<std::path::PathBuf>::new());
+    // Only the (empty) thread folder the host created when it opened.
+    assert_eq!(tree(dir.path()), [std::path::PathBuf::from("thread-1")]);
 }
 
 #[test]
@@ -72,7 +73,9 @@ fn no_temp_file_is_left_after_a_success() {
     let dir = tempfile::tempdir().unwrap();
     let mut session = open(dir.path(), "thread-1");
     for call in ["c1", "c2", "c3"] {
-        let capped = cap_ok(&mut session, &awkward_output(), &budget(1000), call);
+        // Distinct outputs: one output is saved once.
+        let output = format!("{call}\n{}", awkward_output());
+        let capped = cap_ok(&mut session, &output, &budget(1000), call);
         assert!(capped.report.spill.is_some());
     }
     assert_eq!(temp_files(dir.path()), Vec::<std::path::PathBuf>::new());
@@ -161,7 +164,9 @@ fn hostile_thread_and_call_ids_stay_inside_the_spill_dir() {
     for thread in threads {
         let mut session = open(&spill_dir, thread);
         for call in calls {
-            let capped = cap_ok(&mut session, &awkward_output(), &budget(1000), call);
+            // Distinct outputs: one output is saved once per thread.
+            let output = format!("{call}\n{}", awkward_output());
+            let capped = cap_ok(&mut session, &output, &budget(1000), call);
             let spill = capped
                 .report
                 .spill

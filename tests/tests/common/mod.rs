@@ -95,7 +95,8 @@ pub fn assert_case<T: std::fmt::Debug>(result: Result<T, Error>, want: &str) {
 }
 
 /// Every entry below `root` (files, folders, links; links not followed),
-/// relative to it, sorted.
+/// relative to it, sorted; the component's bookkeeping beside spills (the
+/// catalog notes `.<file>.meta` and a thread's `.expired` note) left out.
 pub fn tree(root: &Path) -> Vec<PathBuf> {
     fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = fs::read_dir(dir) else {
@@ -103,6 +104,11 @@ pub fn tree(root: &Path) -> Vec<PathBuf> {
         };
         for entry in entries.flatten() {
             let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let note = name == ".expired" || (name.starts_with('.') && name.ends_with(".txt.meta"));
+            if note && entry.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
             out.push(path.strip_prefix(root).expect("below root").to_owned());
             if entry.file_type().is_ok_and(|t| t.is_dir()) {
                 walk(root, &path, out);

@@ -3,7 +3,7 @@
 
 use toolcap_core::catalog;
 use toolcap_core::{CapError, OverflowRef, RefScheme, naming};
-use wasi::filesystem::types::{Descriptor, DescriptorType};
+use wasi::filesystem::types::{Descriptor, DescriptorType, DirectoryEntry};
 
 use crate::files;
 
@@ -20,8 +20,14 @@ pub struct Listed {
 /// The spill files of one thread folder, oldest first. Links and names
 /// outside the scheme are not spills and are left out.
 pub fn spills(dir: &Descriptor) -> Result<Vec<Listed>, CapError> {
+    Ok(spills_among(dir, files::entries(dir)?))
+}
+
+/// [`spills`] of `dir` among its `entries`, for a caller that looks at the
+/// other entries too.
+pub fn spills_among(dir: &Descriptor, entries: Vec<DirectoryEntry>) -> Vec<Listed> {
     let mut out = Vec::new();
-    for entry in files::entries(dir)? {
+    for entry in entries {
         if entry.type_ != DescriptorType::RegularFile || !catalog::is_spill_name(&entry.name) {
             continue;
         }
@@ -37,7 +43,7 @@ pub fn spills(dir: &Descriptor) -> Result<Vec<Listed>, CapError> {
         });
     }
     out.sort_by(|a, b| (a.created_ns, &a.name).cmp(&(b.created_ns, &b.name)));
-    Ok(out)
+    out
 }
 
 /// A catalog entry: a genuine reference and where the output came from.

@@ -78,26 +78,28 @@ impl Store {
     }
 
     fn walk_thread(&self, thread: &str, dir: &Descriptor, walk: &mut Walk) -> Result<(), CapError> {
-        for spill in listing::spills(dir)? {
-            walk.spills.push(StoredSpill {
-                relative_path: format!("{thread}/{}", spill.name),
-                bytes: spill.bytes,
-                created_ns: spill.created_ns,
-            });
-        }
-        for entry in files::entries(dir)? {
-            let name = entry.name;
-            let ours = catalog::is_spill_name(&name) || catalog::is_note_name(&name);
+        // One listing of the folder: its spills, and everything else.
+        let entries = files::entries(dir)?;
+        for entry in &entries {
+            let name = &entry.name;
+            let ours = catalog::is_spill_name(name) || catalog::is_note_name(name);
             if entry.type_ == DescriptorType::SymbolicLink {
                 walk.skipped
                     .push(format!("{thread}/{name}: a symbolic link, never followed"));
             } else if name.starts_with(catalog::TEMP_PREFIX) {
-                if let Some((_, mtime)) = files::file_stat(dir, &name) {
+                if let Some((_, mtime)) = files::file_stat(dir, name) {
                     walk.temporaries.push((format!("{thread}/{name}"), mtime));
                 }
             } else if !ours || entry.type_ != DescriptorType::RegularFile {
                 walk.skipped.push(format!("{thread}/{name}: not a spill"));
             }
+        }
+        for spill in listing::spills_among(dir, entries) {
+            walk.spills.push(StoredSpill {
+                relative_path: format!("{thread}/{}", spill.name),
+                bytes: spill.bytes,
+                created_ns: spill.created_ns,
+            });
         }
         Ok(())
     }

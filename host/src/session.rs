@@ -462,17 +462,6 @@ impl Session {
         Ok(CapStream::new(self, answer?))
     }
 
-    /// Enters the instance for one call on a resource of this session other
-    /// than the session itself (a stream), without recycling: the resource
-    /// lives in this instance.
-    pub(crate) fn call_resource<R>(
-        &mut self,
-        input_bytes: usize,
-        call: impl FnOnce(&ToolOutputCap, &mut Store<Sandbox>) -> wasmtime::Result<R>,
-    ) -> Result<R, Error> {
-        self.enter(input_bytes, call)
-    }
-
     /// Drops a resource of this instance (a finished or abandoned stream),
     /// then recycles the instance if it grew large.
     pub(crate) fn release(&mut self, resource: ResourceAny) {
@@ -529,7 +518,9 @@ impl Session {
 
     /// Enters the instance once, under the session's limits: refuses an input
     /// the memory limit cannot hold, and poisons the session if the call traps.
-    fn enter<R>(
+    /// Never recycles: a stream's calls come here directly, since the stream
+    /// lives in this instance.
+    pub(crate) fn enter<R>(
         &mut self,
         input_bytes: usize,
         call: impl FnOnce(&ToolOutputCap, &mut Store<Sandbox>) -> wasmtime::Result<R>,

@@ -42,7 +42,7 @@ impl<'s> CapStream<'s> {
     /// result says the output could not be saved.
     pub fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
         let resource = self.resource.expect("present until finish or drop");
-        let answer = self.session.call_resource(chunk.len(), |exports, store| {
+        let answer = self.session.enter(chunk.len(), |exports, store| {
             exports
                 .toolcap_tool_output_cap_capper()
                 .cap_stream()
@@ -54,7 +54,7 @@ impl<'s> CapStream<'s> {
     /// Bytes written so far.
     pub fn bytes_written(&mut self) -> Result<u64, Error> {
         let resource = self.resource.expect("present until finish or drop");
-        self.session.call_resource(0, |exports, store| {
+        self.session.enter(0, |exports, store| {
             exports
                 .toolcap_tool_output_cap_capper()
                 .cap_stream()
@@ -66,7 +66,7 @@ impl<'s> CapStream<'s> {
     /// [`Session::cap`] returns for the whole output.
     pub fn finish(mut self) -> Result<Capped, Error> {
         let resource = self.resource.take().expect("present until finish or drop");
-        let answer = self.session.call_resource(0, |exports, store| {
+        let answer = self.session.enter(0, |exports, store| {
             exports
                 .toolcap_tool_output_cap_capper()
                 .cap_stream()

@@ -169,6 +169,8 @@ struct Kept {
     /// Whether that text looks like JSON, once known.
     json: Option<bool>,
     tracker: Option<Box<PieceRedactor<'static>>>,
+    /// The tracker's output of one piece, reused.
+    scratch: String,
 }
 
 #[derive(Debug)]
@@ -371,9 +373,11 @@ impl Kept {
         let Some(mut tracker) = self.tracker.take() else {
             return;
         };
-        let mut out = String::new();
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
         tracker.push(piece, &mut out);
         self.look(&out, large_input);
+        self.scratch = out;
         self.tracker = Some(tracker);
     }
 

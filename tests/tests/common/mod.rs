@@ -105,7 +105,7 @@ pub fn tree(root: &Path) -> Vec<PathBuf> {
         for entry in entries.flatten() {
             let path = entry.path();
             let name = entry.file_name().to_string_lossy().into_owned();
-            let note = name == ".expired" || (name.starts_with('.') && name.ends_with(".txt.meta"));
+            let note = toolcap_core::catalog::is_note_name(&name);
             if note && entry.file_type().is_ok_and(|t| t.is_file()) {
                 continue;
             }

@@ -381,6 +381,20 @@ impl Capper {
         store: &mut dyn SpillStore,
     ) -> Result<Capped, CapError> {
         budget.validate(self.room)?;
+        self.cap_checking_cut(text, budget, call, store)
+    }
+
+    /// [`cap`](Self::cap) under a budget checked only when the text must be
+    /// cut: for a share of a budget (what `cap-mcp` leaves the texts beside
+    /// a structured result), which may be below the least room for a notice
+    /// and still hold a small text whole. `budget.max_bytes` must not be 0.
+    pub(crate) fn cap_checking_cut(
+        &self,
+        text: Cow<'_, str>,
+        budget: &Budget,
+        call: &Call,
+        store: &mut dyn SpillStore,
+    ) -> Result<Capped, CapError> {
         let Some(redactor) = &self.redactor else {
             return self.cap_plain(text, budget, call, store, None);
         };
@@ -417,23 +431,42 @@ impl Capper {
         store: &mut dyn SpillStore,
         original: Option<&str>,
     ) -> Result<Capped, CapError> {
-        let bytes = text.len() as u64;
-        let within_bytes = budget.is_disabled() || bytes <= u64::from(budget.max_bytes);
-        if within_bytes {
-            let lines = count_lines(text.as_bytes());
-            if fits(budget, bytes, lines) {
-                let tokens = self.estimator.estimate(&text);
-                if budget.is_disabled() || budget.max_tokens.is_none_or(|t| tokens <= u64::from(t))
-                {
-                    return Ok(unchanged(text.into_owned(), lines, tokens));
-                }
-            }
+        if let Some((lines, tokens)) = self.measure_if_fits(&text, budget) {
+            return Ok(unchanged(text.into_owned(), lines, tokens));
         }
+        // A no-op for `cap`'s own budgets; a share of one is checked here.
+        budget.validate(self.room)?;
         let looks_json = crate::stream::looks_json(text.as_bytes(), self.large_input);
         if crate::stream::is_large(text.len(), looks_json, budget, self.large_input) {
             return crate::stream::cap_whole(self, &text, budget, call, store, original);
         }
         self.cut(&text, budget, call, store, original)
+    }
+
+    /// Whether `text`, redacted as this session redacts, fits `budget`
+    /// whole (bytes, lines and estimated tokens), whatever room the budget
+    /// leaves for a notice. Nothing is saved.
+    pub fn fits_whole(&self, text: &str, budget: &Budget) -> bool {
+        match self.redactor.as_ref().map(|r| r.redact(text).0) {
+            Some(redacted) => self.measure_if_fits(&redacted, budget).is_some(),
+            None => self.measure_if_fits(text, budget).is_some(),
+        }
+    }
+
+    /// The lines and estimated tokens of `text` when it fits `budget` whole.
+    fn measure_if_fits(&self, text: &str, budget: &Budget) -> Option<(u64, u64)> {
+        let bytes = text.len() as u64;
+        if !budget.is_disabled() && bytes > u64::from(budget.max_bytes) {
+            return None;
+        }
+        let lines = count_lines(text.as_bytes());
+        if !fits(budget, bytes, lines) {
+            return None;
+        }
+        let tokens = self.estimator.estimate(text);
+        let within =
+            budget.is_disabled() || budget.max_tokens.is_none_or(|t| tokens <= u64::from(t));
+        within.then_some((lines, tokens))
     }
 
     /// Spill and preview a text that does not fit.

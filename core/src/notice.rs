@@ -8,6 +8,9 @@ use crate::text::truncate_str;
 
 /// Lines of a full notice.
 pub const NOTICE_LINES: u64 = 3;
+/// How every notice starts. A full notice's second line never does, so the
+/// line before a compact notice's last tells the two forms apart.
+pub const NOTICE_HEAD: &str = "[toolcap] ";
 /// Lines of a compact notice (small budgets).
 pub const COMPACT_NOTICE_LINES: u64 = 2;
 /// Lines of the gap marker.
@@ -155,7 +158,7 @@ pub fn render_notice(
         return render_compact(loss, saved, &failure, style);
     }
     let first = format!(
-        "[toolcap] {failure}This tool output was cut to fit the context budget. Full size: {} \
+        "{NOTICE_HEAD}{failure}This tool output was cut to fit the context budget. Full size: {} \
          bytes, {}; omitted: {} bytes and {} whole {}, starting at line {}.",
         loss.original_bytes,
         counted(loss.original_lines, "line", "lines"),
@@ -187,7 +190,7 @@ pub fn render_notice(
 
 fn render_compact(loss: &Loss, saved: Saved<'_>, failure: &str, style: &NoticeStyle) -> String {
     let first = format!(
-        "[toolcap] {failure}Cut: {} of {} bytes omitted, from line {}.",
+        "{NOTICE_HEAD}{failure}Cut: {} of {} bytes omitted, from line {}.",
         loss.omitted_bytes, loss.original_bytes, loss.gap_line
     );
     match saved {
@@ -205,6 +208,52 @@ fn render_compact(loss: &Loss, saved: Saved<'_>, failure: &str, style: &NoticeSt
         Saved::Failed(reason) => format!(
             "{first} The full output could NOT be saved ({}).\nRe-run only if the omitted part \
              matters, with a narrower output.",
+            one_line_reason(reason)
+        ),
+    }
+}
+
+/// Lines of the note on a dropped `structuredContent` ([`structured_note`]).
+pub const STRUCTURED_NOTE_LINES: u64 = 2;
+
+/// The note that says an MCP result's `structuredContent` (`bytes` of
+/// JSON) was left out whole and where it was saved: exactly
+/// [`STRUCTURED_NOTE_LINES`] lines, no trailing LF. With `failure`, a failed
+/// call is stated first (when the note starts the notice block).
+pub fn structured_note(
+    bytes: u64,
+    saved: Saved<'_>,
+    call: &Call,
+    style: &NoticeStyle,
+    failure: bool,
+) -> String {
+    let failure = if failure {
+        call.failure_statement()
+    } else {
+        String::new()
+    };
+    let first = format!(
+        "{NOTICE_HEAD}{failure}This result's structuredContent ({bytes} bytes of JSON) did not fit \
+         the context budget, so it was left out whole"
+    );
+    match saved {
+        Saved::Spilled(r) => {
+            let tool = style
+                .read_tool
+                .as_ref()
+                .map_or("the read tool".to_owned(), |name| {
+                    format!("the {name} tool")
+                });
+            format!(
+                "{first}; it is saved, exactly as the tool returned it, in the file below{}: \
+                 read it with {tool}, do not run the tool again.\n{SAVED_PREFIX}{}",
+                style.kept_phrase(),
+                RefScheme::token(r)
+            )
+        }
+        Saved::Failed(reason) => format!(
+            "{first}, and it could NOT be saved ({}).\nRe-run the tool only if you need that \
+             structured content.",
             one_line_reason(reason)
         ),
     }
@@ -233,6 +282,24 @@ pub fn one_line_reason(reason: &str) -> String {
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect::<String>();
     truncate_str(flat.trim(), MAX_REASON_BYTES).to_owned()
+}
+
+/// The text of a cut result (a preview ending in its notice, as `cap`
+/// returns it) as its preview and its notice: the notice is the last
+/// [`COMPACT_NOTICE_LINES`] lines when the first of them starts with
+/// [`NOTICE_HEAD`], otherwise the last [`NOTICE_LINES`]. The preview keeps
+/// the LF that ended its last line. For callers that show the notice apart
+/// from the data (`cap-mcp`).
+pub fn split_notice(text: &str) -> (&str, &str) {
+    let line_start = |end: usize| text[..end].rfind('\n').map_or(0, |i| i + 1);
+    let last = line_start(text.len());
+    let second_last = line_start(last.saturating_sub(1));
+    let start = if text[second_last..].starts_with(NOTICE_HEAD) {
+        second_last
+    } else {
+        line_start(second_last.saturating_sub(1))
+    };
+    text.split_at(start)
 }
 
 /// The marker line (without LF) that stands where bytes `from..to` were cut.
@@ -363,6 +430,35 @@ mod tests {
         let n = full(Saved::Failed(&long));
         assert!(n.contains(&"é".repeat(80)));
         assert!(!n.contains(&"é".repeat(81)));
+    }
+
+    #[test]
+    fn the_notice_splits_off_in_every_form() {
+        let scheme = RefScheme::new("/s", "t", vec![1; 16]).unwrap();
+        let r = scheme.make_ref("c-0123456789abcdef.txt", 5000, 80, "0123456789abcdef");
+        let failed = Call {
+            tool: Some("cargo".into()),
+            is_error: true,
+            ..Call::new("c")
+        };
+        // Previews whose own lines look like notices, or are empty.
+        let previews = [
+            "",
+            "one line\n",
+            "[toolcap] a line of an earlier notice\n",
+            "[toolcap] x\n[toolcap] y\nThe tool already ran; z\n",
+        ];
+        for form in [NoticeForm::Full, NoticeForm::Compact] {
+            for call in [&Call::new("c"), &failed] {
+                for saved in [Saved::Spilled(&r), Saved::Failed("disk full")] {
+                    let notice = render_notice(&LOSS, saved, call, &NoticeStyle::default(), form);
+                    for preview in previews {
+                        let text = format!("{preview}{notice}");
+                        assert_eq!(split_notice(&text), (preview, notice.as_str()));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! Structured results: text shares one budget, media passes through.
 
+use std::borrow::Cow;
+
 use crate::budget::Budget;
 use crate::call::Call;
 use crate::cap::{Capped, Capper, SpillStore};
@@ -86,13 +88,56 @@ pub fn fixed_cost(estimator: &TokenEstimator, parts: &[Part]) -> (u64, u64) {
     (tokens, body)
 }
 
-/// The text of `parts` as [`cap_parts`] caps it: textual parts joined by LF.
-pub fn joined_text(parts: &[Part]) -> String {
-    parts
-        .iter()
-        .filter_map(text_of)
-        .collect::<Vec<_>>()
-        .join("\n")
+/// The text of `parts` as [`cap_parts`] caps it: textual parts joined by LF
+/// (borrowed when there is only one: a huge text is not copied).
+pub fn joined_text(parts: &[Part]) -> Cow<'_, str> {
+    let mut texts = parts.iter().filter_map(text_of);
+    match (texts.next(), texts.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(only), None) => Cow::Borrowed(only),
+        _ => Cow::Owned(
+            parts
+                .iter()
+                .filter_map(text_of)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+    }
+}
+
+/// Where each part of a cut result comes from ([`cut_layout`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placed {
+    /// The text part holding the preview and notice.
+    Preview,
+    /// The input part at this index, untouched.
+    Kept(usize),
+    /// The input part at this index, a resource with a blob, its text removed.
+    TextRemoved(usize),
+}
+
+/// The parts of a cut result, in order, by where they come from: the
+/// preview where the first textual part was; textual parts removed, except
+/// that a resource with a blob stays in place with only its text removed
+/// (blobs pass through untouched, so one that was the first textual part
+/// follows the preview); every other part in place.
+pub fn cut_layout(parts: &[Part]) -> Vec<Placed> {
+    let mut out = Vec::with_capacity(parts.len());
+    let mut preview_placed = false;
+    for (i, part) in parts.iter().enumerate() {
+        if text_of(part).is_none() {
+            out.push(Placed::Kept(i));
+            continue;
+        }
+        if !preview_placed {
+            out.push(Placed::Preview);
+            preview_placed = true;
+        }
+        if let Part::Resource(Resource { blob: Some(_), .. }) = part {
+            out.push(Placed::TextRemoved(i));
+        }
+    }
+    out
 }
 
 /// `part` with its text redacted (media and other parts untouched).
@@ -127,11 +172,8 @@ fn text_of(part: &Part) -> Option<&str> {
 }
 
 /// Cap the text of `parts` as one document (texts joined by LF). If it fits,
-/// the parts come back unchanged. Otherwise a text part holding the preview
-/// and notice goes where the first textual part was; textual parts are
-/// removed, except that a resource with a blob stays in place with only its
-/// text removed (blobs pass through untouched, so one that was the first
-/// textual part follows the preview); every other part stays in place.
+/// the parts come back unchanged. Otherwise the parts are laid out as
+/// [`cut_layout`] says, the preview and notice in one text part.
 pub fn cap_parts(
     capper: &Capper,
     parts: Vec<Part>,
@@ -139,8 +181,23 @@ pub fn cap_parts(
     call: &Call,
     store: &mut dyn SpillStore,
 ) -> Result<CappedParts, CapError> {
+    budget.validate(capper.room())?;
+    cap_parts_checking_cut(capper, parts, budget, call, store)
+}
+
+/// [`cap_parts`] under a budget checked only when the text must be cut (a
+/// share of a budget: see `Capper::cap_checking_cut`).
+pub(crate) fn cap_parts_checking_cut(
+    capper: &Capper,
+    parts: Vec<Part>,
+    budget: &Budget,
+    call: &Call,
+    store: &mut dyn SpillStore,
+) -> Result<CappedParts, CapError> {
     let joined = joined_text(&parts);
-    let mut report = capper.cap_call(&joined, budget, call, store)?;
+    let mut report = capper.cap_checking_cut(Cow::Borrowed(&joined), budget, call, store)?;
+    // A cut text comes back as its preview: the joined copy (if any) goes.
+    drop(joined);
     let (fixed_tokens, _) = fixed_cost(capper.estimator(), &parts);
     report.original_tokens = report.original_tokens.saturating_add(fixed_tokens);
     report.tokens = report.tokens.saturating_add(fixed_tokens);
@@ -156,21 +213,19 @@ pub fn cap_parts(
         };
         return Ok(CappedParts { parts, report });
     }
-    let mut out = Vec::with_capacity(parts.len());
-    let mut preview_placed = false;
-    for part in parts {
-        if text_of(&part).is_none() {
-            out.push(part);
-            continue;
-        }
-        if !preview_placed {
-            out.push(Part::Text(report.text.clone()));
-            preview_placed = true;
-        }
-        if let Part::Resource(r @ Resource { blob: Some(_), .. }) = part {
-            out.push(Part::Resource(Resource { text: None, ..r }));
-        }
-    }
+    let layout = cut_layout(&parts);
+    let mut parts: Vec<Option<Part>> = parts.into_iter().map(Some).collect();
+    let out = layout
+        .into_iter()
+        .filter_map(|placed| match placed {
+            Placed::Preview => Some(Part::Text(report.text.clone())),
+            Placed::Kept(i) => parts[i].take(),
+            Placed::TextRemoved(i) => match parts[i].take() {
+                Some(Part::Resource(r)) => Some(Part::Resource(Resource { text: None, ..r })),
+                other => other,
+            },
+        })
+        .collect();
     Ok(CappedParts { parts: out, report })
 }
 

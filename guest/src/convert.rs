@@ -129,6 +129,21 @@ pub fn capped(mut c: core::Capped) -> types::Capped {
     }
 }
 
+pub fn mcp_options(o: types::McpOptions) -> core::McpOptions {
+    core::McpOptions {
+        resource_link: o.resource_link,
+    }
+}
+
+pub fn capped_mcp(c: core::CappedMcp) -> types::CappedMcp {
+    types::CappedMcp {
+        result: c.result,
+        report: report(c.report),
+        structured_dropped: c.structured_dropped,
+        structured_spill: c.structured_spill.map(overflow_ref),
+    }
+}
+
 fn media_in(m: types::Media) -> core::Media {
     core::Media {
         data: m.data,

@@ -106,6 +106,25 @@ impl GuestSession for Session {
         .map_err(convert::error)
     }
 
+    fn cap_mcp(
+        &self,
+        result: String,
+        budget: types::Budget,
+        call: types::Call,
+        options: types::McpOptions,
+    ) -> CapResult<types::CappedMcp> {
+        toolcap_core::cap_mcp(
+            &self.capper.borrow(),
+            result,
+            &convert::budget(budget),
+            &convert::call(call),
+            convert::mcp_options(options),
+            &mut self.store(),
+        )
+        .map(convert::capped_mcp)
+        .map_err(convert::error)
+    }
+
     fn plan(
         &self,
         results: Vec<types::PendingResult>,

@@ -120,11 +120,11 @@ mod spill_store;
 mod stream;
 
 pub use bindings::types::{
-    BatchResult, Budget, Call, CapError, CapReport, Capped, CappedParts, ContentPart,
-    EmbeddedResource, GrepMatch, GrepResult, Keep, Media, Overflow, OverflowKind, OverflowRef,
-    Page, PendingResult, PrunePolicy, Pruned, ReadToolOutput, ReadToolSpec, RedactionCount,
-    RedactionPolicy, RequestLimits, RetentionPolicy, SessionSettings, SizeUnit, SpillEntry,
-    StoreStats, SweepReason, SweepReport, SweptFile,
+    BatchResult, Budget, Call, CapError, CapReport, Capped, CappedMcp, CappedParts, ContentPart,
+    EmbeddedResource, GrepMatch, GrepResult, Keep, McpOptions, Media, Overflow, OverflowKind,
+    OverflowRef, Page, PendingResult, PrunePolicy, Pruned, ReadToolOutput, ReadToolSpec,
+    RedactionCount, RedactionPolicy, RequestLimits, RetentionPolicy, SessionSettings, SizeUnit,
+    SpillEntry, StoreStats, SweepReason, SweepReport, SweptFile,
 };
 pub use budget::{
     DEFAULT_HEAD_PERCENT, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_LINES,

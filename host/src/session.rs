@@ -12,10 +12,10 @@ use crate::limits::{self, Limits};
 use crate::sandbox::{SPILL_GUEST_PATH, Sandbox};
 use crate::stream::CapStream;
 use crate::{
-    BatchResult, Budget, Call, CapError, Capped, CappedParts, ContentPart, EmbeddedResource, Error,
-    GrepResult, Media, OverflowRef, Page, PendingResult, PrunePolicy, Pruned, ReadToolOutput,
-    ReadToolSpec, RedactionPolicy, RequestLimits, SessionSettings, SpillEntry, ToolCap,
-    private_dir,
+    BatchResult, Budget, Call, CapError, Capped, CappedMcp, CappedParts, ContentPart,
+    EmbeddedResource, Error, GrepResult, McpOptions, Media, OverflowRef, Page, PendingResult,
+    PrunePolicy, Pruned, ReadToolOutput, ReadToolSpec, RedactionPolicy, RequestLimits,
+    SessionSettings, SpillEntry, ToolCap, private_dir,
 };
 
 /// Bytes of the random key drawn for a session configured without one.
@@ -299,6 +299,31 @@ impl Session {
         let input = parts.iter().map(part_bytes).sum::<usize>() + call_bytes(&call);
         self.call(input, |api, store, session| {
             api.call_cap_parts(store, session, parts, *budget, &call)
+        })
+    }
+
+    /// Fits an MCP `CallToolResult`, given as its JSON, to `budget`: the
+    /// texts of its `text` and embedded `resource` blocks share the budget,
+    /// every other block passes through byte for byte, and the notice is
+    /// its own first `text` block (see the WIT's `cap-mcp`). A result that
+    /// fits comes back as the very same string. `isError: true` marks the
+    /// call failed. Input that is not a result object with a list of object
+    /// blocks fails with [`CapError::InvalidArgument`].
+    ///
+    /// The component holds the result and the decoded text of its blocks
+    /// at once: a result of N bytes needs about 2N of memory (a 100 MiB
+    /// result fits the default limit).
+    pub fn cap_mcp(
+        &mut self,
+        result: &str,
+        budget: &Budget,
+        call: impl Into<Call>,
+        options: &McpOptions,
+    ) -> Result<CappedMcp, Error> {
+        let call = call.into();
+        let input = result.len() + call_bytes(&call);
+        self.call(input, |api, store, session| {
+            api.call_cap_mcp(store, session, result, *budget, &call, *options)
         })
     }
 

@@ -354,6 +354,25 @@ export function fromCappedParts(c) {
   return { parts: c.parts.map(fromPart), report: fromReport(c.report) };
 }
 
+/** `mcp-options`: `{ resourceLink? }`, every field optional (default false). */
+export function toMcpOptions(options = {}) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError('options must be an object like { resourceLink: true }');
+  }
+  const unknown = Object.keys(options).filter((k) => k !== 'resourceLink');
+  if (unknown.length > 0) throw new TypeError(`options has unknown field ${JSON.stringify(unknown[0])}`);
+  return { resourceLink: options.resourceLink === undefined ? false : boolean(options.resourceLink, 'options.resourceLink') };
+}
+
+export function fromCappedMcp(c) {
+  return {
+    result: c.result,
+    report: fromReport(c.report),
+    structuredDropped: c.structuredDropped,
+    structuredSpill: c.structuredSpill === undefined ? null : fromRef(c.structuredSpill),
+  };
+}
+
 /** A `batch-result` as what cap (a text result) or capParts (parts) returns. */
 export function fromBatchResult({ tag, val }) {
   return tag === 'parts' ? fromCappedParts(val) : fromCapped(val);

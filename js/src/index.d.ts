@@ -106,6 +106,29 @@ export interface Capped {
   report: CapReport;
 }
 
+/** How `capMcp` shapes a result that did not fit. */
+export interface McpOptions {
+  /** Also add `resource_link` blocks (`file://` URIs) to the spilled files. Default false. */
+  resourceLink?: boolean;
+}
+
+/** An MCP `CallToolResult` fitted to a budget. */
+export interface CappedMcp {
+  /**
+   * The result as JSON: exactly the input string if it fit; else a valid
+   * `CallToolResult` with the notice as its own first `text` block, the
+   * preview in place of the first textual block, other blocks untouched, and
+   * the reference and accounting under `_meta["tool-output-cap/cap"]`.
+   */
+  result: string;
+  /** The accounting of the joined text of the content blocks. */
+  report: CapReport;
+  /** `structuredContent` did not fit and was left out whole (and saved). */
+  structuredDropped: boolean;
+  /** Where the dropped `structuredContent` was saved, exactly as received. */
+  structuredSpill: OverflowRef | null;
+}
+
 /** Content parts in the shape of MCP's `CallToolResult.content`. */
 export interface TextPart {
   type: 'text';
@@ -450,6 +473,12 @@ export class Session {
   /** `call` is the call's id, or a Call record (a failed call is stated first in the notice). */
   cap(output: string, budget: Budget, call: string | Call): Capped;
   capParts(parts: ContentPart[], budget: Budget, call: string | Call): CappedParts;
+  /**
+   * Fits an MCP `CallToolResult` (its JSON text) to `budget`. ToolCapError
+   * 'invalid-argument' when it is not JSON, not an object, or its content is
+   * not a list of objects.
+   */
+  capMcp(result: string, budget: Budget, call: string | Call, options?: McpOptions): CappedMcp;
   /**
    * One budget per pending result of a turn, so that together they fit what
    * the next request has left: max-min fair, results that fit keep

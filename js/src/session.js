@@ -138,6 +138,24 @@ export class Session {
   }
 
   /**
+   * Fits an MCP `CallToolResult`, given as its JSON text, to `budget`: the
+   * very same string when it fits, else a valid result with the notice as
+   * its first text block (see the WIT's `cap-mcp`). `options`:
+   * `{ resourceLink? }`.
+   */
+  capMcp(result, budget, call, options = {}) {
+    return convert.fromCappedMcp(
+      this.#call(
+        'capMcp',
+        convert.string(result, 'result'),
+        convert.toBudget(budget),
+        convert.toCall(call),
+        convert.toMcpOptions(options),
+      ),
+    );
+  }
+
+  /**
    * One budget per pending result of a turn (`{ text }` or `{ parts }`; a
    * `call` is allowed, checked and not used), so that together they fit
    * `limits`.

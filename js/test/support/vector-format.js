@@ -142,6 +142,38 @@ const matchExpect = record({ line: opt(u64), offset: opt(u64), excerpt: opt(str)
 /** A cap step's `call`: the WIT `call` record, `is_error` false when absent. */
 const call = record({ id: str, tool: opt(str), exit_code: opt(s32), is_error: opt(bool) });
 
+/** Expectations of cap-mcp (tests/vectors/README.md). */
+const mcpExpect = record({
+  error: opt(str),
+  unchanged: opt(bool),
+  truncated: opt(bool),
+  spilled: opt(bool),
+  original_bytes: opt(u32),
+  original_lines: opt(u32),
+  omitted_bytes: opt(u32),
+  original_tokens: opt(u32),
+  tokens: opt(u32),
+  redactions: opt((v, path) => {
+    if (typeName(v) !== 'object') fail(path, `expected an object, got ${typeName(v)}`);
+    return Object.fromEntries(Object.entries(v).map(([k, n]) => [k, u32(n, `${path}.${k}`)]));
+  }),
+  structured_dropped: opt(bool),
+  structured_spilled: opt(bool),
+  content_types: opt(list(str)),
+  notice_contains: opt(list(str)),
+  text_contains: opt(list(str)),
+  text_not_contains: opt(list(str)),
+  result_contains: opt(list(str)),
+  result_not_contains: opt(list(str)),
+  same_blocks: opt(
+    list((v, path) =>
+      Array.isArray(v) && v.length === 2 ? v.map((x, i) => u32(x, `${path}[${i}]`)) : fail(path, 'expected [output index, input index]'),
+    ),
+  ),
+  is_error: opt(bool),
+  meta_record: nullable((v, path) => (typeName(v) === 'object' ? v : fail(path, `expected an object, got ${typeName(v)}`))),
+});
+
 /** `limits` of plan and cap-batch: the WIT `request-limits`. */
 const limits = record({ max_tokens: opt(u64), max_body_bytes: opt(u64), floor_bytes: u32, ceiling: budget });
 
@@ -196,6 +228,14 @@ const anyJson = (v) => v;
 export const STEP_FIELDS = {
   cap: { input: textInput, budget, call_id: opt(str), call: opt(call), expect: capExpect },
   'cap-parts': { parts: list(part), budget, call_id: opt(str), call: opt(call), expect: capExpect },
+  'cap-mcp': {
+    result: (v) => v,
+    budget,
+    call_id: opt(str),
+    call: opt(call),
+    options: opt(record({ resource_link: opt(bool) })),
+    expect: mcpExpect,
+  },
   'find-refs': { text: textInput, expect: record({ count: opt(u64), paths: strings }) },
   'pruned-placeholder': {
     call_id: str,
@@ -289,7 +329,7 @@ export const STEP_FIELDS = {
 export const OPS = Object.keys(STEP_FIELDS);
 
 /** The ops that name their call as a cap step does. */
-const CAP_OPS = ['cap', 'cap-parts', 'stream'];
+const CAP_OPS = ['cap', 'cap-parts', 'cap-mcp', 'stream'];
 
 function step(v, path) {
   if (typeName(v) !== 'object') fail(path, `expected a step object, got ${typeName(v)}`);

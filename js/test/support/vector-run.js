@@ -24,6 +24,7 @@ import {
   toSpec,
 } from './vector-convert.js';
 import { BadVector, buildText, substitute } from './vector-inputs.js';
+import { checkMcpExpect, checkMcpInvariants, inputOf, outputText } from './vector-mcp.js';
 import {
   checkBatch,
   checkCap,
@@ -139,6 +140,8 @@ class Runner {
         return this.cap(chk, step, e);
       case 'cap-parts':
         return this.capParts(chk, step, e);
+      case 'cap-mcp':
+        return this.capMcp(chk, step, e);
       case 'find-refs':
         return this.findRefs(chk, step, e);
       case 'pruned-placeholder':
@@ -301,6 +304,38 @@ class Runner {
     this.checkCapped(chk, e, view);
     chk.exact('parts', e.parts, capped.parts.map(toSpec));
     this.record(callId(s), view);
+  }
+
+  capMcp(chk, s, e) {
+    const sent = inputOf(s.result);
+    const budget = toBudget(s.budget);
+    const disk = this.disk();
+    const resourceLink = s.options?.resource_link === true;
+    const result = chk.outcome(e.error, () =>
+      this.session.capMcp(sent.text, budget, toCall(s), { resourceLink }),
+    );
+    if (!result) return;
+    const got = result.value;
+    const output = checkMcpInvariants(chk, this.session, disk, sent, budget, resourceLink, got);
+    if (output === null) return;
+    // Recorded first: the expectations may name this step's spills.
+    // `$spill:<id>` names the text's spill, `$spill:<id>-structured` the
+    // structured content's; `$capped:` the text blocks.
+    const text = outputText(output);
+    for (const [id, spill] of [
+      [callId(s), got.report.spill],
+      [`${callId(s)}-structured`, got.structuredSpill],
+    ]) {
+      this.calls.set(id, { spillPath: spill?.path ?? null, text });
+      if (spill) this.refs.set(id, spill);
+      else this.refs.delete(id);
+    }
+    const resolved = {
+      ...this.resolveExpect(e),
+      notice_contains: this.resolveAll(e.notice_contains),
+      meta_record: e.meta_record === undefined || e.meta_record === null ? e.meta_record : this.resolveJson(e.meta_record),
+    };
+    checkMcpExpect(chk, resolved, sent, got, output);
   }
 
   record(callId, got) {

@@ -24,6 +24,7 @@ from .types import (
     Call,
     CapReport,
     Capped,
+    CappedMcp,
     CappedParts,
     ContentPart,
     ErrorCase,
@@ -247,6 +248,16 @@ def capped_out(r: Record) -> Capped:
 def capped_parts_out(r: Record) -> CappedParts:
     f = r.__dict__
     return CappedParts(parts=[part_out(p) for p in f["parts"]], report=report_out(f["report"]))
+
+
+def capped_mcp_out(r: Record) -> CappedMcp:
+    f = r.__dict__
+    return CappedMcp(
+        result=f["result"],
+        report=report_out(f["report"]),
+        structured_dropped=f["structured-dropped"],
+        structured_spill=ref_out(f["structured-spill"]),
+    )
 
 
 def part_in(p: ContentPart) -> Variant:

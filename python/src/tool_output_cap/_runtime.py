@@ -39,6 +39,7 @@ FUNCTIONS = {
     "open": (CAPPER, "[static]session.open"),
     "cap": (CAPPER, "[method]session.cap"),
     "cap-parts": (CAPPER, "[method]session.cap-parts"),
+    "cap-mcp": (CAPPER, "[method]session.cap-mcp"),
     "plan": (CAPPER, "[method]session.plan"),
     "cap-batch": (CAPPER, "[method]session.cap-batch"),
     "estimate-tokens": (CAPPER, "[method]session.estimate-tokens"),

@@ -23,6 +23,7 @@ from .types import (
     Budget,
     Call,
     Capped,
+    CappedMcp,
     CappedParts,
     ContentPart,
     GrepResult,
@@ -208,6 +209,26 @@ class Session:
         lowered = [cv.part_in(p) for p in parts]
         out = self._call("cap-parts", lowered, cv.budget_in(budget), _call_in(call))
         return cv.capped_parts_out(cv.unwrap(out, Record))
+
+    def cap_mcp(
+        self,
+        result: str,
+        budget: Budget,
+        call: Union[str, Call],
+        *,
+        resource_link: bool = False,
+    ) -> CappedMcp:
+        """Fit an MCP `CallToolResult`, given as its JSON text, to `budget`:
+        the very same string when it fits, else a valid result whose notice
+        is its own first `text` block (see `CappedMcp`). `resource_link` also
+        adds `resource_link` blocks to the spilled files. Raises
+        `ToolCapError` (`invalid-argument`) when `result` is not JSON, not an
+        object, or its `content` is not a list of objects."""
+        if not isinstance(result, str):
+            raise TypeError("result must be the JSON text of a CallToolResult (a str)")
+        options = cv.record(resource_link=bool(resource_link))
+        out = self._call("cap-mcp", result, cv.budget_in(budget), _call_in(call), options)
+        return cv.capped_mcp_out(cv.unwrap(out, Record))
 
     def plan(
         self, results: Sequence[PendingResult], limits: RequestLimits

@@ -230,6 +230,25 @@ class CappedParts:
 
 
 @dataclass(frozen=True)
+class CappedMcp:
+    """An MCP `CallToolResult` fitted to a budget (`Session.cap_mcp`).
+
+    `result` is the JSON to give the client: exactly the input string if it
+    fit; otherwise a valid `CallToolResult` whose first `text` block is the
+    notice, with the preview in place of the first textual block, every
+    other block untouched and in place, `isError` kept, and the reference
+    and accounting under `_meta["tool-output-cap/cap"]`. `report` covers the
+    joined text of the content blocks. `structured_dropped`: the
+    `structuredContent` did not fit and was left out whole; `structured_spill`
+    is where it was saved, exactly as received."""
+
+    result: str
+    report: CapReport
+    structured_dropped: bool
+    structured_spill: Optional[OverflowRef]
+
+
+@dataclass(frozen=True)
 class Page:
     """A page of a spilled file, cut on UTF-8 character boundaries."""
 

@@ -308,6 +308,52 @@ _swept_expect = obj(
 )
 _retention = obj({}, {"max_age_seconds": u64, "max_total_bytes": u64, "max_files": u32})
 
+def _pair(value: Any, at: str) -> list[int]:
+    """`[output index, input index]` of `same_blocks`."""
+    if not isinstance(value, list) or len(value) != 2:
+        raise VectorError(f"{at}: expected [output index, input index], got {value!r}")
+    return [u32(v, f"{at}[{i}]") for i, v in enumerate(value)]
+
+
+def _counts(value: Any, at: str) -> dict[str, int]:
+    if not isinstance(value, dict):
+        raise VectorError(f"{at}: expected an object, got {value!r}")
+    return {k: u32(v, f"{at}.{k}") for k, v in value.items()}
+
+
+def _json_object(value: Any, at: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise VectorError(f"{at}: expected an object, got {value!r}")
+    return value
+
+
+_mcp_expect = obj(
+    {},
+    {
+        "error": string,
+        "unchanged": boolean,
+        "truncated": boolean,
+        "spilled": boolean,
+        "original_bytes": u32,
+        "original_lines": u32,
+        "omitted_bytes": u32,
+        "original_tokens": u32,
+        "tokens": u32,
+        "redactions": _counts,
+        "structured_dropped": boolean,
+        "structured_spilled": boolean,
+        "content_types": _texts,
+        "notice_contains": _texts,
+        "text_contains": _texts,
+        "text_not_contains": _texts,
+        "result_contains": _texts,
+        "result_not_contains": _texts,
+        "same_blocks": list_of(_pair),
+        "is_error": boolean,
+        "meta_record": Nullable(_json_object),
+    },
+)
+
 _STEPS: dict[str, Spec] = {
     "cap": one_call(obj(
         {"op": string, "input": text_input, "budget": _budget, "expect": _cap_expect},
@@ -316,6 +362,10 @@ _STEPS: dict[str, Spec] = {
     "cap-parts": one_call(obj(
         {"op": string, "parts": list_of(part), "budget": _budget, "expect": _cap_expect},
         {"call_id": string, "call": _call},
+    )),
+    "cap-mcp": one_call(obj(
+        {"op": string, "result": any_json, "budget": _budget, "expect": _mcp_expect},
+        {"call_id": string, "call": _call, "options": obj({}, {"resource_link": boolean})},
     )),
     "find-refs": obj(
         {"op": string, "text": text_input, "expect": obj({}, {"count": u64, "paths": _texts})}

@@ -33,7 +33,7 @@ from tool_output_cap import (
     open_spill_store,
 )
 
-from . import invariants
+from . import invariants, mcp
 from .checker import Checker, describe_difference, excerpt
 from .format import VectorError
 from .inputs import Recorded, build, substitute
@@ -243,6 +243,40 @@ class _Runner:
         self.check_capped(chk, e, view)
         chk.exact(e, "parts", [invariants.part_spec(p) for p in capped.parts])
         self.record(_call_id(s), view)
+
+    def op_cap_mcp(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
+        sent = mcp.input_of(s["result"])
+        budget = _budget(s["budget"])
+        disk = self.disk()
+        call = _call(s)
+        resource_link = s.get("options", {}).get("resource_link", False)
+        got = chk.outcome(
+            e.get("error"),
+            lambda: self.session.cap_mcp(sent.text, budget, call, resource_link=resource_link),
+        )
+        if got is None:
+            return
+        output = mcp.check_invariants(chk, self.session, disk, sent, budget, resource_link, got)
+        if output is None:
+            return
+        # Recorded first: the expectations may name this step's spills.
+        # `$spill:<id>` names the text's spill, `$spill:<id>-structured` the
+        # structured content's; `$capped:` the text blocks.
+        text = mcp.output_text(output)
+        call_id = _call_id(s)
+        for cid, spill in ((call_id, got.report.spill), (f"{call_id}-structured", got.structured_spill)):
+            self.calls[cid] = Recorded(spill.path if spill else None, text)
+            if spill is not None:
+                self.refs[cid] = spill
+            else:
+                self.refs.pop(cid, None)
+        resolved = dict(e)
+        for field in ("text_contains", "text_not_contains", "notice_contains"):
+            if field in e:
+                resolved[field] = self.resolve_all(e[field])
+        if e.get("meta_record") is not None:
+            resolved["meta_record"] = _substitute_json(e["meta_record"], self.resolve)
+        mcp.check_expect(chk, resolved, sent, got, output)
 
     def check_capped(self, chk: Checker, e: dict[str, Any], got: CapView) -> None:
         """The expectations of `cap` and `cap-parts` on their shared accounting."""

@@ -200,6 +200,7 @@ pub enum PartSpec {
 pub enum Step {
     Cap(CapStep),
     CapParts(CapPartsStep),
+    CapMcp(CapMcpStep),
     FindRefs(FindRefsStep),
     PrunedPlaceholder(PlaceholderStep),
     Read(ReadStep),
@@ -227,6 +228,7 @@ impl Step {
         match self {
             Step::Cap(_) => "cap",
             Step::CapParts(_) => "cap-parts",
+            Step::CapMcp(_) => "cap-mcp",
             Step::FindRefs(_) => "find-refs",
             Step::PrunedPlaceholder(_) => "pruned-placeholder",
             Step::Read(_) => "read",
@@ -343,6 +345,78 @@ pub struct CapPartsStep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<CallSpec>,
     pub expect: CapExpect,
+}
+
+/// `cap-mcp`: `result` is a JSON value the runner sends serialised
+/// (compact, keys sorted, `{"gen": [...]}` objects expanded to their text),
+/// or a string sent as it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapMcpStep {
+    pub result: serde_json::Value,
+    pub budget: BudgetSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<CallSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<McpOptionsSpec>,
+    pub expect: McpExpect,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpOptionsSpec {
+    #[serde(default)]
+    pub resource_link: bool,
+}
+
+/// Expectations of `cap-mcp`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpExpect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unchanged: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spilled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_bytes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_lines: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omitted_bytes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redactions: Option<std::collections::BTreeMap<String, u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_dropped: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_spilled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_types: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice_contains: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_contains: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_not_contains: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_contains: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_not_contains: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_blocks: Option<Vec<[usize; 2]>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    #[serde(default, with = "nullable", skip_serializing_if = "Option::is_none")]
+    pub meta_record: Option<Option<serde_json::Value>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -5,6 +5,7 @@ pub mod convert;
 pub mod format;
 pub mod inputs;
 pub mod invariants;
+pub mod mcp;
 pub mod run;
 
 use std::fs;

@@ -4,19 +4,20 @@
 use std::collections::HashMap;
 
 use tool_output_cap::{
-    BatchResult, Budget, Call, ContentPart, OverflowRef, PendingResult, Session,
+    BatchResult, Budget, Call, ContentPart, McpOptions, OverflowRef, PendingResult, Session,
 };
 
 use super::check::Checker;
 use super::convert;
 use super::format::{
-    CalibrateStep, CapBatchStep, CapExpect, CapPartsStep, CapStep, ClassifyStep, EstimateStep,
-    FindRefsStep, GrepStep, HostPathStep, ListStep, PageExpect, PendingSpec, PlaceholderStep,
-    PlanStep, Preopen, PruneStep, PurgeStep, ReadLinesStep, ReadStep, ReadToolStep,
-    RunReadToolStep, StatsStep, Step, StreamStep, SweepStep, TextExpect, Vector,
+    CalibrateStep, CapBatchStep, CapExpect, CapMcpStep, CapPartsStep, CapStep, ClassifyStep,
+    EstimateStep, FindRefsStep, GrepStep, HostPathStep, ListStep, PageExpect, PendingSpec,
+    PlaceholderStep, PlanStep, Preopen, PruneStep, PurgeStep, ReadLinesStep, ReadStep,
+    ReadToolStep, RunReadToolStep, StatsStep, Step, StreamStep, SweepStep, TextExpect, Vector,
 };
 use super::inputs::{Recorded, build, substitute};
 use super::invariants::{self, CapView, Disk, MediaCosts};
+use super::mcp;
 use crate::common::{tool_cap, tree};
 
 /// What running a vector found.
@@ -95,6 +96,7 @@ impl Runner {
         match step {
             Step::Cap(s) => self.cap(chk, s),
             Step::CapParts(s) => self.cap_parts(chk, s),
+            Step::CapMcp(s) => self.cap_mcp(chk, s),
             Step::FindRefs(s) => self.find_refs(chk, s),
             Step::PrunedPlaceholder(s) => self.placeholder(chk, s),
             Step::Read(s) => self.read(chk, s),
@@ -169,6 +171,74 @@ impl Runner {
         let got_parts = capped.parts.iter().map(convert::part_spec).collect();
         chk.exact("parts", &mut s.expect.parts, &got_parts);
         self.record(&call.id, &view);
+        Ok(())
+    }
+
+    fn cap_mcp(&mut self, chk: &mut Checker<'_>, s: &mut CapMcpStep) -> Result<(), String> {
+        let sent = mcp::input_of(&s.result)?;
+        let budget = convert::budget(&s.budget);
+        let disk = self.disk();
+        let call = super::format::call_of(&s.call_id, &s.call)?;
+        let resource_link = s.options.is_some_and(|o| o.resource_link);
+        let options = McpOptions { resource_link };
+        let result = self
+            .session
+            .cap_mcp(&sent.text, &budget, convert::call(&call), &options);
+        let Some(capped) = chk.outcome(s.expect.error.as_deref(), result) else {
+            return Ok(());
+        };
+        let Some(output) = mcp::check_invariants(
+            chk,
+            &mut self.session,
+            &disk,
+            &sent,
+            &budget,
+            resource_link,
+            &capped,
+        ) else {
+            return Ok(());
+        };
+        // Recorded first: the expectations may name this step's spills.
+        // `$spill:<id>` names the text's spill, `$spill:<id>-structured` the
+        // structured content's; `$capped:` the notice block.
+        let notice = mcp::output_text(&output);
+        for (id, spill) in [
+            (call.id.clone(), capped.report.spill.clone()),
+            (
+                format!("{}-structured", call.id),
+                capped.structured_spill.clone(),
+            ),
+        ] {
+            self.calls.insert(
+                id.clone(),
+                Recorded {
+                    spill_path: spill.as_ref().map(|r| r.path.clone()),
+                    text: notice.clone(),
+                },
+            );
+            match spill {
+                Some(r) => self.refs.insert(id, r),
+                None => self.refs.remove(&id),
+            };
+        }
+        let text_contains = self.resolve_all(&s.expect.text_contains)?;
+        let text_not_contains = self.resolve_all(&s.expect.text_not_contains)?;
+        let notice_contains = self.resolve_all(&s.expect.notice_contains)?;
+        let meta_record = match &s.expect.meta_record {
+            Some(Some(v)) => Some(Some(self.resolve_json(v)?)),
+            other => other.clone(),
+        };
+        mcp::check_expect(
+            chk,
+            &mut s.expect,
+            &sent.text,
+            sent.value.as_ref(),
+            &capped,
+            &output,
+            (&text_contains, &text_not_contains),
+            &notice_contains,
+            &meta_record,
+        );
         Ok(())
     }
 

@@ -1,0 +1,382 @@
+//! Capping an MCP `CallToolResult` given as JSON (WIT `cap-mcp`).
+//!
+//! The content blocks map to content parts and go through [`cap_parts`]'s
+//! own path (texts and embedded resource texts share the budget; images,
+//! audio, blobs, `resource_link` and unknown blocks pass through). What this
+//! module adds is MCP's shape:
+//!
+//! - Every block that passes through is written back exactly as received
+//!   (its raw JSON), and a result that fits comes back as the very input
+//!   string.
+//! - A cut result's notice is its own first `text` block; the preview (what
+//!   `cap` shows before its notice) stands where the first textual block was.
+//! - `structuredContent` is never cut. It is kept, as received, when the
+//!   whole result fits, or when it takes at most half of the budget (bytes,
+//!   and estimated tokens when limited) and the rest is still a budget this
+//!   session accepts: the texts then get the rest. Otherwise it is dropped
+//!   whole and saved as its own spill (call id `<id>-structured`); a note of
+//!   [`notice::STRUCTURED_NOTE_LINES`] lines in the notice block says so and
+//!   where, and its room comes out of the texts' budget.
+//! - The reference and accounting go into `_meta["tool-output-cap/cap"]`
+//!   ([`meta::META_KEY`]) whenever something was cut or dropped.
+
+mod blocks;
+mod json;
+pub mod meta;
+
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
+
+use crate::budget::Budget;
+use crate::call::Call;
+use crate::cap::{Capped, Capper, SpillStore, spill_output};
+use crate::error::CapError;
+use crate::naming;
+use crate::notice::{self, Saved};
+use crate::parts::{Part, Placed, cap_parts_checking_cut, cut_layout, joined_text};
+use crate::refs::OverflowRef;
+use crate::text::count_lines;
+use meta::DroppedStructured;
+
+/// How a result that did not fit is shaped. Mirrors WIT `mcp-options`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct McpOptions {
+    /// Also add `resource_link` blocks to the spilled files.
+    pub resource_link: bool,
+}
+
+/// An MCP result fitted to a budget. Mirrors WIT `capped-mcp`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CappedMcp {
+    /// The result as JSON: the input itself when it fit.
+    pub result: String,
+    /// The accounting of the joined text of the content blocks (`text` is
+    /// that text, or its preview and notice).
+    pub report: Capped,
+    /// `structuredContent` was dropped.
+    pub structured_dropped: bool,
+    /// Where the dropped `structuredContent` was saved.
+    pub structured_spill: Option<OverflowRef>,
+}
+
+/// Fit the MCP `CallToolResult` `result` (JSON) to `budget` (see the module
+/// documentation). `call.is_error` is set when the result says `isError:
+/// true`. Fails with `invalid-argument` for input that is not a result
+/// object with a list of object blocks, and with `invalid-budget` as `cap`
+/// does, or when a dropped `structuredContent`'s note leaves texts that
+/// must be cut less than this session's least budget.
+pub fn cap_mcp(
+    capper: &Capper,
+    result: String,
+    budget: &Budget,
+    call: &Call,
+    options: McpOptions,
+    store: &mut dyn SpillStore,
+) -> Result<CappedMcp, CapError> {
+    budget.validate(capper.room())?;
+    let parsed = blocks::parse(&result)?;
+    let call = Call {
+        is_error: call.is_error || parsed.is_error,
+        ..call.clone()
+    };
+    let parts: Vec<Part> = parsed.blocks.iter().map(|b| blocks::part_of(b)).collect();
+    let textual: Vec<bool> = parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(_) => true,
+            Part::Resource(r) => r.text.is_some(),
+            _ => false,
+        })
+        .collect();
+    let layout = cut_layout(&parts);
+    let capped = fit(capper, parts, parsed.structured, budget, &call, store)?;
+    if !capped.changed() {
+        drop(parsed);
+        return Ok(capped.into_result(result));
+    }
+    let out = write(&parsed, &capped, &textual, &layout, options);
+    Ok(capped.into_result(out))
+}
+
+/// The texts capped and the structured content's fate.
+struct Fitted {
+    /// The parts as `cap-parts` returns them (redacted when they fit).
+    parts: Vec<Part>,
+    report: Capped,
+    dropped: Option<DroppedStructured>,
+    /// The note on the dropped structured content, for the notice block.
+    note: Option<String>,
+}
+
+impl Fitted {
+    /// Whether the output differs from the input.
+    fn changed(&self) -> bool {
+        self.report.truncated || self.dropped.is_some() || !self.report.redactions.is_empty()
+    }
+
+    fn into_result(self, result: String) -> CappedMcp {
+        CappedMcp {
+            result,
+            structured_dropped: self.dropped.is_some(),
+            structured_spill: self.dropped.and_then(|d| d.saved.ok()),
+            report: self.report,
+        }
+    }
+}
+
+/// Cap the texts, keeping or dropping the structured content.
+fn fit(
+    capper: &Capper,
+    parts: Vec<Part>,
+    structured: Option<&RawValue>,
+    budget: &Budget,
+    call: &Call,
+    store: &mut dyn SpillStore,
+) -> Result<Fitted, CapError> {
+    let kept = |parts, b: &Budget, store: &mut dyn SpillStore| {
+        let c = cap_parts_checking_cut(capper, parts, b, call, store)?;
+        Ok(Fitted {
+            parts: c.parts,
+            report: c.report,
+            dropped: None,
+            note: None,
+        })
+    };
+    if budget.is_disabled() {
+        return kept(parts, budget, store);
+    }
+    let raw = structured.map_or("", RawValue::get);
+    let tokens = if budget.max_tokens.is_some() {
+        capper.estimator().estimate(raw)
+    } else {
+        0
+    };
+    let beside_structured = less(budget, raw.len() as u64, tokens, 0);
+    if let Some(rest) = &beside_structured {
+        let fits = capper.fits_whole(&joined_text(&parts), rest);
+        let half = raw.len() as u64 * 2 <= u64::from(budget.max_bytes)
+            && budget.max_tokens.is_none_or(|t| tokens * 2 <= u64::from(t));
+        if fits || (half && rest.validate(capper.room()).is_ok()) {
+            return kept(parts, rest, store);
+        }
+    }
+    let structured = structured.expect("without structured content the whole budget is kept");
+    drop_structured(capper, parts, structured, budget, call, store)
+}
+
+/// Save the structured content, and cap the texts in what its note leaves.
+fn drop_structured(
+    capper: &Capper,
+    parts: Vec<Part>,
+    structured: &RawValue,
+    budget: &Budget,
+    call: &Call,
+    store: &mut dyn SpillStore,
+) -> Result<Fitted, CapError> {
+    let raw = structured.get();
+    let bytes = raw.len() as u64;
+    let structured_call = Call {
+        id: format!("{}-structured", call.id),
+        ..call.clone()
+    };
+    let content = match capper.redactor() {
+        Some(r) if capper.redacts_spill() => r.redact(raw).0,
+        _ => Cow::Borrowed(raw),
+    };
+    let digest = naming::content_digest(content.as_bytes());
+    let lines = count_lines(content.as_bytes());
+    let saved = spill_output(
+        capper.scheme(),
+        store,
+        &structured_call,
+        content.as_bytes(),
+        &digest,
+        lines,
+    );
+    let outcome = match &saved {
+        Ok(r) => Saved::Spilled(r),
+        Err(e) => Saved::Failed(e.message()),
+    };
+    let style = &capper.settings().notice;
+    // The room is the longer note, with the failure stated; the note stated
+    // after a text notice leaves it out.
+    let longest = notice::structured_note(bytes, outcome, call, style, true);
+    let room = less(
+        budget,
+        longest.len() as u64 + 1,
+        capper.estimator().estimate(&longest) + 1,
+        notice::STRUCTURED_NOTE_LINES as u32,
+    );
+    let capped = room
+        .ok_or_else(|| CapError::InvalidBudget(String::new()))
+        .and_then(|rest| cap_parts_checking_cut(capper, parts, &rest, call, store))
+        .map_err(|e| match e {
+            CapError::InvalidBudget(_) => CapError::InvalidBudget(format!(
+                "max-bytes {} is too small for this result: its structuredContent ({bytes} \
+                 bytes) did not fit and the note saying so takes {} bytes, which leaves its \
+                 texts, which must be cut, less than the least budget this session accepts \
+                 ({} bytes; {} estimated tokens and {} lines when limited)",
+                budget.max_bytes,
+                longest.len() + 1,
+                capper.room().bytes,
+                capper.room().tokens,
+                capper.room().lines,
+            )),
+            other => other,
+        })?;
+    let note = notice::structured_note(bytes, outcome, call, style, !capped.report.truncated);
+    Ok(Fitted {
+        parts: capped.parts,
+        report: capped.report,
+        dropped: Some(DroppedStructured {
+            bytes,
+            saved: saved.map_err(|e| e.to_string()),
+        }),
+        note: Some(note),
+    })
+}
+
+/// `budget` less what something beside the texts takes; `None` when that
+/// leaves no byte, token or line.
+fn less(budget: &Budget, bytes: u64, tokens: u64, lines: u32) -> Option<Budget> {
+    let max_bytes = u32::try_from(u64::from(budget.max_bytes).checked_sub(bytes)?).ok()?;
+    let max_tokens = match budget.max_tokens {
+        None => None,
+        Some(t) => Some(u32::try_from(u64::from(t).checked_sub(tokens)?).ok()?),
+    };
+    let max_lines = match budget.max_lines {
+        None => None,
+        Some(l) => Some(l.checked_sub(lines)?),
+    };
+    let left = Budget {
+        max_bytes,
+        max_tokens,
+        max_lines,
+        ..*budget
+    };
+    (max_bytes > 0 && max_tokens != Some(0) && max_lines != Some(0)).then_some(left)
+}
+
+/// The output result: the input's members in order (a repeated one once),
+/// with the new content, without a dropped `structuredContent`, and with
+/// the record added to `_meta` when something was cut or dropped.
+fn write(
+    parsed: &blocks::McpResult<'_>,
+    fitted: &Fitted,
+    textual: &[bool],
+    layout: &[Placed],
+    options: McpOptions,
+) -> String {
+    let content = content(parsed, fitted, textual, layout, options);
+    let cut = fitted.report.truncated || fitted.dropped.is_some();
+    let meta = cut.then(|| {
+        let record = meta::record(&fitted.report, fitted.dropped.as_ref());
+        let mut out = String::new();
+        let kept = parsed.meta.iter().flat_map(|m| m.unique());
+        json::push_object(
+            &mut out,
+            kept.filter(|(k, _)| *k != meta::META_KEY)
+                .map(|(k, v)| (k, v.get()))
+                .chain([(meta::META_KEY, record.as_str())]),
+        );
+        out
+    });
+    let has = |key: &str| parsed.members.get(key).is_some();
+    let mut members: Vec<(&str, &str)> = Vec::new();
+    if !has("content") {
+        members.push(("content", &content));
+    }
+    for (key, value) in parsed.members.unique() {
+        match key {
+            "content" => members.push((key, &content)),
+            "structuredContent" if fitted.dropped.is_some() => {}
+            "_meta" => members.push((key, meta.as_deref().unwrap_or(value.get()))),
+            _ => members.push((key, value.get())),
+        }
+    }
+    if let Some(meta) = meta.as_deref()
+        && !has("_meta")
+    {
+        members.push(("_meta", meta));
+    }
+    let mut out = String::new();
+    json::push_object(&mut out, members);
+    out
+}
+
+/// The new content list (JSON).
+fn content(
+    parsed: &blocks::McpResult<'_>,
+    fitted: &Fitted,
+    textual: &[bool],
+    layout: &[Placed],
+    options: McpOptions,
+) -> String {
+    let report = &fitted.report;
+    let text_block = |text: &str| {
+        let mut b = String::from(r#"{"type":"text","text":"#);
+        json::push_string(&mut b, text);
+        b.push('}');
+        b
+    };
+    let (preview, notice_text) = if report.truncated {
+        let (preview, notice) = notice::split_notice(&report.text);
+        let with_note = match &fitted.note {
+            Some(note) => format!("{notice}\n{note}"),
+            None => notice.to_owned(),
+        };
+        (preview, Some(with_note))
+    } else {
+        ("", fitted.note.clone())
+    };
+    let mut list: Vec<Cow<'_, str>> = Vec::new();
+    if let Some(n) = &notice_text {
+        list.push(Cow::Owned(text_block(n)));
+    }
+    if options.resource_link {
+        if let Some(r) = &report.spill {
+            list.push(Cow::Owned(meta::resource_link(r, "text/plain")));
+        }
+        if let Some(Ok(r)) = fitted.dropped.as_ref().map(|d| &d.saved) {
+            list.push(Cow::Owned(meta::resource_link(r, "application/json")));
+        }
+    }
+    let raw = |i: usize| Cow::Borrowed(parsed.blocks[i].get());
+    if report.truncated {
+        for placed in layout {
+            list.push(match *placed {
+                Placed::Preview => Cow::Owned(text_block(preview)),
+                Placed::Kept(i) => raw(i),
+                Placed::TextRemoved(i) => {
+                    Cow::Owned(blocks::with_text(parsed.blocks[i], true, None))
+                }
+            });
+        }
+    } else {
+        let redacted = !report.redactions.is_empty();
+        for (i, part) in fitted.parts.iter().enumerate() {
+            list.push(match part {
+                Part::Text(t) if redacted && textual[i] => {
+                    Cow::Owned(blocks::with_text(parsed.blocks[i], false, Some(t)))
+                }
+                Part::Resource(r) if redacted && textual[i] => {
+                    Cow::Owned(blocks::with_text(parsed.blocks[i], true, r.text.as_deref()))
+                }
+                _ => raw(i),
+            });
+        }
+    }
+    let mut out = String::from("[");
+    for (i, b) in list.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(b);
+    }
+    out.push(']');
+    out
+}
+
+#[cfg(test)]
+mod tests;

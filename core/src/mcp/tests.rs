@@ -1,0 +1,369 @@
+use serde_json::{Value, json};
+
+use super::*;
+use crate::budget::Keep;
+use crate::cap::{PreviewSettings, RedactionSettings};
+use crate::refs::RefScheme;
+
+/// Spills kept in memory, by file name.
+#[derive(Default)]
+struct Memory(Vec<(String, Vec<u8>)>);
+
+impl SpillStore for Memory {
+    fn save(&mut self, _: &str, name: &str, content: &[u8]) -> Result<(), CapError> {
+        self.0.push((name.to_owned(), content.to_vec()));
+        Ok(())
+    }
+}
+
+struct Full;
+
+impl SpillStore for Full {
+    fn save(&mut self, _: &str, _: &str, _: &[u8]) -> Result<(), CapError> {
+        Err(CapError::Io("no space left on device".into()))
+    }
+}
+
+fn capper() -> Capper {
+    Capper::new(RefScheme::new("/spill", "t", vec![5; 16]).unwrap())
+}
+
+fn budget(max_bytes: u32) -> Budget {
+    Budget {
+        max_bytes,
+        max_lines: None,
+        max_line_bytes: None,
+        keep: Keep::HeadAndTail,
+        head_percent: 50,
+        max_tokens: None,
+    }
+}
+
+fn lines(tag: &str, n: usize) -> String {
+    (1..=n).map(|i| format!("{tag} line {i}\n")).collect()
+}
+
+fn run(input: &str, max_bytes: u32, store: &mut dyn SpillStore) -> CappedMcp {
+    cap_mcp(
+        &capper(),
+        input.to_owned(),
+        &budget(max_bytes),
+        &Call::new("c1"),
+        McpOptions::default(),
+        store,
+    )
+    .unwrap()
+}
+
+fn content(out: &CappedMcp) -> Vec<Value> {
+    let v: Value = serde_json::from_str(&out.result).unwrap();
+    v["content"].as_array().cloned().unwrap_or_default()
+}
+
+fn texts_bytes(out: &CappedMcp) -> usize {
+    content(out)
+        .iter()
+        .filter(|b| b["type"] == "text")
+        .map(|b| b["text"].as_str().unwrap().len())
+        .sum()
+}
+
+const IMAGE: &str = r#"{"type":"image","data":"iVBORw0K\/Gg==","mimeType":"image/png","annotations":{"priority":1.0}}"#;
+
+#[test]
+fn a_result_that_fits_is_the_input_itself() {
+    let input = "{ \"isError\" : false,\n  \"content\": [ {\"text\": \"hi\\u0021\", \"type\":\"text\"} ,\
+                 {\"type\":\"x-new\",\"n\":1e3} ],\"zzz\":[1.50], \"structuredContent\" : {\"b\":1, \"a\":2} }";
+    let mut store = Memory::default();
+    let out = run(input, 1000, &mut store);
+    assert_eq!(out.result, input);
+    assert!(!out.report.truncated && !out.structured_dropped);
+    assert_eq!(out.report.original_bytes, 3);
+    assert!(store.0.is_empty());
+}
+
+#[test]
+fn a_cut_result_puts_its_notice_first_and_keeps_other_blocks_in_place() {
+    let (a, b) = (lines("alpha", 300), lines("beta", 300));
+    let link = r#"{"type":"resource_link", "uri":"file:///x","name":"x"}"#;
+    let input = format!(
+        r#"{{"content":[{{"type":"text","text":{}}},{IMAGE},{},{link}],"_meta":{{"server/trace":"abc"}}}}"#,
+        serde_json::to_string(&a).unwrap(),
+        json!({"type": "resource", "resource": {"uri": "file:///b", "text": b}}),
+    );
+    let mut store = Memory::default();
+    let out = run(&input, 2000, &mut store);
+    assert!(out.report.truncated);
+    let blocks = content(&out);
+    let types: Vec<_> = blocks.iter().map(|b| b["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["text", "text", "image", "resource_link"]);
+    let notice = blocks[0]["text"].as_str().unwrap();
+    assert!(notice.starts_with("[toolcap] "), "{notice}");
+    let preview = blocks[1]["text"].as_str().unwrap();
+    assert!(preview.starts_with("alpha line 1\n") && !preview.contains("[toolcap]"));
+    assert!(texts_bytes(&out) <= 2000);
+    // Pass-through blocks are their raw JSON, byte for byte.
+    assert!(out.result.contains(IMAGE));
+    assert!(out.result.contains(link));
+    // The spill is the joined text; _meta keeps the server's key.
+    assert_eq!(store.0[0].1, format!("{a}\n{b}").into_bytes());
+    let v: Value = serde_json::from_str(&out.result).unwrap();
+    assert_eq!(v["_meta"]["server/trace"], "abc");
+    let record = &v["_meta"][meta::META_KEY];
+    assert_eq!(record["truncated"], true);
+    assert_eq!(record["originalBytes"], (a.len() + 1 + b.len()) as u64);
+    assert_eq!(
+        record["spill"]["path"],
+        out.report.spill.as_ref().unwrap().path
+    );
+    let c = capper();
+    assert_eq!(
+        c.scheme().find_refs(notice),
+        vec![out.report.spill.clone().unwrap()]
+    );
+}
+
+#[test]
+fn a_failed_call_is_stated_first_and_is_error_kept() {
+    let input = json!({"content": [{"type": "text", "text": lines("err", 400)}], "isError": true})
+        .to_string();
+    let out = run(&input, 1500, &mut Memory::default());
+    let blocks = content(&out);
+    let notice = blocks[0]["text"].as_str().unwrap();
+    assert!(
+        notice.starts_with("[toolcap] The tool failed (it reported an error)."),
+        "{notice}"
+    );
+    let v: Value = serde_json::from_str(&out.result).unwrap();
+    assert_eq!(v["isError"], true);
+}
+
+#[test]
+fn small_structured_content_is_kept_and_shares_the_budget() {
+    let structured = r#"{"rows" : [1, 2,  3]}"#;
+    let input = format!(
+        r#"{{"content":[{{"type":"text","text":{}}}],"structuredContent":{structured}}}"#,
+        serde_json::to_string(&lines("row", 200)).unwrap()
+    );
+    let out = run(&input, 1500, &mut Memory::default());
+    assert!(out.report.truncated && !out.structured_dropped);
+    assert!(
+        out.result
+            .contains(&format!(r#""structuredContent":{structured}"#))
+    );
+    assert!(texts_bytes(&out) + structured.len() <= 1500);
+}
+
+#[test]
+fn big_structured_content_is_dropped_whole_and_saved_as_received() {
+    let structured = format!(
+        r#"{{ "items": {} }}"#,
+        serde_json::to_string(&lines("item", 100)).unwrap()
+    );
+    let input = format!(
+        r#"{{"content":[{{"type":"text","text":"short"}}],"structuredContent":{structured}}}"#
+    );
+    let mut store = Memory::default();
+    let out = run(&input, 1000, &mut store);
+    assert!(!out.report.truncated && out.structured_dropped);
+    let spill = out.structured_spill.clone().unwrap();
+    assert!(spill.path.contains("/c1-structured-"), "{}", spill.path);
+    assert_eq!(
+        store.0,
+        vec![(
+            spill.relative_path[2..].to_owned(),
+            structured.clone().into_bytes()
+        )]
+    );
+    let v: Value = serde_json::from_str(&out.result).unwrap();
+    assert!(v.get("structuredContent").is_none());
+    let blocks = content(&out);
+    assert_eq!(blocks.len(), 2);
+    let note = blocks[0]["text"].as_str().unwrap();
+    assert!(note.contains(&format!(
+        "structuredContent ({} bytes of JSON)",
+        structured.len()
+    )));
+    assert!(note.contains(&spill.path));
+    assert_eq!(blocks[1], json!({"type": "text", "text": "short"}));
+    assert_eq!(
+        v["_meta"][meta::META_KEY]["structuredContent"]["dropped"],
+        true
+    );
+    assert!(texts_bytes(&out) <= 1000);
+}
+
+#[test]
+fn everything_that_fits_stays_even_with_structured_content_over_half() {
+    let input = format!(
+        r#"{{"content":[{{"type":"text","text":"hi"}}],"structuredContent":{{"k":"{}"}}}}"#,
+        "x".repeat(600)
+    );
+    let out = run(&input, 700, &mut Memory::default());
+    assert_eq!(out.result, input);
+}
+
+#[test]
+fn cut_texts_and_a_dropped_structured_content_share_one_notice_block() {
+    let structured = format!(
+        r#"{{"items":{}}}"#,
+        serde_json::to_string(&lines("item", 80)).unwrap()
+    );
+    let input = format!(
+        r#"{{"content":[{{"type":"text","text":{}}}],"structuredContent":{structured}}}"#,
+        serde_json::to_string(&lines("text", 300)).unwrap()
+    );
+    let mut store = Memory::default();
+    let c = capper();
+    let out = cap_mcp(
+        &c,
+        input,
+        &budget(2000),
+        &Call::new("c1"),
+        McpOptions {
+            resource_link: true,
+        },
+        &mut store,
+    )
+    .unwrap();
+    assert!(out.report.truncated && out.structured_dropped);
+    let blocks = content(&out);
+    let types: Vec<_> = blocks.iter().map(|b| b["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["text", "resource_link", "resource_link", "text"]);
+    let notice = blocks[0]["text"].as_str().unwrap();
+    let refs = c.scheme().find_refs(notice);
+    assert_eq!(refs.len(), 2, "{notice}");
+    assert_eq!(blocks[1]["mimeType"], "text/plain");
+    assert_eq!(blocks[2]["mimeType"], "application/json");
+    assert_eq!(
+        blocks[2]["uri"],
+        format!("file://{}", out.structured_spill.as_ref().unwrap().path)
+    );
+    assert!(texts_bytes(&out) <= 2000);
+}
+
+#[test]
+fn a_resource_with_a_blob_keeps_it_when_its_text_is_cut() {
+    let input = json!({"content": [
+        {"type": "resource", "resource": {"uri": "file:///a", "text": lines("a", 300), "blob": "AAEC"}},
+    ]})
+    .to_string();
+    let out = run(&input, 1500, &mut Memory::default());
+    let blocks = content(&out);
+    assert_eq!(blocks.len(), 3);
+    assert_eq!(
+        blocks[2],
+        json!({"type": "resource", "resource": {"uri": "file:///a", "blob": "AAEC"}})
+    );
+}
+
+#[test]
+fn a_failed_spill_is_stated_and_the_result_still_comes_back() {
+    let input = json!({"content": [{"type": "text", "text": lines("x", 300)}]}).to_string();
+    let out = run(&input, 2000, &mut Full);
+    assert!(out.report.spill.is_none() && out.report.spill_error.is_some());
+    let notice = content(&out)[0]["text"].as_str().unwrap().to_owned();
+    assert!(notice.contains("could NOT be saved"), "{notice}");
+    let v: Value = serde_json::from_str(&out.result).unwrap();
+    assert!(v["_meta"][meta::META_KEY]["spillError"].is_string());
+}
+
+#[test]
+fn secrets_are_redacted_in_a_result_that_fits() {
+    let settings = PreviewSettings {
+        redaction: Some(RedactionSettings {
+            literals: vec!["hunter2-secret".into()],
+            spill: false,
+        }),
+        ..PreviewSettings::default()
+    };
+    let c = Capper::with_settings(
+        RefScheme::new("/spill", "t", vec![5; 16]).unwrap(),
+        settings,
+    )
+    .unwrap();
+    let input = r#"{"content":[{"type":"text","text":"pw hunter2-secret","annotations":{"a":1}}]}"#;
+    let out = cap_mcp(
+        &c,
+        input.into(),
+        &budget(1000),
+        &Call::new("c"),
+        McpOptions::default(),
+        &mut Memory::default(),
+    )
+    .unwrap();
+    assert!(!out.result.contains("hunter2"));
+    assert!(out.result.contains(r#""annotations":{"a":1}"#));
+    assert_eq!(out.report.redactions, vec![("literal".to_owned(), 1)]);
+}
+
+#[test]
+fn bad_input_is_an_invalid_argument_that_says_where() {
+    let cases = [
+        ("{\"content\": [", "not valid JSON"),
+        ("[1]", "got an array"),
+        ("{\"content\": {}}", "content must be a list"),
+        (
+            "{\"content\": [{}, {}, {}, \"x\"]}",
+            "content[3] is a string, not an object",
+        ),
+        (
+            "{\"content\": [], \"_meta\": 1}",
+            "_meta must be an object, got a number",
+        ),
+    ];
+    for (input, says) in cases {
+        match cap_mcp(
+            &capper(),
+            input.into(),
+            &budget(1000),
+            &Call::new("c"),
+            McpOptions::default(),
+            &mut Memory::default(),
+        ) {
+            Err(CapError::InvalidArgument(m)) => assert!(m.contains(says), "{input}: {m}"),
+            other => panic!("{input}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn malformed_known_blocks_pass_through_as_other() {
+    let text = lines("t", 300);
+    let odd = r#"{"type":"text","text":42}"#;
+    let input = format!(
+        r#"{{"content":[{odd},{{"type":"text","text":{}}}]}}"#,
+        serde_json::to_string(&text).unwrap()
+    );
+    let mut store = Memory::default();
+    let out = run(&input, 1500, &mut store);
+    assert!(out.result.contains(odd));
+    assert_eq!(store.0[0].1, text.into_bytes());
+}
+
+#[test]
+fn a_budget_too_small_for_both_notices_says_so() {
+    let c = capper();
+    let least = c.room().bytes as u32;
+    let structured = format!(
+        r#"{{"items":{}}}"#,
+        serde_json::to_string(&lines("item", 80)).unwrap()
+    );
+    let input = format!(
+        r#"{{"content":[{{"type":"text","text":{}}}],"structuredContent":{structured}}}"#,
+        serde_json::to_string(&lines("text", 300)).unwrap()
+    );
+    let err = cap_mcp(
+        &c,
+        input,
+        &budget(least + 10),
+        &Call::new("c"),
+        McpOptions::default(),
+        &mut Memory::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, CapError::InvalidBudget(m) if m.contains("structuredContent")),
+        "{err:?}"
+    );
+}

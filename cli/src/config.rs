@@ -1,0 +1,86 @@
+//! The optional TOML config file. Every key is optional; an unknown key is
+//! an error that names it and the file, so a typo never goes unnoticed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::failure::Failure;
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub spill_dir: Option<PathBuf>,
+    pub key_file: Option<PathBuf>,
+    pub thread: Option<String>,
+    pub retention_days: Option<u64>,
+    pub timeout_seconds: Option<u64>,
+    pub resource_link: Option<bool>,
+    pub passthrough: Option<bool>,
+    pub read_tool_name: Option<String>,
+    /// The default budget.
+    #[serde(default)]
+    pub budget: BudgetTable,
+    /// Per-tool budgets and switches, by tool name.
+    #[serde(default)]
+    pub tools: BTreeMap<String, ToolTable>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetTable {
+    pub max_bytes: Option<u32>,
+    pub max_lines: Option<u32>,
+    pub max_tokens: Option<u32>,
+}
+
+#[derive(Deserialize, Debug, Default, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct ToolTable {
+    pub max_bytes: Option<u32>,
+    pub max_lines: Option<u32>,
+    pub max_tokens: Option<u32>,
+    pub passthrough: Option<bool>,
+}
+
+impl FileConfig {
+    /// Reads `path`, or gives the empty config without one. Relative paths
+    /// in the file are taken from the file's own folder, so the file works
+    /// from any working directory.
+    pub fn load(path: Option<&Path>) -> Result<Self, Failure> {
+        let Some(path) = path else {
+            return Ok(Self::default());
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Failure::usage(format!("cannot read config file {}: {e}", path.display()))
+        })?;
+        let mut config: Self = toml::from_str(&text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|span| format!(", line {}", line_of(&text, span.start)))
+                .unwrap_or_default();
+            Failure::usage(format!(
+                "config file {}{line}: {}",
+                path.display(),
+                e.message()
+            ))
+        })?;
+        let base = path.parent().unwrap_or(Path::new(""));
+        for dir in [&mut config.spill_dir, &mut config.key_file]
+            .into_iter()
+            .flatten()
+        {
+            if dir.is_relative() {
+                *dir = base.join(&*dir);
+            }
+        }
+        Ok(config)
+    }
+}
+
+/// The 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    let before = text.get(..offset).unwrap_or(text);
+    before.bytes().filter(|&b| b == b'\n').count() + 1
+}

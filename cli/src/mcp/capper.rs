@@ -1,0 +1,155 @@
+//! The proxy's component session: caps `tools/call` results with each
+//! tool's budget, and runs the read tool.
+
+use std::collections::BTreeMap;
+
+use tool_output_cap::{
+    Budget, Call, Error, McpOptions, ReadToolOutput, Session, SessionConfig, ToolCap,
+};
+
+use crate::config::{BudgetTable, ToolTable};
+use crate::log;
+use crate::settings;
+
+/// How each tool's results are treated.
+#[derive(Debug)]
+pub struct Policy {
+    /// The budget of tools without their own.
+    pub default_budget: Budget,
+    pub default_table: BudgetTable,
+    /// Tools with their own budget or switch (config file and `--tool-budget`).
+    pub tools: BTreeMap<String, ToolTable>,
+    /// Forward every result untouched.
+    pub passthrough: bool,
+    pub resource_link: bool,
+}
+
+impl Policy {
+    /// The budget for `tool`'s results; `None` when they pass untouched.
+    pub fn budget(&self, tool: &str) -> Option<Budget> {
+        let Some(own) = self.tools.get(tool) else {
+            return (!self.passthrough).then_some(self.default_budget);
+        };
+        if own.passthrough.unwrap_or(self.passthrough) {
+            return None;
+        }
+        let table = BudgetTable {
+            max_bytes: own.max_bytes,
+            max_lines: own.max_lines,
+            max_tokens: own.max_tokens,
+        };
+        Some(settings::budget(&table, &self.default_table))
+    }
+
+    /// Every budget in use, each with whose it is, to check them at start.
+    pub fn budgets(&self) -> Vec<(String, Budget)> {
+        let mut all = vec![("the default budget".to_owned(), self.default_budget)];
+        for tool in self.tools.keys() {
+            if let Some(budget) = self.budget(tool) {
+                all.push((format!("the budget of tool `{tool}`"), budget));
+            }
+        }
+        all
+    }
+}
+
+pub struct Capper {
+    tool_cap: ToolCap,
+    config: SessionConfig,
+    session: Session,
+    policy: Policy,
+}
+
+impl Capper {
+    pub fn open(tool_cap: ToolCap, config: SessionConfig, policy: Policy) -> Result<Self, Error> {
+        let session = tool_cap.open_session(config.clone())?;
+        Ok(Self {
+            tool_cap,
+            config,
+            session,
+            policy,
+        })
+    }
+
+    /// Whether every budget is one the component accepts; if not, which and why.
+    pub fn check_budgets(&mut self) -> Result<(), String> {
+        for (whose, budget) in self.policy.budgets() {
+            if let Err(e) = self.session.stream(&budget, "budget-check") {
+                return Err(format!("{whose} cannot be used: {e}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `tool`'s results may be capped (it does not pass through).
+    pub fn caps(&self, tool: &str) -> bool {
+        self.policy.budget(tool).is_some()
+    }
+
+    /// The read tool's `tools/list` entry.
+    pub fn read_tool_entry(&mut self) -> Result<String, String> {
+        let spec = self
+            .session
+            .read_tool()
+            .map_err(|e| format!("cannot describe the read tool: {e}"))?;
+        super::answers::read_tool_entry(&spec)
+    }
+
+    /// `result` (a `CallToolResult`'s JSON) of `tool`'s call `call_id`,
+    /// capped to the tool's budget; `None` when it goes to the client as it
+    /// came: it fits, the tool passes through, or capping failed (said on
+    /// stderr; the result is never lost).
+    pub fn cap(&mut self, result: &str, tool: &str, call_id: String) -> Option<String> {
+        let budget = self.policy.budget(tool)?;
+        let call = Call {
+            id: call_id,
+            tool: Some(tool.to_owned()),
+            exit_code: None,
+            is_error: false,
+        };
+        let options = McpOptions {
+            resource_link: self.policy.resource_link,
+        };
+        match self
+            .session
+            .cap_mcp(result, &budget, call.clone(), &options)
+        {
+            Ok(capped) if capped.result == result => None,
+            Ok(capped) => Some(capped.result),
+            Err(e) => {
+                log::line(&format!(
+                    "could not cap the result of `{tool}` (call {}), passing it on whole: {e}",
+                    call.id
+                ));
+                self.renew_if_poisoned();
+                None
+            }
+        }
+    }
+
+    /// Runs the read tool; its text goes to the model as it is, never capped.
+    pub fn read_tool(&mut self, arguments: &str) -> ReadToolOutput {
+        match self.session.run_read_tool(arguments) {
+            Ok(output) => output,
+            Err(e) => {
+                self.renew_if_poisoned();
+                ReadToolOutput {
+                    text: format!("The read tool failed inside the proxy: {e}"),
+                    is_error: true,
+                }
+            }
+        }
+    }
+
+    /// A call that trapped leaves the session unusable: open a fresh one
+    /// (same key and folder, so references stay valid).
+    fn renew_if_poisoned(&mut self) {
+        if !self.session.is_poisoned() {
+            return;
+        }
+        match self.tool_cap.open_session(self.config.clone()) {
+            Ok(session) => self.session = session,
+            Err(e) => log::line(&format!("cannot open a fresh session: {e}")),
+        }
+    }
+}

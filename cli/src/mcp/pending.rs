@@ -1,0 +1,110 @@
+//! The client's requests the server has not answered yet, and their deadlines.
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use serde_json::value::RawValue;
+
+/// One client request on its way through the server.
+#[derive(Debug)]
+pub struct Request {
+    /// Its id, exactly as the client sent it.
+    pub id: Box<RawValue>,
+    pub method: String,
+    /// For `tools/call`: the tool called.
+    pub tool: Option<String>,
+    /// A `tools/list` without a cursor: its answer gets the read tool.
+    pub first_tools_page: bool,
+    /// The progress token it asked progress under, as a key.
+    pub progress_token: Option<String>,
+    /// When the server's time to answer runs out.
+    pub deadline: Option<Instant>,
+}
+
+#[derive(Debug)]
+pub struct Pending {
+    requests: HashMap<String, Request>,
+    timeout: Option<Duration>,
+    /// Requests settled without the server's answer (timed out, cancelled):
+    /// a late answer is dropped, once.
+    settled: HashSet<String>,
+}
+
+impl Pending {
+    /// `timeout`: how long the server has to answer; `None`, for ever.
+    pub fn new(timeout: Option<Duration>) -> Self {
+        Self {
+            requests: HashMap::new(),
+            timeout,
+            settled: HashSet::new(),
+        }
+    }
+
+    pub fn insert(&mut self, key: String, mut request: Request) {
+        request.deadline = self.timeout.map(|t| Instant::now() + t);
+        self.settled.remove(&key);
+        self.requests.insert(key, request);
+    }
+
+    /// The request the server just answered.
+    pub fn answered(&mut self, key: &str) -> Option<Request> {
+        self.requests.remove(key)
+    }
+
+    /// The request the client cancelled: no error and no answer for it any more.
+    pub fn cancelled(&mut self, key: &str) {
+        if self.requests.remove(key).is_some() {
+            self.settled.insert(key.to_owned());
+        }
+    }
+
+    /// Whether an answer for `key` is late (its request timed out or was
+    /// cancelled) and must be dropped.
+    pub fn is_late(&mut self, key: &str) -> bool {
+        self.settled.remove(key)
+    }
+
+    /// Progress was reported under `token`: its request's clock starts again.
+    pub fn progressed(&mut self, token: &str) {
+        let Some(timeout) = self.timeout else { return };
+        for request in self.requests.values_mut() {
+            if request.progress_token.as_deref() == Some(token) {
+                request.deadline = Some(Instant::now() + timeout);
+            }
+        }
+    }
+
+    /// The requests whose time ran out: removed, their late answers to be dropped.
+    pub fn expired(&mut self, now: Instant) -> Vec<Request> {
+        let mut due: Vec<(Instant, String)> = self
+            .requests
+            .iter()
+            .filter_map(|(key, r)| r.deadline.filter(|&d| d <= now).map(|d| (d, key.clone())))
+            .collect();
+        due.sort();
+        due.into_iter()
+            .filter_map(|(_, key)| {
+                let request = self.requests.remove(&key)?;
+                self.settled.insert(key);
+                Some(request)
+            })
+            .collect()
+    }
+
+    /// Every request still waiting, removed (the server is gone).
+    pub fn drain(&mut self) -> Vec<Request> {
+        self.requests.drain().map(|(_, request)| request).collect()
+    }
+
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.requests.values().filter_map(|r| r.deadline).min()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.requests.is_empty()
+    }
+
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+}

@@ -1,0 +1,120 @@
+//! What both subcommands share, resolved from options, environment, the
+//! config file and defaults, in that order.
+
+use std::path::PathBuf;
+
+use tool_output_cap::{Budget, DEFAULT_HEAD_PERCENT, DEFAULT_MAX_LINE_BYTES, Keep, SessionConfig};
+
+use crate::config::{BudgetTable, FileConfig};
+use crate::failure::Failure;
+use crate::key_file;
+use crate::log;
+use crate::options::CommonArgs;
+
+/// Default byte budget of one result, notice included.
+pub const DEFAULT_MAX_BYTES: u32 = 24_576;
+/// Default retention of saved outputs.
+pub const DEFAULT_RETENTION_DAYS: u64 = 7;
+const SECONDS_PER_DAY: u64 = 86_400;
+
+#[derive(Debug)]
+pub struct Common {
+    /// The default budget, and the keys it was made of (a tool's own
+    /// budget falls back on them).
+    pub budget: Budget,
+    pub budget_table: BudgetTable,
+    pub spill_dir: PathBuf,
+    pub key_file: PathBuf,
+    /// The thread given by option or file; each subcommand has its own default.
+    pub thread: Option<String>,
+    pub retention_days: u64,
+    /// The rest of the config file, for the subcommand's own keys.
+    pub file: FileConfig,
+}
+
+impl Common {
+    pub fn resolve(args: &CommonArgs) -> Result<Self, Failure> {
+        let file = FileConfig::load(args.config.as_deref())?;
+        let table = BudgetTable {
+            max_bytes: args.max_bytes.or(file.budget.max_bytes),
+            max_lines: args.max_lines.or(file.budget.max_lines),
+            max_tokens: args.max_tokens.or(file.budget.max_tokens),
+        };
+        let cache = || {
+            dirs::cache_dir()
+                .map(|dir| dir.join("toolcap"))
+                .ok_or_else(|| {
+                    Failure::usage(
+                        "this system has no user cache directory: give --spill-dir and --key-file",
+                    )
+                })
+        };
+        let spill_dir = match args.spill_dir.clone().or_else(|| file.spill_dir.clone()) {
+            Some(dir) => dir,
+            None => cache()?.join("spill"),
+        };
+        let key_file = match args.key_file.clone().or_else(|| file.key_file.clone()) {
+            Some(path) => path,
+            None => cache()?.join("key"),
+        };
+        Ok(Self {
+            budget: budget(&table, &BudgetTable::default()),
+            budget_table: table,
+            spill_dir,
+            key_file,
+            thread: args.thread.clone().or_else(|| file.thread.clone()),
+            retention_days: args
+                .retention_days
+                .or(file.retention_days)
+                .unwrap_or(DEFAULT_RETENTION_DAYS),
+            file,
+        })
+    }
+
+    /// Seconds outputs are kept, `None` for ever.
+    pub fn retention_seconds(&self) -> Option<u64> {
+        (self.retention_days > 0).then(|| self.retention_days.saturating_mul(SECONDS_PER_DAY))
+    }
+
+    /// The session key from the key file. A file that cannot be read or made
+    /// costs only the references' life beyond this run: warned about, and a
+    /// key for this run only is drawn. A file that is too short is an error.
+    pub fn key(&self) -> Result<Vec<u8>, Failure> {
+        match key_file::load_or_create(&self.key_file) {
+            Ok(key) => Ok(key),
+            Err(key_file::KeyError::TooShort(message)) => Err(Failure::usage(message)),
+            Err(key_file::KeyError::Unavailable(message)) => {
+                log::line(&format!(
+                    "{message}; using a key for this run only, so references to its outputs will not verify in a later run"
+                ));
+                Ok(Vec::new())
+            }
+        }
+    }
+
+    /// A session for `thread` that spills into the spill directory, with
+    /// this run's key and retention.
+    pub fn session_config(&self, thread: String, key: Vec<u8>) -> SessionConfig {
+        SessionConfig {
+            key,
+            retention_seconds: self.retention_seconds(),
+            ..SessionConfig::new(thread, &self.spill_dir)
+        }
+    }
+}
+
+/// The budget of `table`, each missing key taken from `fallback`, then the
+/// defaults: 24576 bytes, no line or token limit.
+pub fn budget(table: &BudgetTable, fallback: &BudgetTable) -> Budget {
+    Budget {
+        max_bytes: table
+            .max_bytes
+            .or(fallback.max_bytes)
+            .unwrap_or(DEFAULT_MAX_BYTES),
+        max_lines: table.max_lines.or(fallback.max_lines),
+        max_line_bytes: Some(DEFAULT_MAX_LINE_BYTES),
+        keep: Keep::HeadAndTail,
+        head_percent: DEFAULT_HEAD_PERCENT,
+        max_tokens: table.max_tokens.or(fallback.max_tokens),
+    }
+}

@@ -1,0 +1,341 @@
+//! `toolcap cap` through the built binary and the real component.
+//! `cargo test --release -p toolcap --test cap`
+
+mod common;
+
+use std::io::Write as _;
+use std::process::{Output, Stdio};
+
+use common::{Sandbox, numbered_lines, spill_path, varied_lines};
+
+/// Runs `command` with `input` on stdin.
+fn run(mut command: std::process::Command, input: &[u8]) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("toolcap starts");
+    let mut stdin = child.stdin.take().expect("piped");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The command may exit without reading everything (a bad budget).
+        let _ = stdin.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("toolcap ends");
+    writer.join().expect("writer");
+    output
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 stdout")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn input_that_fits_comes_back_byte_for_byte() {
+    let sandbox = Sandbox::new();
+    // Not valid UTF-8 on purpose: what fits is passed on as it came.
+    let input = b"hello\ncaf\xe9 \xff\r\nlast line without newline";
+    let output = run(sandbox.toolcap("cap"), input);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(output.stdout, input);
+    assert!(output.stderr.is_empty(), "{}", stderr(&output));
+    assert!(
+        !sandbox.spill_dir().join("shell").exists()
+            || std::fs::read_dir(sandbox.spill_dir().join("shell"))
+                .unwrap()
+                .next()
+                .is_none()
+    );
+}
+
+#[test]
+fn a_big_input_is_capped_and_saved_exactly() {
+    let sandbox = Sandbox::new();
+    let input = numbered_lines(20_000);
+    let output = run(sandbox.toolcap("cap"), input.as_bytes());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.len() <= 24_576, "default budget: {} bytes", text.len());
+    assert!(text.starts_with("line 0 of a long tool output\n"));
+    let path = spill_path(&text).expect("the notice names the saved file");
+    assert!(path.starts_with(sandbox.spill_dir().canonicalize().unwrap()));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), input);
+    assert!(
+        path.to_string_lossy().contains("/shell/"),
+        "default thread `shell`: {}",
+        path.display()
+    );
+}
+
+#[test]
+fn an_output_too_long_to_hold_is_streamed_and_saved_exactly() {
+    let sandbox = Sandbox::new();
+    let input = numbered_lines(200_000); // about 6 MiB: past the whole-output limit
+    assert!(input.len() > 4 << 20);
+    let mut command = sandbox.toolcap("cap");
+    command.args(["--max-bytes", "4000", "--", "sh", "-c", "cat; exit 4"]);
+    let output = run(command, input.as_bytes());
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.len() <= 4000, "{} bytes", text.len());
+    let path = spill_path(&text).expect("the notice names the saved file");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), input);
+}
+
+#[test]
+fn a_failed_command_exits_as_it_did_and_the_notice_says_so() {
+    let sandbox = Sandbox::new();
+    let mut command = sandbox.toolcap("cap");
+    command.args([
+        "--max-bytes",
+        "2000",
+        "--",
+        "sh",
+        "-c",
+        "seq 1 20000; echo 'error: the thing broke' >&2; exit 3",
+    ]);
+    let output = run(command, b"");
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.len() <= 2000);
+    assert!(
+        text.contains("The tool `sh` failed (exit code 3)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("error: the thing broke"),
+        "the tail holds the error: {text}"
+    );
+
+    // Output that fits is unchanged, and the exit code still comes through.
+    let mut command = sandbox.toolcap("cap");
+    command.args(["--", "sh", "-c", "echo small; exit 7"]);
+    let output = run(command, b"");
+    assert_eq!(output.status.code(), Some(7));
+    assert_eq!(stdout(&output), "small\n");
+}
+
+#[test]
+fn a_command_killed_by_a_signal_exits_128_plus_the_signal() {
+    let sandbox = Sandbox::new();
+    let mut command = sandbox.toolcap("cap");
+    command.args(["--", "sh", "-c", "echo before; kill -9 $$"]);
+    let output = run(command, b"");
+    assert_eq!(output.status.code(), Some(128 + 9));
+    assert_eq!(stdout(&output), "before\n");
+}
+
+#[test]
+fn stdout_and_stderr_of_the_command_are_joined_in_order() {
+    let sandbox = Sandbox::new();
+    let mut command = sandbox.toolcap("cap");
+    command.args([
+        "--",
+        "sh",
+        "-c",
+        "echo one; echo two >&2; echo three; echo four >&2",
+    ]);
+    let output = run(command, b"");
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), "one\ntwo\nthree\nfour\n");
+    assert!(output.stderr.is_empty(), "{}", stderr(&output));
+}
+
+#[test]
+fn a_command_that_does_not_exist_exits_127_with_a_clear_message() {
+    let sandbox = Sandbox::new();
+    let mut command = sandbox.toolcap("cap");
+    command.args(["--", "toolcap-test-no-such-command"]);
+    let output = run(command, b"");
+    assert_eq!(output.status.code(), Some(127));
+    assert!(output.stdout.is_empty());
+    let message = stderr(&output);
+    assert!(
+        message.contains("cannot run `toolcap-test-no-such-command`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_budget_too_small_is_refused_before_anything_runs() {
+    let sandbox = Sandbox::new();
+    let marker = sandbox.path("ran");
+    let mut command = sandbox.toolcap("cap");
+    command
+        .args(["--max-bytes", "3", "--", "sh", "-c"])
+        .arg(format!("touch '{}'", marker.display()));
+    let output = run(command, b"");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let message = stderr(&output);
+    assert!(
+        message.contains("budget") && message.contains("max-bytes 3"),
+        "{message}"
+    );
+    assert!(!marker.exists(), "the command must not run");
+}
+
+#[test]
+fn a_budget_of_zero_passes_everything_through() {
+    let sandbox = Sandbox::new();
+    let input = numbered_lines(5_000);
+    let mut command = sandbox.toolcap("cap");
+    command.args(["--max-bytes", "0"]);
+    let output = run(command, input.as_bytes());
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), input);
+}
+
+#[test]
+fn a_spill_dir_that_cannot_be_made_still_caps_and_says_not_saved() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.path("file"), "a file, not a folder").unwrap();
+    let mut command = common::toolcap_bare();
+    command
+        .args(["cap", "--spill-dir"])
+        .arg(sandbox.path("file").join("spill"))
+        .arg("--key-file")
+        .arg(sandbox.key_file())
+        .args([
+            "--max-bytes",
+            "2000",
+            "--",
+            "sh",
+            "-c",
+            "seq 1 20000; exit 6",
+        ]);
+    let output = run(command, b"");
+    assert_eq!(output.status.code(), Some(6), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.len() <= 2000);
+    assert!(text.contains("could NOT be saved"), "{text}");
+    assert!(spill_path(&text).is_none());
+}
+
+#[test]
+fn the_key_file_is_made_private_once_and_reused() {
+    let sandbox = Sandbox::new();
+    let input = numbered_lines(20_000);
+    let first = stdout(&run(sandbox.toolcap("cap"), input.as_bytes()));
+    let key = std::fs::read(sandbox.key_file()).expect("key file made");
+    assert_eq!(key.len(), 32);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(sandbox.key_file())
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let spill_mode = std::fs::metadata(sandbox.spill_dir())
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(spill_mode & 0o777, 0o700);
+    }
+    let second = stdout(&run(sandbox.toolcap("cap"), input.as_bytes()));
+    assert_eq!(std::fs::read(sandbox.key_file()).unwrap(), key, "kept");
+    let tag = |text: &str| text[text.find("tag=").expect("a tag")..].to_owned();
+    assert_eq!(tag(&first), tag(&second), "same key, same tag");
+
+    // Another key signs the same output differently.
+    let other = Sandbox::new();
+    let mut command = common::toolcap_bare();
+    command
+        .arg("cap")
+        .arg("--spill-dir")
+        .arg(sandbox.spill_dir())
+        .arg("--key-file")
+        .arg(other.key_file());
+    let third = stdout(&run(command, input.as_bytes()));
+    assert_ne!(tag(&first), tag(&third));
+}
+
+#[test]
+fn a_key_file_too_short_is_a_clear_error() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.key_file().parent().unwrap()).unwrap();
+    std::fs::write(sandbox.key_file(), b"short").unwrap();
+    let output = run(sandbox.toolcap("cap"), b"hello\n");
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message.contains("holds 5 bytes") && message.contains("at least 16"),
+        "{message}"
+    );
+}
+
+#[test]
+fn options_win_over_the_config_file_and_unknown_keys_are_errors() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.path("toolcap.toml");
+    std::fs::write(
+        &config,
+        "thread = \"from-file\"\n[budget]\nmax_bytes = 3000\n",
+    )
+    .unwrap();
+    let input = varied_lines(20_000);
+    let mut command = sandbox.toolcap("cap");
+    command.arg("--config").arg(&config);
+    let text = stdout(&run(command, input.as_bytes()));
+    assert!(
+        text.len() <= 3000 && text.len() > 2000,
+        "{} bytes",
+        text.len()
+    );
+    assert!(
+        spill_path(&text)
+            .unwrap()
+            .to_string_lossy()
+            .contains("/from-file/")
+    );
+
+    let mut command = sandbox.toolcap("cap");
+    command
+        .arg("--config")
+        .arg(&config)
+        .args(["--max-bytes", "1500", "--thread", "opt"]);
+    let text = stdout(&run(command, input.as_bytes()));
+    assert!(
+        text.len() <= 1500 && text.len() > 1000,
+        "{} bytes",
+        text.len()
+    );
+    assert!(
+        spill_path(&text)
+            .unwrap()
+            .to_string_lossy()
+            .contains("/opt/")
+    );
+
+    std::fs::write(&config, "[budget]\nmax_bytes = 3000\nmax_byte = 5\n").unwrap();
+    let mut command = sandbox.toolcap("cap");
+    command.arg("--config").arg(&config);
+    let output = run(command, b"x\n");
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message.contains("max_byte") && message.contains("toolcap.toml"),
+        "{message}"
+    );
+    assert!(message.contains("line 3"), "{message}");
+}
+
+#[test]
+fn id_tool_and_thread_name_the_saved_file() {
+    let sandbox = Sandbox::new();
+    let input = numbered_lines(20_000);
+    let mut command = sandbox.toolcap("cap");
+    command
+        .env("TOOLCAP_THREAD", "from-env")
+        .args(["--id", "call-42", "--tool", "grep"]);
+    let text = stdout(&run(command, input.as_bytes()));
+    let path = spill_path(&text).unwrap();
+    let path = path.to_string_lossy();
+    assert!(path.contains("/from-env/call-42-"), "{path}");
+}

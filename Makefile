@@ -11,13 +11,14 @@
 CARGO ?= cargo
 GUEST_FLAGS := --profile guest --target wasm32-wasip2 -p toolcap-guest --target-dir target/wasm-guest
 GUEST_WASM := target/wasm-guest/wasm32-wasip2/guest/tool_output_cap.wasm
-HOST_CRATES := -p toolcap-core -p tool-output-cap -p host-demo -p toolcap-tests -p toolcap-bench
+HOST_CRATES := -p toolcap-core -p tool-output-cap -p host-demo -p toolcap -p toolcap-tests -p toolcap-bench
 # Every host (the Rust crate's build script, jco, the Python package, the
 # benches) takes the component from here: one build, one name, one variable.
 export TOOLCAP_WASM ?= $(abspath $(GUEST_WASM))
 
 .PHONY: demo test bench bench-criterion soak check fmt-check clippy guest setup wit package \
-	js-setup js-test py-setup py-test py-test-lowest
+	js-setup js-test py-setup py-test py-test-lowest \
+	mcp-setup mcp-test mcp-py-test mcp-js-test toolcap-bin
 
 SOAK_CASES ?= 100000
 
@@ -37,7 +38,7 @@ demo: guest
 test: guest check fuzz-smoke
 	$(CARGO) test --release $(HOST_CRATES) --all-targets --no-run
 	$(CARGO) test --release $(HOST_CRATES)
-	$(MAKE) --keep-going js-test py-test py-test-lowest
+	$(MAKE) --keep-going js-test py-test py-test-lowest mcp-test
 
 # JavaScript (js/README.md): npm packages go into js/node_modules, pinned by
 # js/package-lock.json; `npm run build` transpiles the guest with jco into
@@ -77,9 +78,44 @@ py-test: py-setup
 py-test-lowest: py-setup
 	sh python/scripts/test-lowest.sh
 
+# End to end through MCP (tests/mcp/README.md): `toolcap mcp` between real
+# clients (the official Python and TypeScript SDKs) and real servers from npm
+# and PyPI, all pinned: tests/mcp/package-lock.json (npm ci into
+# tests/mcp/node_modules) and tests/mcp/requirements.txt (hashed, into
+# tests/mcp/.venv). The suites take the binary from TOOLCAP_BIN.
+MCP_DIR := tests/mcp
+MCP_NODE_INSTALLED := $(MCP_DIR)/node_modules/.installed
+MCP_VENV := $(MCP_DIR)/.venv
+MCP_PY_INSTALLED := $(MCP_VENV)/.installed
+TOOLCAP_BIN ?= $(abspath $(or $(CARGO_TARGET_DIR),target)/release/toolcap)
+
+$(MCP_NODE_INSTALLED): $(MCP_DIR)/package.json $(MCP_DIR)/package-lock.json
+	cd $(MCP_DIR) && npm ci --no-audit --no-fund
+	touch $@
+
+$(MCP_PY_INSTALLED): $(MCP_DIR)/requirements.txt
+	test -x $(MCP_VENV)/bin/python || $(PYTHON) -m venv $(MCP_VENV)
+	$(MCP_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		--require-hashes --only-binary :all: -r $(MCP_DIR)/requirements.txt
+	touch $@
+
+mcp-setup: $(MCP_NODE_INSTALLED) $(MCP_PY_INSTALLED)
+
+toolcap-bin: guest
+	$(CARGO) build --release -p toolcap
+
+mcp-test: mcp-py-test mcp-js-test
+
+mcp-py-test: mcp-setup toolcap-bin
+	cd $(MCP_DIR) && TOOLCAP_BIN=$(TOOLCAP_BIN) .venv/bin/python -m pytest
+
+mcp-js-test: mcp-setup toolcap-bin
+	cd $(MCP_DIR) && TOOLCAP_BIN=$(TOOLCAP_BIN) npm test
+
 # Every benchmark against its baseline in one run, as one table
 # (bench/src/bin/report.rs). Quiet the machine first.
 bench: guest js-setup py-setup
+	$(CARGO) build --release -p toolcap
 	$(CARGO) run --release -p toolcap-bench --bin report
 
 # Criterion's statistics for the same paths (about 3 minutes).

@@ -1,0 +1,82 @@
+"""How a test starts `toolcap mcp`: the command line, and a session of the
+official Python SDK client over it (or over a server directly)."""
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from paths import toolcap_bin
+
+READ_TOOL = "read_spilled_output"
+# A safety net for one test's whole conversation on a loaded machine; no
+# test waits for it to pass.
+SAFETY_SECONDS = 180
+
+T = TypeVar("T")
+
+
+@dataclass
+class Proxy:
+    """`toolcap mcp` with a spill dir and key file of the test's own."""
+
+    spill_dir: Path
+    key_file: Path
+    logs: Path
+
+    def argv(self, server: list[str], *options: str) -> list[str]:
+        return [
+            toolcap_bin(),
+            "mcp",
+            "--spill-dir",
+            str(self.spill_dir),
+            "--key-file",
+            str(self.key_file),
+            *options,
+            "--",
+            *server,
+        ]
+
+
+def run(body: Callable[[], Awaitable[T]], limit: float = SAFETY_SECONDS) -> T:
+    """Run an async test body under a deadline, so a hang fails instead of
+    stalling the suite."""
+
+    async def main() -> T:
+        with anyio.fail_after(limit):
+            return await body()
+
+    return anyio.run(main)
+
+
+@asynccontextmanager
+async def connect(argv: list[str], errlog: Path, **session_args: Any) -> AsyncIterator[ClientSession]:
+    """An initialized SDK client session with the process `argv` (a proxy or
+    a server), its stderr going to `errlog`."""
+    params = StdioServerParameters(command=argv[0], args=argv[1:])
+    with open(errlog, "a") as log:
+        async with stdio_client(params, errlog=log) as (read, write):
+            async with ClientSession(read, write, **session_args) as session:
+                await session.initialize()
+                yield session
+
+
+def dump(model: Any) -> Any:
+    """An SDK result as the JSON object it was on the wire."""
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+async def direct_and_proxied(
+    proxy: Proxy, server: list[str], conversation: Callable[[ClientSession], Awaitable[T]], *options: str
+) -> tuple[T, T]:
+    """The same conversation with the server directly, then through the
+    proxy: what each gave back."""
+    async with connect(server, proxy.logs / "direct.log") as session:
+        direct = await conversation(session)
+    async with connect(proxy.argv(server, *options), proxy.logs / "proxy.log") as session:
+        proxied = await conversation(session)
+    return direct, proxied

@@ -11,8 +11,11 @@
 //! digest, so a table always says which build it measured.
 
 pub mod corpus;
+pub mod mcp_client;
+pub mod mcp_fixture;
 pub mod measure;
 pub mod native;
+pub mod process;
 pub mod recall;
 pub mod setup;
 pub mod suite;

@@ -86,6 +86,31 @@ pub fn medians_between(
     samples.into_iter().map(median).collect()
 }
 
+/// The median of `rounds` timed calls of each routine, in alternating
+/// order, with `between` (untimed) before each: for routines of seconds,
+/// where calibration and the time budget do not apply.
+pub fn medians_of_rounds(
+    routines: &mut [Routine<'_>],
+    rounds: usize,
+    between: Routine<'_>,
+) -> Vec<Duration> {
+    let mut samples = vec![Vec::new(); routines.len()];
+    for round in 0..rounds {
+        let order: Vec<usize> = if round % 2 == 0 {
+            (0..routines.len()).collect()
+        } else {
+            (0..routines.len()).rev().collect()
+        };
+        for i in order {
+            between();
+            let start = Instant::now();
+            routines[i]();
+            samples[i].push(start.elapsed());
+        }
+    }
+    samples.into_iter().map(median).collect()
+}
+
 /// Iterations per sample: doubled until a sample lasts `sample / 2`. The
 /// first call also warms the routine up (page faults, caches, lazy state).
 fn calibrate(routine: Routine<'_>, sample: Duration, between: Routine<'_>) -> u32 {

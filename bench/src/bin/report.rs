@@ -1,6 +1,7 @@
 //! `cargo run --release -p toolcap-bench --bin report [SUITE...]` (or `make bench`):
 //! runs every comparison (or the named suites: core, call, spill, stream, startup,
-//! refs, readback, hosts, memory, recall, tokens) and prints one Markdown table for the README.
+//! refs, readback, hosts, memory, recall, tokens, toolcap) and prints one Markdown table for
+//! the README.
 //! `TOOLCAP_BENCH_QUICK=1` makes a rough smoke run. bench/README.md says what
 //! each row measures and holds the numbers of the last full run.
 
@@ -8,12 +9,19 @@ use std::process::Command;
 use std::time::Instant;
 
 use toolcap_bench::measure::Plan;
-use toolcap_bench::{suite, table};
+use toolcap_bench::{mcp_fixture, suite, table};
 
 fn main() {
     let wanted: Vec<String> = std::env::args().skip(1).collect();
     if wanted.first().map(String::as_str) == Some(suite::startup::PROBE_ARG) {
         suite::startup::probe(&wanted[1..]);
+        return;
+    }
+    if wanted.first().map(String::as_str) == Some(mcp_fixture::SERVER_ARG) {
+        if let Err(why) = mcp_fixture::serve() {
+            eprintln!("{}: {why}", mcp_fixture::SERVER_ARG);
+            std::process::exit(1);
+        }
         return;
     }
     let runs = |name: &str| wanted.is_empty() || wanted.iter().any(|w| w == name);
@@ -37,6 +45,9 @@ fn main() {
     }
     if runs("tokens") {
         println!("{}", suite::tokens::report());
+    }
+    if runs("toolcap") {
+        println!("{}", suite::toolcap::report());
     }
     eprintln!("done in {:.0?}", started.elapsed());
 }

@@ -2,9 +2,11 @@
 //! answers.
 //! Each suite appends its rows; a suite runs only if the filter names it.
 
+pub mod cap_mcp;
 pub mod component;
 pub mod core_cap;
 pub mod hosts;
+pub mod mcp_proxy;
 pub mod memory;
 pub mod readback;
 pub mod recall;
@@ -12,6 +14,8 @@ pub mod refs;
 pub mod startup;
 pub mod stream;
 pub mod tokens;
+pub mod toolcap;
+pub mod toolcap_cap;
 
 use crate::measure::Plan;
 use crate::table::Row;
@@ -25,7 +29,7 @@ pub struct Suite {
 }
 
 /// Every suite, in table order.
-pub const ALL: [Suite; 9] = [
+pub const ALL: [Suite; 10] = [
     Suite {
         name: "core",
         run: core_cap::run,
@@ -61,5 +65,9 @@ pub const ALL: [Suite; 9] = [
     Suite {
         name: "tokens",
         run: tokens::run,
+    },
+    Suite {
+        name: "toolcap",
+        run: toolcap::run,
     },
 ];

@@ -9,7 +9,6 @@
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 use tool_output_cap::{Recycling, RuntimeOptions, Session};
 
@@ -85,9 +84,10 @@ pub fn run(plan: Plan, rows: &mut Vec<Row>) {
     };
     // Each call takes seconds: a few rounds, no calibration.
     let rounds = if total < 1024 * MIB { 1 } else { 3 };
-    let m = rounds_of(&mut [&mut streamed, &mut capped_whole], rounds, &mut || {
-        native::remove_files(&thread_dir)
-    });
+    let m =
+        measure::medians_of_rounds(&mut [&mut streamed, &mut capped_whole], rounds, &mut || {
+            native::remove_files(&thread_dir)
+        });
     let per_whole = m[0].mul_f64(WHOLE as f64 / total as f64);
     rows.push(Row::vs(
         format!(
@@ -120,30 +120,6 @@ fn stream(
         s.write(chunk).expect("the write is taken");
     }
     s.finish().expect("the stream finishes")
-}
-
-/// The median of `rounds` timed calls of each routine, in alternating
-/// order, with `between` (untimed) before each.
-fn rounds_of(
-    routines: &mut [measure::Routine<'_>],
-    rounds: usize,
-    between: measure::Routine<'_>,
-) -> Vec<Duration> {
-    let mut samples = vec![Vec::new(); routines.len()];
-    for round in 0..rounds {
-        let order: Vec<usize> = if round % 2 == 0 {
-            (0..routines.len()).collect()
-        } else {
-            (0..routines.len()).rev().collect()
-        };
-        for i in order {
-            between();
-            let start = Instant::now();
-            routines[i]();
-            samples[i].push(start.elapsed());
-        }
-    }
-    samples.into_iter().map(measure::median).collect()
 }
 
 /// The memory section: linear memory after the stream and after the cap.

@@ -6,7 +6,7 @@ use std::io::{self, Read, Write as _};
 use std::path::Path;
 use std::process::{Child, Command};
 
-use tool_output_cap::{Budget, Call, CapError, Error, RuntimeOptions, Session};
+use tool_output_cap::{Budget, Call, CapError, CapStream, Capped, Error, RuntimeOptions};
 
 use crate::failure::{FAILED, Failure};
 use crate::log;
@@ -15,11 +15,6 @@ use crate::settings::Common;
 
 /// Bytes read from the output and handed to the component at a time.
 const CHUNK_BYTES: usize = 1 << 20;
-/// An output that ends within this many bytes is capped whole, once its
-/// exit code is known, so the notice can say the command failed; a longer
-/// one is streamed as it comes (memory stays bounded), and its call record
-/// has no exit code yet when the stream starts.
-const WHOLE_OUTPUT_BYTES: usize = 4 << 20;
 /// Exit status for a command that could not be started (as shells use).
 const NOT_STARTED: u8 = 127;
 
@@ -60,35 +55,32 @@ pub fn run(args: CapArgs) -> Result<u8, Failure> {
         .map_err(|e| Failure::failed(format!("cannot open a session: {e}")))?;
     // A budget the component refuses is found before any output is read or
     // the command runs, so nothing is lost.
-    drop(
-        session
-            .stream(&common.budget, call.clone())
-            .map_err(budget_failure)?,
-    );
+    let mut stream = session
+        .stream(&common.budget, call)
+        .map_err(budget_failure)?;
 
     let mut source = Source::start(&args.command)?;
-    let (head, ended) = read_up_to(&mut source, WHOLE_OUTPUT_BYTES)?;
-    let (capped, status) = if ended {
-        let status = source.wait();
-        let call = Call {
-            exit_code: source.is_command().then_some(i32::from(status)),
-            ..call
-        };
-        match session.cap(&String::from_utf8_lossy(&head), &common.budget, call) {
-            // Unchanged: the bytes as they came, even if not valid UTF-8.
-            Ok(capped) if !capped.report.truncated => (head, status),
-            Ok(capped) => (capped.text.into_bytes(), status),
-            Err(e) => {
-                log::line(&format!(
-                    "could not cap the output, passing it on whole: {e}"
-                ));
-                (head, status)
-            }
+    let mut start = Start::new(&common.budget);
+    let written = feed(&mut stream, &mut source, &mut start);
+    // The command has closed its output: wait for how it ended, so that
+    // the notice can say it failed.
+    let status = source.wait();
+    let capped = written.and_then(|()| {
+        if source.is_command() {
+            stream
+                .set_exit_code(i32::from(status))
+                .map_err(cap_failure)?;
         }
-    } else {
-        let capped = stream(&mut session, &common.budget, call, head, &mut source);
-        let status = source.wait();
-        (capped?.into_bytes(), status)
+        stream.finish().map_err(cap_failure)
+    });
+    let capped = match (capped, start.bytes) {
+        (Ok(capped), bytes) => unless_unchanged(capped, bytes),
+        // Within the budget's bytes anyway: better whole than nothing.
+        (Err(failure), Some(bytes)) => {
+            log::line(&format!("{}; passing it on whole", failure.message));
+            bytes
+        }
+        (Err(failure), None) => return Err(failure),
     };
     let mut stdout = io::stdout().lock();
     if let Err(e) = stdout.write_all(&capped).and_then(|()| stdout.flush()) {
@@ -98,27 +90,67 @@ pub fn run(args: CapArgs) -> Result<u8, Failure> {
     Ok(status)
 }
 
-/// Streams an output too long to hold: `head`, then the rest of `source`.
-fn stream(
-    session: &mut Session,
-    budget: &Budget,
-    call: Call,
-    head: Vec<u8>,
-    source: &mut Source,
-) -> Result<String, Failure> {
-    let failed = |e: Error| Failure::failed(format!("could not cap the output: {e}"));
-    let mut stream = session.stream(budget, call).map_err(failed)?;
-    stream.write(&head).map_err(failed)?;
-    drop(head);
+/// Writes all of `source` to `stream`, keeping its start in `start`. If
+/// the component fails, the rest is read and dropped, so the command is
+/// not left blocked on a full pipe and ends as it would have.
+fn feed(stream: &mut CapStream<'_>, source: &mut Source, start: &mut Start) -> Result<(), Failure> {
     let mut chunk = vec![0; CHUNK_BYTES];
     loop {
         let read = source.read(&mut chunk)?;
         if read == 0 {
-            break;
+            return Ok(());
         }
-        stream.write(&chunk[..read]).map_err(failed)?;
+        start.keep(&chunk[..read]);
+        if let Err(e) = stream.write(&chunk[..read]) {
+            while source.read(&mut chunk)? > 0 {}
+            return Err(cap_failure(e));
+        }
     }
-    Ok(stream.finish().map_err(failed)?.text)
+}
+
+/// The output's first bytes while it may still fit the budget (an output
+/// that fits is never longer than `max-bytes`: its capped text, the same
+/// output decoded, is at least as long), so that an output that fits is
+/// passed on as the bytes it was, even if they are not valid UTF-8.
+struct Start {
+    bytes: Option<Vec<u8>>,
+    limit: usize,
+}
+
+impl Start {
+    fn new(budget: &Budget) -> Self {
+        Self {
+            bytes: Some(Vec::new()),
+            limit: budget.max_bytes as usize,
+        }
+    }
+
+    fn keep(&mut self, chunk: &[u8]) {
+        if let Some(bytes) = &mut self.bytes {
+            if bytes.len() + chunk.len() > self.limit {
+                self.bytes = None;
+            } else {
+                bytes.extend_from_slice(chunk);
+            }
+        }
+    }
+}
+
+/// The bytes to write: the output as it came (`bytes`, if still held) when
+/// `capped` is that output unchanged, else the capped text.
+fn unless_unchanged(capped: Capped, bytes: Option<Vec<u8>>) -> Vec<u8> {
+    match bytes {
+        Some(bytes)
+            if !capped.report.truncated && capped.text == String::from_utf8_lossy(&bytes) =>
+        {
+            bytes
+        }
+        _ => capped.text.into_bytes(),
+    }
+}
+
+fn cap_failure(e: Error) -> Failure {
+    Failure::failed(format!("could not cap the output: {e}"))
 }
 
 fn budget_failure(e: Error) -> Failure {
@@ -128,21 +160,6 @@ fn budget_failure(e: Error) -> Failure {
         }
         other => Failure::failed(format!("cannot start capping: {other}")),
     }
-}
-
-/// Reads `source` until `limit` bytes or its end; says whether it ended.
-fn read_up_to(source: &mut Source, limit: usize) -> Result<(Vec<u8>, bool), Failure> {
-    let mut head = Vec::new();
-    let mut chunk = vec![0; CHUNK_BYTES.min(limit)];
-    while head.len() < limit {
-        let want = chunk.len().min(limit - head.len());
-        let read = source.read(&mut chunk[..want])?;
-        if read == 0 {
-            return Ok((head, true));
-        }
-        head.extend_from_slice(&chunk[..read]);
-    }
-    Ok((head, false))
 }
 
 fn copy_through(source: &mut Source) -> Result<(), Failure> {

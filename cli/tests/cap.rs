@@ -73,16 +73,42 @@ fn a_big_input_is_capped_and_saved_exactly() {
 }
 
 #[test]
-fn an_output_too_long_to_hold_is_streamed_and_saved_exactly() {
+fn a_failed_command_over_4_mib_is_streamed_says_it_failed_and_is_saved_exactly() {
     let sandbox = Sandbox::new();
-    let input = numbered_lines(200_000); // about 6 MiB: past the whole-output limit
+    // About 6 MiB: past the component's one-pass threshold, so the output
+    // goes to the file as it comes, before the exit code is known.
+    let input = numbered_lines(200_000);
     assert!(input.len() > 4 << 20);
     let mut command = sandbox.toolcap("cap");
-    command.args(["--max-bytes", "4000", "--", "sh", "-c", "cat; exit 4"]);
+    command.args(["--max-bytes", "4000", "--", "sh", "-c", "cat; exit 3"]);
     let output = run(command, input.as_bytes());
-    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
     let text = stdout(&output);
     assert!(text.len() <= 4000, "{} bytes", text.len());
+    let notice = &text[text.rfind("[toolcap] ").expect("a notice")..];
+    assert!(
+        notice.starts_with("[toolcap] The tool `sh` failed (exit code 3)."),
+        "{notice}"
+    );
+    assert!(
+        text.contains("line 199999 of a long tool output\n"),
+        "the tail holds the last line: {text}"
+    );
+    let path = spill_path(&text).expect("the notice names the saved file");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), input);
+}
+
+#[test]
+fn a_command_over_4_mib_that_succeeds_is_not_called_failed() {
+    let sandbox = Sandbox::new();
+    let input = numbered_lines(200_000);
+    let mut command = sandbox.toolcap("cap");
+    command.args(["--max-bytes", "4000", "--", "sh", "-c", "cat"]);
+    let output = run(command, input.as_bytes());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.len() <= 4000, "{} bytes", text.len());
+    assert!(!text.contains("failed"), "{text}");
     let path = spill_path(&text).expect("the notice names the saved file");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), input);
 }

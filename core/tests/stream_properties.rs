@@ -143,10 +143,32 @@ fn stream(
     budget: Budget,
     call: &Call,
 ) -> (Capped, Vec<(String, Vec<u8>)>) {
+    stream_ending(capper, chunks, budget, call, None)
+}
+
+/// [`stream`], with `set_exit_code(code)` called before chunk `at` (after
+/// the last one when `at` is the number of chunks).
+fn stream_ending(
+    capper: &Capper,
+    chunks: &[&[u8]],
+    budget: Budget,
+    call: &Call,
+    exit: Option<(usize, i32)>,
+) -> (Capped, Vec<(String, Vec<u8>)>) {
     let mut s = CapStream::new(capper, budget, call.clone()).unwrap();
     let mut writer = MemoryWriter::default();
-    for c in chunks {
+    for (i, c) in chunks.iter().enumerate() {
+        if let Some((at, code)) = exit
+            && at == i
+        {
+            s.set_exit_code(code);
+        }
         s.write(capper, c, &mut writer);
+    }
+    if let Some((at, code)) = exit
+        && at >= chunks.len()
+    {
+        s.set_exit_code(code);
     }
     assert_eq!(
         s.bytes_written(),
@@ -198,6 +220,31 @@ proptest! {
         let text = String::from_utf8_lossy(&bytes);
         let want = whole(&capper, &text, budget, &call);
         let got = stream(&capper, &chunks(&bytes, &cuts, single), budget, &call);
+        prop_assert_eq!(&got.0, &want.0);
+        prop_assert_eq!(&got.1, &want.1);
+    }
+
+    /// An exit code given after the stream started (at any point before
+    /// `finish`) gives exactly `cap_call` with that exit code in the call,
+    /// in both regimes: the call's failure shapes only what is chosen at the
+    /// end.
+    #[test]
+    fn an_exit_code_given_late_is_cap_with_it(
+        bytes in any_input(60),
+        large in 300usize..2000,
+        features in 0usize..2,
+        (budget, call) in any_budget(&capper_with(FEATURES[1], 300)).prop_flat_map(|b| (Just(b), any_call())),
+        code in prop_oneof![-2i32..3, Just(101), Just(i32::MIN)],
+        at in any::<usize>(),
+        cuts in prop::collection::vec(any::<usize>(), 0..12),
+    ) {
+        let capper = capper_with(FEATURES[features], large);
+        let text = String::from_utf8_lossy(&bytes);
+        let ended = Call { exit_code: Some(code), ..call.clone() };
+        let want = whole(&capper, &text, budget, &ended);
+        let chunks = chunks(&bytes, &cuts, false);
+        let at = at % (chunks.len() + 1);
+        let got = stream_ending(&capper, &chunks, budget, &call, Some((at, code)));
         prop_assert_eq!(&got.0, &want.0);
         prop_assert_eq!(&got.1, &want.1);
     }
@@ -345,6 +392,44 @@ fn a_burst_at_the_end_does_not_hide_the_middle() {
         &Call::new("c"),
     );
     assert_eq!(got.0, c);
+}
+
+#[test]
+fn an_exit_code_set_after_the_output_states_the_failure_in_both_regimes() {
+    let text = log(4000);
+    let budget = Budget {
+        max_bytes: 4096,
+        ..Budget::default()
+    };
+    let started = Call {
+        tool: Some("make".into()),
+        ..Call::new("c")
+    };
+    let ended = Call {
+        exit_code: Some(2),
+        ..started.clone()
+    };
+    // Whole text kept below the threshold, the one-pass engine above it.
+    for (large_input, large) in [(usize::MAX, false), (300, true)] {
+        let capper = capper_with(PreviewFeatures::ALL, large_input);
+        assert_eq!(
+            toolcap_core::stream::is_large(text.len(), false, &budget, large_input),
+            large
+        );
+        let (want, _) = whole(&capper, &text, budget, &ended);
+        assert!(
+            want.text.contains("The tool `make` failed (exit code 2)."),
+            "{}",
+            want.text
+        );
+        let (not_failed, _) = whole(&capper, &text, budget, &started);
+        assert_ne!(want.text, not_failed.text);
+        let chunked = chunks(text.as_bytes(), &[7, 1000, 33333], false);
+        for at in [0, 2, chunked.len()] {
+            let (got, _) = stream_ending(&capper, &chunked, budget, &started, Some((at, 2)));
+            assert_eq!(got, want, "large {large}, set before chunk {at}");
+        }
+    }
 }
 
 #[test]

@@ -77,6 +77,14 @@ impl GuestCapStream for Stream {
         *self.written.borrow()
     }
 
+    fn set_exit_code(&self, code: i32) -> CapResult<()> {
+        let mut state = self.state.borrow_mut();
+        let running = state.as_mut().ok_or_else(finished)?;
+        running.capper_stream.set_exit_code(code);
+        running.file.call.exit_code = Some(code);
+        Ok(())
+    }
+
     fn finish(&self) -> CapResult<types::Capped> {
         let Running {
             capper_stream,

@@ -62,8 +62,25 @@ impl<'s> CapStream<'s> {
         })
     }
 
+    /// Records how the command ended, once it has: `finish` then gives
+    /// what [`Session::cap`] gives with `code` as the call's exit code (a
+    /// non-zero code is stated first in the notice, and the preview leans
+    /// to the tail). It may come at any point before `finish`; a later
+    /// call replaces an earlier one.
+    pub fn set_exit_code(&mut self, code: i32) -> Result<(), Error> {
+        let resource = self.resource.expect("present until finish or drop");
+        let answer = self.session.enter(0, |exports, store| {
+            exports
+                .toolcap_tool_output_cap_capper()
+                .cap_stream()
+                .call_set_exit_code(store, resource, code)
+        })?;
+        Ok(answer?)
+    }
+
     /// The capped result of everything written: exactly what
-    /// [`Session::cap`] returns for the whole output.
+    /// [`Session::cap`] returns for the whole output (with the exit code
+    /// of [`set_exit_code`](Self::set_exit_code), if called, in the call).
     pub fn finish(mut self) -> Result<Capped, Error> {
         let resource = self.resource.take().expect("present until finish or drop");
         let answer = self.session.enter(0, |exports, store| {

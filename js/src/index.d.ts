@@ -446,6 +446,14 @@ export class CapStream {
   write(chunk: Uint8Array | string): void;
   /** Total bytes written so far. */
   bytesWritten(): bigint;
+  /**
+   * How the command ended, once it has (any time before `finish()`; the last
+   * call counts): `finish()` then gives what `cap()` gives with this exit
+   * code in the call, a non-zero code stated first in the notice and the
+   * preview leaning to the tail. An s32, else RangeError; after `finish()`
+   * throws 'invalid-argument'.
+   */
+  setExitCode(code: number): void;
   /** The capped result of everything written; a second call throws 'invalid-argument'. */
   finish(): Capped;
   /** Releases the stream; an unfinished one leaves no file. Later calls throw. */

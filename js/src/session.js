@@ -364,6 +364,18 @@ export class CapStream {
     return this.#live().bytesWritten();
   }
 
+  /**
+   * How the command ended, once it has: `finish()` then gives what `cap()`
+   * gives with this exit code in the call (a non-zero code is stated first
+   * in the notice, and the preview leans to the tail). An s32, else
+   * RangeError; after `finish()` it throws 'invalid-argument'.
+   */
+  setExitCode(code) {
+    const exitCode = convert.s32(code, 'code');
+    const resource = this.#live();
+    translateErrors(() => resource.setExitCode(exitCode));
+  }
+
   /** `{ text, report }` of everything written; a second call throws 'invalid-argument'. */
   finish() {
     const resource = this.#live();

@@ -23,7 +23,7 @@ const expectCase = (call, wanted, message = /./) =>
 
 const LOG = Array.from({ length: 3000 }, (_, i) => `step ${i + 1}: compiled unit u${i} ✓ 😀\n`).join('');
 
-test('a 20 MiB stream in 64 KiB chunks gives what cap gives, and its spill is the input', async () => {
+test('a 20 MiB stream in 64 KiB chunks, its exit code given at the end, gives what cap gives, and its spill is the input', async () => {
   const session = await openSession({ threadId: 'stream', spillDir: tempDir(), key: KEY });
   // Multi-byte characters, so chunk boundaries split some of them.
   const line = (i) => `${String(i).padStart(7, '0')} building ünïcödé módule ✓ 😀 ${'x'.repeat(i % 50)}\n`;
@@ -38,11 +38,13 @@ test('a 20 MiB stream in 64 KiB chunks gives what cap gives, and its spill is th
   const b = budget(16 * 1024);
   const call = { id: 'build', tool: 'cargo', exitCode: 101 };
 
-  const stream = session.stream(b, call);
+  // The exit code is known once the output has ended, as for a command.
+  const stream = session.stream(b, { id: call.id, tool: call.tool });
   assert.ok(stream instanceof CapStream);
   const chunk = 64 * 1024;
   for (let at = 0; at < bytes.length; at += chunk) stream.write(bytes.subarray(at, at + chunk));
   assert.equal(stream.bytesWritten(), BigInt(bytes.length));
+  stream.setExitCode(call.exitCode);
   const streamed = stream.finish();
   stream.close();
 
@@ -63,9 +65,12 @@ test('a stream takes strings and bytes, joins split characters, and finishes onc
   stream.write(Buffer.from([0xa9, 0x0a]));
   stream.write(new Uint8Array([0xff])); // invalid UTF-8: U+FFFD, as a lossy decode of the whole
   assert.equal(stream.bytesWritten(), 8n);
+  assert.throws(() => stream.setExitCode(1.5), TypeError);
+  assert.throws(() => stream.setExitCode(2 ** 31), RangeError);
   assert.equal(stream.finish().text, 'abc é\n\uFFFD');
   expectCase(() => stream.finish(), 'invalid-argument');
   expectCase(() => stream.write('more'), 'invalid-argument');
+  expectCase(() => stream.setExitCode(1), 'invalid-argument');
   assert.throws(() => stream.write(42), TypeError);
   stream.close();
   assert.throws(() => stream.bytesWritten(), /closed/);

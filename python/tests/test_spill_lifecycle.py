@@ -75,15 +75,18 @@ def test_a_5_mib_stream_gives_what_cap_gives_and_spills_the_input(
     data = text.encode()
     chunk = 64 << 10
     assert any((data[i] & 0xC0) == 0x80 for i in range(chunk, len(data), chunk))
+    # The exit code is known once the output has ended, as for a command.
     with session.stream(WIDE, Call("build", tool="cargo")) as stream:
         for at in range(0, len(data), chunk):
             stream.write(data[at : at + chunk])
         assert stream.bytes_written() == len(data)
+        stream.set_exit_code(101)
         streamed = stream.finish()
     assert streamed.report.truncated and len(streamed.text.encode()) <= WIDE.max_bytes
+    assert "The tool `cargo` failed (exit code 101)." in streamed.text
     assert streamed.report.spill is not None
     assert spill_bytes(session, streamed.report.spill) == data
-    whole = session.cap(text, WIDE, Call("build", tool="cargo"))
+    whole = session.cap(text, WIDE, Call("build", tool="cargo", exit_code=101))
     assert whole == streamed
     assert spill_bytes(session, whole.report.spill) == data
 
@@ -114,6 +117,10 @@ def test_a_stream_takes_str_bytearray_and_memoryview(session: Session) -> None:
             stream.write(7)  # type: ignore[arg-type]
         with pytest.raises(TypeError):
             stream.write(["a"])  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            stream.set_exit_code("2")  # type: ignore[arg-type]
+        with pytest.raises(OverflowError):
+            stream.set_exit_code(1 << 31)
 
 
 def test_a_finished_stream_refuses_more_and_keeps_its_count(session: Session) -> None:
@@ -124,6 +131,8 @@ def test_a_finished_stream_refuses_more_and_keeps_its_count(session: Session) ->
     assert stream.bytes_written() == len(LOG.encode())
     with pytest.raises(ValueError, match="finished"):
         stream.write("more")
+    with pytest.raises(ValueError, match="finished"):
+        stream.set_exit_code(1)
     with pytest.raises(ValueError, match="finished"):
         stream.finish()
     stream.close()

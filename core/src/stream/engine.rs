@@ -120,6 +120,14 @@ impl OnePass {
         }
     }
 
+    /// The command ended with `code` (see [`CapStream::set_exit_code`]):
+    /// nothing kept so far depends on the call.
+    ///
+    /// [`CapStream::set_exit_code`]: crate::CapStream::set_exit_code
+    pub fn set_exit_code(&mut self, code: i32) {
+        self.call.exit_code = Some(code);
+    }
+
     /// What the stream's redaction replaced, for the report.
     pub fn set_redactions(&mut self, redactions: Vec<(String, u64)>) {
         self.redactions = redactions;

@@ -243,6 +243,17 @@ impl CapStream {
         }
     }
 
+    /// The command ended with `code`: the call's exit code from now on, so
+    /// [`finish`](Self::finish) gives what `cap_call` gives with it. Only
+    /// the notice and the preview's head-and-tail split depend on the call,
+    /// and both are chosen at the end, so it may come at any point.
+    pub fn set_exit_code(&mut self, code: i32) {
+        self.call.exit_code = Some(code);
+        if let State::Spilling(s) = &mut self.state {
+            s.engine.set_exit_code(code);
+        }
+    }
+
     /// Write the next bytes of the output. A spill failure does not fail
     /// the write: it is reported by [`finish`](Self::finish).
     pub fn write(&mut self, capper: &Capper, chunk: &[u8], sink: &mut dyn SpillWriter) {

@@ -52,6 +52,14 @@ export function toCall(step) {
   return { id, tool: tool ?? null, exitCode: exitCode ?? null, isError: isError ?? false };
 }
 
+/** A stream step's call as it ended: with `exit_code_at_end`, if given, as its exit code. */
+export function endedCall(step) {
+  if (step.exit_code_at_end === undefined) return toCall(step);
+  const call = toCall(step);
+  const base = typeof call === 'string' ? { id: call, tool: null, isError: false } : call;
+  return { ...base, exitCode: step.exit_code_at_end };
+}
+
 /** The id a cap step's call goes by, for `$spill:` and `$capped:`. */
 export const callId = (step) => step.call?.id ?? step.call_id;
 

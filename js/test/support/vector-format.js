@@ -287,6 +287,7 @@ export const STEP_FIELDS = {
     call_id: opt(str),
     call: opt(call),
     chunk_bytes: list(u32),
+    exit_code_at_end: opt(s32),
     expect: capExpect,
   },
   'read-tool': {

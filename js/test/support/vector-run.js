@@ -12,6 +12,7 @@ import {
   budgetSpec,
   callId,
   decodeHex,
+  endedCall,
   flat,
   fullBudgetSpec,
   joinedText,
@@ -220,8 +221,9 @@ class Runner {
 
   /**
    * The input's UTF-8 written in chunks of `chunk_bytes` (cycled; a chunk
-   * may split a character), finished, checked as a cap step; then `cap` of
-   * the same input must give the identical result.
+   * may split a character), given `exit_code_at_end` (if any) after the last
+   * write, finished, checked as a cap step; then `cap` of the same input,
+   * with that exit code in the call, must give the identical result.
    */
   stream(chk, s, e) {
     if (e.parts !== undefined) throw new BadVector('`parts` is an expectation of cap-parts only');
@@ -242,6 +244,7 @@ class Runner {
         }
         const written = stream.bytesWritten();
         chk.ensure(written === BigInt(bytes.length), () => `bytesWritten() is ${written} after ${bytes.length} bytes`);
+        if (s.exit_code_at_end !== undefined) stream.setExitCode(s.exit_code_at_end);
         return stream.finish();
       } finally {
         stream.close();
@@ -249,7 +252,7 @@ class Runner {
     });
     if (!result) return;
     const streamed = result.value;
-    const whole = chk.outcome(undefined, () => this.session.cap(input, budget, toCall(s)));
+    const whole = chk.outcome(undefined, () => this.session.cap(input, budget, endedCall(s)));
     if (whole) {
       chk.ensure(
         isDeepStrictEqual(whole.value, streamed),

@@ -120,6 +120,7 @@ export async function agentTurn(spillDir: string, output: string): Promise<strin
   stream.write(new Uint8Array([104, 105]));
   stream.write('more\n');
   const written: bigint = stream.bytesWritten();
+  stream.setExitCode(2);
   const streamed: Capped = stream.finish();
   const redactions: RedactionCount[] = streamed.report.redactions;
   stream.close();
@@ -192,6 +193,8 @@ export async function agentTurn(spillDir: string, output: string): Promise<strin
   session.tokenScale = 2;
   // @ts-expect-error a stream chunk is bytes or a string
   stream.write([1, 2, 3]);
+  // @ts-expect-error an exit code is a number
+  stream.setExitCode('2');
   // @ts-expect-error maxFiles of a sweep is a u32 number
   store.sweep({ maxFiles: 10n });
   // @ts-expect-error the sweep reasons are a closed set

@@ -59,6 +59,7 @@ FUNCTIONS = {
     "stream": (CAPPER, "[method]session.stream"),
     "stream-write": (CAPPER, "[method]cap-stream.write"),
     "stream-bytes-written": (CAPPER, "[method]cap-stream.bytes-written"),
+    "stream-set-exit-code": (CAPPER, "[method]cap-stream.set-exit-code"),
     "stream-finish": (CAPPER, "[method]cap-stream.finish"),
     "store-open": (CAPPER, "[static]spill-store.open"),
     "store-stats": (CAPPER, "[method]spill-store.stats"),

@@ -27,9 +27,10 @@ class CapStream:
     arrives.
 
     ```python
-    with session.stream(budget(16 * 1024), "call-1") as stream:
+    with session.stream(budget(16 * 1024), Call("call-1", tool="make")) as stream:
         for chunk in process.stdout:
             stream.write(chunk)
+        stream.set_exit_code(process.wait())
         capped = stream.finish()
     ```
 
@@ -74,9 +75,19 @@ class CapStream:
             return self._written
         return cv.int_out(self._call("stream-bytes-written"))
 
+    def set_exit_code(self, code: int) -> None:
+        """Record how the command ended, once it has (any time before
+        `finish`; the last call counts): `finish` then gives what `cap`
+        gives with `code` as the call's exit code (a non-zero code is stated
+        first in the notice, and the preview leans to the tail). Raises
+        `ValueError` once finished or closed, `TypeError` for anything but
+        an int, `OverflowError` outside a WIT `s32`."""
+        cv.unwrap(self._call("stream-set-exit-code", code), type(None))
+
     def finish(self) -> Capped:
         """The capped result of everything written, exactly as `cap` returns
-        it for the whole text, and the stream released. Raises `ValueError`
+        it for the whole text (with the exit code of `set_exit_code`, if
+        called, in the call), and the stream released. Raises `ValueError`
         when called again."""
         self._written = self.bytes_written()
         try:

@@ -83,6 +83,7 @@ def misuse(session: Session, spill_dir: Path) -> None:
     stream = session.stream(budget(4096), "call-1")
     stream.write(7)  # expect: arg-type
     stream.write(["line"])  # expect: arg-type
+    stream.set_exit_code("2")  # expect: arg-type
     streamed: str = stream.finish()  # expect: assignment
     session.stream(4096, "call-1")  # expect: arg-type
     session.run_read_tool(["path"])  # expect: arg-type

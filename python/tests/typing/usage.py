@@ -225,6 +225,7 @@ def spill_lifecycle(spill_dir: Path, chunks: list[bytes]) -> None:
         stream.write("text too\n")
         stream.write(bytearray(b"and bytes\n"))
         assert_type(stream.bytes_written(), int)
+        stream.set_exit_code(2)
         capped = stream.finish()
         assert_type(capped, Capped)
         assert_type(stream.finished, bool)

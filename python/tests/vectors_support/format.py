@@ -415,7 +415,7 @@ _STEPS: dict[str, Spec] = {
     "stream": one_call(obj(
         {"op": string, "input": text_input, "budget": _budget,
          "chunk_bytes": non_empty(list_of(positive_u32)), "expect": _cap_expect},
-        {"call_id": string, "call": _call},
+        {"call_id": string, "call": _call, "exit_code_at_end": s32},
     )),
     "read-tool": obj(
         {"op": string,

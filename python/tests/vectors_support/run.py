@@ -547,14 +547,21 @@ class _Runner:
             )
 
     def op_stream(self, chk: Checker, s: dict[str, Any], e: dict[str, Any]) -> None:
-        """Written in chunks of `chunk_bytes` (cycled), finished, checked as
-        a cap step is, and then identical to `cap` of the same input."""
+        """Written in chunks of `chunk_bytes` (cycled), given
+        `exit_code_at_end` (if any) after the last write, finished, checked
+        as a cap step is, and then identical to `cap` of the same input with
+        that exit code in the call."""
         if "parts" in e:
             raise VectorError("`parts` is an expectation of cap-parts only")
         text = build(s["input"])
         budget = _budget(s["budget"])
         disk = self.disk()
         call = _call(s)
+        exit_code = s.get("exit_code_at_end")
+        # The call as it ended, for `cap` to compare with.
+        ended = call if exit_code is None else dataclasses.replace(
+            Call(call) if isinstance(call, str) else call, exit_code=exit_code
+        )
         chunks = _chunks(text.encode("utf-8"), s["chunk_bytes"])
 
         def streamed() -> Capped:
@@ -566,13 +573,15 @@ class _Runner:
                     written == utf8_len(text),
                     lambda: f"bytes_written {written} but {utf8_len(text)} were written",
                 )
+                if exit_code is not None:
+                    stream.set_exit_code(exit_code)
                 return stream.finish()
 
         capped = chk.outcome(e.get("error"), streamed)
         if capped is None:
             if "error" in e:
                 # `cap` must refuse it the same way.
-                chk.outcome(e["error"], lambda: self.session.cap(text, budget, call))
+                chk.outcome(e["error"], lambda: self.session.cap(text, budget, ended))
             return
         view = CapView.of(capped)
         invariants.check_cap(chk, self.session, disk, text, budget, view,
@@ -580,7 +589,7 @@ class _Runner:
         self.check_capped(chk, e, view)
         self.record(_call_id(s), view)
         again_disk = self.disk()
-        whole = chk.outcome(None, lambda: self.session.cap(text, budget, call))
+        whole = chk.outcome(None, lambda: self.session.cap(text, budget, ended))
         if whole is None:
             return
         invariants.check_cap(chk, self.session, again_disk, text, budget, CapView.of(whole),

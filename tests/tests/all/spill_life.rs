@@ -201,6 +201,53 @@ fn a_thread_folder_deleted_mid_stream_fails_the_spill_not_the_stream() {
     assert_eq!(temp_files(dir.path()), Vec::<PathBuf>::new());
 }
 
+/// A command's exit code, known only after its output: given to a large
+/// stream (past the one-pass threshold) once the output has ended, it is
+/// stated first in the notice, as `cap` states it with the code in the
+/// call, and the last code given counts. The file holds the output exactly.
+#[test]
+fn an_exit_code_given_after_a_large_streams_output_is_stated_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = open(dir.path(), "t");
+    let chunks = 6;
+    let call = Call {
+        id: "build".into(),
+        tool: Some("cargo".into()),
+        exit_code: None,
+        is_error: false,
+    };
+    let mut stream = session
+        .stream(&Budget::new(16 * 1024), call.clone())
+        .unwrap();
+    let mut log = Vec::new();
+    for i in 0..chunks {
+        if i == 2 {
+            stream.set_exit_code(7).unwrap();
+        }
+        let chunk = log_chunk(i, chunks / 2);
+        stream.write(&chunk).unwrap();
+        log.extend_from_slice(&chunk);
+    }
+    stream.set_exit_code(101).unwrap();
+    let capped = stream.finish().unwrap();
+
+    let notice = &capped.text[capped.text.rfind("[toolcap]").expect("a notice")..];
+    assert!(
+        notice.starts_with("[toolcap] The tool `cargo` failed (exit code 101)."),
+        "{notice}"
+    );
+    let log = String::from_utf8(log).unwrap();
+    let ended = Call {
+        exit_code: Some(101),
+        ..call
+    };
+    let whole = session.cap(&log, &Budget::new(16 * 1024), ended).unwrap();
+    assert_eq!(capped, whole);
+    let spill = capped.report.spill.expect("saved");
+    let on_disk = fs::read(dir.path().join(&spill.relative_path)).unwrap();
+    assert!(on_disk == log.as_bytes(), "the file is not the output");
+}
+
 /// A file a sweep deleted reads as expired, through `read` and the read
 /// tool; a name that never existed reads as unknown. Both are `not-found`.
 #[test]

@@ -762,6 +762,9 @@ pub struct StreamStep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<CallSpec>,
     pub chunk_bytes: Vec<usize>,
+    /// `set-exit-code` after the last write; `cap` compares with it in the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code_at_end: Option<i32>,
     pub expect: CapExpect,
 }
 

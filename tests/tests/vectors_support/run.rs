@@ -777,12 +777,20 @@ impl Runner {
                 stream.write(chunk)?;
                 rest = tail;
             }
+            if let Some(code) = s.exit_code_at_end {
+                stream.set_exit_code(code)?;
+            }
             stream.finish()
         })();
         let Some(capped) = chk.outcome(s.expect.error.as_deref(), streamed) else {
             return Ok(());
         };
-        let whole = self.session.cap(&input, &budget, convert::call(&call));
+        // The call as it ended: what the stream was told last.
+        let mut ended = convert::call(&call);
+        if let Some(code) = s.exit_code_at_end {
+            ended.exit_code = Some(code);
+        }
+        let whole = self.session.cap(&input, &budget, ended);
         match &whole {
             Ok(whole) => chk.ensure(*whole == capped, || {
                 format!(

@@ -52,7 +52,7 @@ from .types import (
     budget,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "Audio",

@@ -35,6 +35,9 @@ struct Input<'a> {
     fail_append: Option<bool>,
     /// The store (the path of a text that stays small) fails.
     store_fails: bool,
+    /// An exit code learnt while the output streams (as `toolcap cap`
+    /// learns it when the command ends), given after this many chunks.
+    late_exit_code: Option<(i32, u16)>,
     /// Where the bytes are cut into chunks; `None`: one byte at a time.
     cuts: Option<Vec<u16>>,
     /// The output, piece by piece (invalid UTF-8 included).
@@ -179,7 +182,7 @@ pub fn check_stream(data: &[u8]) -> Option<StreamPath> {
         Err(other) => panic!("settings refused with {other:?}"),
     };
     capper.set_large_input(64 + 2 * usize::from(input.large_input));
-    let call = Call {
+    let mut call = Call {
         id: "call-1".to_owned(),
         tool: input.tool.map(str::to_owned),
         exit_code: input.exit_code,
@@ -202,8 +205,22 @@ pub fn check_stream(data: &[u8]) -> Option<StreamPath> {
         fail_append: input.fail_append.map(usize::from),
         ..MemoryWriter::default()
     };
-    for chunk in chunks(&bytes, input.cuts.as_deref()) {
+    let chunks = chunks(&bytes, input.cuts.as_deref());
+    let late_exit_at = input
+        .late_exit_code
+        .map(|(code, at)| (code, usize::from(at) % (chunks.len() + 1)));
+    for (n, chunk) in chunks.iter().enumerate() {
+        if let Some((code, _)) = late_exit_at.filter(|&(_, at)| at == n) {
+            stream.set_exit_code(code);
+        }
         stream.write(&capper, chunk, &mut writer);
+    }
+    if let Some((code, _)) = late_exit_at.filter(|&(_, at)| at == chunks.len()) {
+        stream.set_exit_code(code);
+    }
+    // The oracle caps with the code the stream ended with.
+    if let Some((code, _)) = late_exit_at {
+        call.exit_code = Some(code);
     }
     assert_eq!(stream.bytes_written(), bytes.len() as u64);
     let mut store = MemStore {

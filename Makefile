@@ -15,6 +15,8 @@ HOST_CRATES := -p toolcap-core -p tool-output-cap -p host-demo -p toolcap -p too
 # Every host (the Rust crate's build script, jco, the Python package, the
 # benches) takes the component from here: one build, one name, one variable.
 export TOOLCAP_WASM ?= $(abspath $(GUEST_WASM))
+# Where cargo puts native builds (the binaries the MCP tests and the bench run).
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 
 .PHONY: demo test bench bench-criterion soak check fmt-check clippy guest setup wit package \
 	js-setup js-test py-setup py-test py-test-lowest \
@@ -87,7 +89,7 @@ MCP_DIR := tests/mcp
 MCP_NODE_INSTALLED := $(MCP_DIR)/node_modules/.installed
 MCP_VENV := $(MCP_DIR)/.venv
 MCP_PY_INSTALLED := $(MCP_VENV)/.installed
-TOOLCAP_BIN ?= $(abspath $(or $(CARGO_TARGET_DIR),target)/release/toolcap)
+TOOLCAP_BIN ?= $(abspath $(TARGET_DIR)/release/toolcap)
 
 $(MCP_NODE_INSTALLED): $(MCP_DIR)/package.json $(MCP_DIR)/package-lock.json
 	cd $(MCP_DIR) && npm ci --no-audit --no-fund
@@ -101,8 +103,10 @@ $(MCP_PY_INSTALLED): $(MCP_DIR)/requirements.txt
 
 mcp-setup: $(MCP_NODE_INSTALLED) $(MCP_PY_INSTALLED)
 
+# The same cargo invocation as `test` builds (a no-op after it): building
+# `-p toolcap` alone would unify other features and build wasmtime again.
 toolcap-bin: guest
-	$(CARGO) build --release -p toolcap
+	$(CARGO) test --release $(HOST_CRATES) --all-targets --no-run
 
 mcp-test: mcp-py-test mcp-js-test
 
@@ -114,9 +118,11 @@ mcp-js-test: mcp-setup toolcap-bin
 
 # Every benchmark against its baseline in one run, as one table
 # (bench/src/bin/report.rs). Quiet the machine first.
+# The report and the toolcap binary it measures, in one build (one feature
+# set, so wasmtime is built once); the report finds toolcap next to itself.
 bench: guest js-setup py-setup
-	$(CARGO) build --release -p toolcap
-	$(CARGO) run --release -p toolcap-bench --bin report
+	$(CARGO) build --release -p toolcap -p toolcap-bench --bins
+	$(TARGET_DIR)/release/report
 
 # Criterion's statistics for the same paths (about 3 minutes).
 bench-criterion: guest

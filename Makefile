@@ -20,7 +20,7 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 
 .PHONY: demo test bench bench-criterion soak check fmt-check clippy guest setup wit package \
 	js-setup js-test py-setup py-test py-test-lowest \
-	mcp-setup mcp-test mcp-py-test mcp-js-test toolcap-bin
+	mcp-setup mcp-test mcp-py-test mcp-js-test toolcap-bin npm-lock-check
 
 SOAK_CASES ?= 100000
 
@@ -37,7 +37,7 @@ demo: guest
 # The benches are compiled (not run) in the same cargo invocation as the
 # tests: the same package set resolves the same features, so wasmtime is
 # built once, not a second time for `cargo bench -p toolcap-bench` alone.
-test: guest check fuzz-smoke
+test: npm-lock-check guest check fuzz-smoke
 	$(CARGO) test --release $(HOST_CRATES) --all-targets --no-run
 	$(CARGO) test --release $(HOST_CRATES)
 	$(MAKE) --keep-going js-test py-test py-test-lowest mcp-test
@@ -46,9 +46,16 @@ test: guest check fuzz-smoke
 # js/package-lock.json; `npm run build` transpiles the guest with jco into
 # js/generated/ (not committed).
 JS_INSTALLED := js/node_modules/.installed
+# npm installs from the lock alone, with an empty cache thrown away after, as a
+# fresh machine would: a warm cache must not hide an incomplete lock.
+NPM_CI = cache=$$(mktemp -d) && npm ci --no-audit --no-fund --cache "$$cache"; \
+	status=$$?; rm -rf "$$cache"; exit $$status
 
-$(JS_INSTALLED): js/package.json js/package-lock.json
-	cd js && npm ci --no-audit --no-fund
+npm-lock-check:
+	node scripts/check-npm-lock.mjs js/package-lock.json tests/mcp/package-lock.json
+
+$(JS_INSTALLED): js/package.json js/package-lock.json | npm-lock-check
+	cd js && $(NPM_CI)
 	touch $@
 
 js-setup: guest $(JS_INSTALLED)
@@ -66,7 +73,7 @@ PYTHON ?= python3
 $(PY_INSTALLED): python/requirements-dev.txt
 	test -x $(PY_VENV)/bin/python || $(PYTHON) -m venv $(PY_VENV)
 	$(PY_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
-		--require-hashes --only-binary :all: -r python/requirements-dev.txt
+		--no-cache-dir --require-hashes --only-binary :all: -r python/requirements-dev.txt
 	touch $@
 
 py-setup: guest $(PY_INSTALLED)
@@ -91,14 +98,14 @@ MCP_VENV := $(MCP_DIR)/.venv
 MCP_PY_INSTALLED := $(MCP_VENV)/.installed
 TOOLCAP_BIN ?= $(abspath $(TARGET_DIR)/release/toolcap)
 
-$(MCP_NODE_INSTALLED): $(MCP_DIR)/package.json $(MCP_DIR)/package-lock.json
-	cd $(MCP_DIR) && npm ci --no-audit --no-fund
+$(MCP_NODE_INSTALLED): $(MCP_DIR)/package.json $(MCP_DIR)/package-lock.json | npm-lock-check
+	cd $(MCP_DIR) && $(NPM_CI)
 	touch $@
 
 $(MCP_PY_INSTALLED): $(MCP_DIR)/requirements.txt
 	test -x $(MCP_VENV)/bin/python || $(PYTHON) -m venv $(MCP_VENV)
 	$(MCP_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
-		--require-hashes --only-binary :all: -r $(MCP_DIR)/requirements.txt
+		--no-cache-dir --require-hashes --only-binary :all: -r $(MCP_DIR)/requirements.txt
 	touch $@
 
 mcp-setup: $(MCP_NODE_INSTALLED) $(MCP_PY_INSTALLED)

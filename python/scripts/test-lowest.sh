@@ -13,7 +13,7 @@ stamp=$venv/.installed
 if [ ! -f "$stamp" ] || [ requirements-lowest.txt -nt "$stamp" ]; then
     test -x "$venv/bin/python" || "${PYTHON:-python3}" -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-        --require-hashes --only-binary :all: -r requirements-lowest.txt
+        --no-cache-dir --require-hashes --only-binary :all: -r requirements-lowest.txt
     touch "$stamp"
 fi
 exec "$venv/bin/python" -m pytest "$@"

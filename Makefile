@@ -19,6 +19,7 @@ export TOOLCAP_WASM ?= $(abspath $(GUEST_WASM))
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 
 .PHONY: demo test bench bench-criterion soak check fmt-check clippy guest setup wit package \
+	package-crate package-py package-js \
 	js-setup js-test py-setup py-test py-test-lowest \
 	mcp-setup mcp-test mcp-py-test mcp-js-test toolcap-bin npm-lock-check
 
@@ -29,18 +30,18 @@ setup:
 		|| rustup target add wasm32-wasip2
 
 guest: setup
-	$(CARGO) build $(GUEST_FLAGS)
+	$(CARGO) build --locked $(GUEST_FLAGS)
 
 demo: guest
-	$(CARGO) run --release -p host-demo
+	$(CARGO) run --locked --release -p host-demo
 
 # The benches are compiled (not run) in the same cargo invocation as the
 # tests: the same package set resolves the same features, so wasmtime is
 # built once, not a second time for `cargo bench -p toolcap-bench` alone.
 test: npm-lock-check guest check fuzz-smoke
-	$(CARGO) test --release $(HOST_CRATES) --all-targets --no-run
-	$(CARGO) test --release $(HOST_CRATES)
-	$(MAKE) --keep-going js-test py-test py-test-lowest mcp-test
+	$(CARGO) test --locked --release $(HOST_CRATES) --all-targets --no-run
+	$(CARGO) test --locked --release $(HOST_CRATES)
+	$(MAKE) --keep-going js-test py-test py-test-lowest mcp-test package
 
 # JavaScript (js/README.md): npm packages go into js/node_modules, pinned by
 # js/package-lock.json; `npm run build` transpiles the guest with jco into
@@ -113,7 +114,7 @@ mcp-setup: $(MCP_NODE_INSTALLED) $(MCP_PY_INSTALLED)
 # The same cargo invocation as `test` builds (a no-op after it): building
 # `-p toolcap` alone would unify other features and build wasmtime again.
 toolcap-bin: guest
-	$(CARGO) test --release $(HOST_CRATES) --all-targets --no-run
+	$(CARGO) test --locked --release $(HOST_CRATES) --all-targets --no-run
 
 mcp-test: mcp-py-test mcp-js-test
 
@@ -128,15 +129,15 @@ mcp-js-test: mcp-setup toolcap-bin
 # The report and the toolcap binary it measures, in one build (one feature
 # set, so wasmtime is built once); the report finds toolcap next to itself.
 bench: guest js-setup py-setup
-	$(CARGO) build --release -p toolcap -p toolcap-bench --bins
+	$(CARGO) build --locked --release -p toolcap -p toolcap-bench --bins
 	$(TARGET_DIR)/release/report
 
 # Criterion's statistics for the same paths (about 3 minutes).
 bench-criterion: guest
-	$(CARGO) bench -p toolcap-bench
+	$(CARGO) bench --locked -p toolcap-bench
 
 soak:
-	PROPTEST_CASES=$(SOAK_CASES) $(CARGO) test --release -p toolcap-core
+	PROPTEST_CASES=$(SOAK_CASES) $(CARGO) test --locked --release -p toolcap-core
 
 check: fmt-check clippy
 
@@ -144,21 +145,31 @@ fmt-check:
 	$(CARGO) fmt --all -- --check
 
 clippy: guest
-	$(CARGO) clippy --release $(HOST_CRATES) --all-targets -- -D warnings
-	$(CARGO) clippy $(GUEST_FLAGS) -- -D warnings
+	$(CARGO) clippy --locked --release $(HOST_CRATES) --all-targets -- -D warnings
+	$(CARGO) clippy --locked $(GUEST_FLAGS) -- -D warnings
 
 wit: guest $(JS_INSTALLED)
 	js/node_modules/.bin/jco wit $(TOOLCAP_WASM)
 
-# The crate as a dependent gets it: the component packaged inside, checked by
-# building a scratch project that depends on the packaged crate by path with
-# TOOLCAP_WASM unset and no guest sources in reach. The copy in host/ is
-# removed again, so later in-tree builds never embed a stale component.
-package: guest
+# Each package as a dependent gets it, outside the repository with TOOLCAP_WASM
+# unset: the crate (the component packaged inside; a scratch project depends
+# on the packaged crate by path, no guest sources in reach; the copy in host/
+# is removed again, so later in-tree builds never embed a stale component),
+# the wheel in a fresh venv, and the npm tarball in a scratch project, each
+# running the README's example for it.
+package: package-crate package-py package-js
+
+package-crate: guest
 	cp $(TOOLCAP_WASM) host/tool_output_cap.wasm
-	env -u TOOLCAP_WASM $(CARGO) package -p tool-output-cap --allow-dirty --no-verify; \
+	env -u TOOLCAP_WASM $(CARGO) package --locked -p tool-output-cap --allow-dirty --no-verify; \
 		status=$$?; rm -f host/tool_output_cap.wasm; exit $$status
 	env -u TOOLCAP_WASM sh scripts/check-package.sh
+
+package-py: guest
+	sh scripts/check-py-package.sh
+
+package-js: js-setup
+	sh scripts/check-js-package.sh
 
 # Fuzzing (fuzz/README.md). `fuzz-smoke` runs every fuzz check on stable with
 # random inputs; `fuzz` runs each cargo-fuzz target for FUZZ_SECONDS on nightly.
@@ -171,8 +182,8 @@ FUZZ_MANIFEST := --manifest-path fuzz/Cargo.toml
 
 fuzz-smoke:
 	$(CARGO) fmt $(FUZZ_MANIFEST) -- --check
-	$(CARGO) clippy --release $(FUZZ_MANIFEST) --all-targets -- -D warnings
-	$(CARGO) test --release $(FUZZ_MANIFEST)
+	$(CARGO) clippy --locked --release $(FUZZ_MANIFEST) --all-targets -- -D warnings
+	$(CARGO) test --locked --release $(FUZZ_MANIFEST)
 
 fuzz:
 	@cargo fuzz --version 2>/dev/null | grep -qF '$(CARGO_FUZZ_VERSION)' \

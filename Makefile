@@ -15,6 +15,8 @@ HOST_CRATES := -p toolcap-core -p tool-output-cap -p host-demo -p toolcap -p too
 # Every host (the Rust crate's build script, jco, the Python package, the
 # benches) takes the component from here: one build, one name, one variable.
 export TOOLCAP_WASM ?= $(abspath $(GUEST_WASM))
+# host/examples/, built with the tests and run by `make test` (examples are tests).
+HOST_EXAMPLES := embed parallel_turn read_tool_loop
 # Where cargo puts native builds (the binaries the MCP tests and the bench run).
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 
@@ -41,6 +43,7 @@ demo: guest
 test: npm-lock-check guest check fuzz-smoke
 	$(CARGO) test --locked --release $(HOST_CRATES) --all-targets --no-run
 	$(CARGO) test --locked --release $(HOST_CRATES)
+	set -e; for example in $(HOST_EXAMPLES); do $(TARGET_DIR)/release/examples/$$example >/dev/null; done
 	$(MAKE) --keep-going js-test py-test py-test-lowest mcp-test package
 
 # JavaScript (js/README.md): npm packages go into js/node_modules, pinned by

@@ -138,8 +138,12 @@ pub use session::{Session, SessionConfig};
 pub use spill_store::SpillStore;
 pub use stream::CapStream;
 
-// The README's Rust example runs as a doc test, so it cannot go stale. Only
-// in the repository: the packaged crate has no README of the workspace.
+// The READMEs' Rust examples run as doc tests, so they cannot go stale: this
+// crate's own (its crates.io page, packaged with it), and the workspace's,
+// only in the repository (the packaged crate has no README of the workspace).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;
 #[cfg(all(doctest, toolcap_readme))]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;

@@ -44,7 +44,7 @@ test: npm-lock-check guest check fuzz-smoke
 	$(CARGO) test --locked --release $(HOST_CRATES) --all-targets --no-run
 	$(CARGO) test --locked --release $(HOST_CRATES)
 	set -e; for example in $(HOST_EXAMPLES); do $(TARGET_DIR)/release/examples/$$example >/dev/null; done
-	$(MAKE) --keep-going js-test py-test py-test-lowest mcp-test package
+	$(MAKE) --keep-going js-test py-test py-test-lowest mcp-test package-py package-js
 
 # JavaScript (js/README.md): npm packages go into js/node_modules, pinned by
 # js/package-lock.json; `npm run build` transpiles the guest with jco into
@@ -155,7 +155,9 @@ wit: guest $(JS_INSTALLED)
 	js/node_modules/.bin/jco wit $(TOOLCAP_WASM)
 
 # Each package as a dependent gets it, outside the repository with TOOLCAP_WASM
-# unset: the crate (the component packaged inside; a scratch project depends
+# unset. `make test` runs the Python and npm checks (seconds each); the crate's
+# scratch dependent resolves other features than the workspace and so builds
+# wasmtime again (minutes), so it runs here only: the crate (the component packaged inside; a scratch project depends
 # on the packaged crate by path, no guest sources in reach; the copy in host/
 # is removed again, so later in-tree builds never embed a stale component),
 # the wheel in a fresh venv, and the npm tarball in a scratch project, each

@@ -19,6 +19,8 @@ pub struct Request {
     pub progress_token: Option<String>,
     /// When the server's time to answer runs out.
     pub deadline: Option<Instant>,
+    /// Every key a client could read its id as (see `message::aliases_of`).
+    pub aliases: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -46,9 +48,34 @@ impl Pending {
         self.requests.insert(key, request);
     }
 
-    /// The request the server just answered.
+    /// The request the server just answered with the id `key`.
     pub fn answered(&mut self, key: &str) -> Option<Request> {
         self.requests.remove(key)
+    }
+
+    /// The request an answer whose id has the keys `aliases` could be read
+    /// as answering by some client, when its id is not exactly a pending
+    /// one (`5.0` or `"5"` for 5).
+    pub fn answered_as(&mut self, aliases: &[String]) -> Option<Request> {
+        let key = self
+            .requests
+            .iter()
+            .find(|(_, r)| r.aliases.iter().any(|a| aliases.contains(a)))
+            .map(|(key, _)| key.clone())?;
+        self.requests.remove(&key)
+    }
+
+    /// Whether a pending request has an id a client could confuse with one
+    /// of `aliases`.
+    pub fn clashes(&self, aliases: &[String]) -> bool {
+        self.requests
+            .values()
+            .any(|r| r.aliases.iter().any(|a| aliases.contains(a)))
+    }
+
+    /// How many requests are waiting.
+    pub fn len(&self) -> usize {
+        self.requests.len()
     }
 
     /// The request the client cancelled: no error and no answer for it any more.
@@ -98,10 +125,6 @@ impl Pending {
 
     pub fn next_deadline(&self) -> Option<Instant> {
         self.requests.values().filter_map(|r| r.deadline).min()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.requests.is_empty()
     }
 
     pub fn timeout(&self) -> Option<Duration> {

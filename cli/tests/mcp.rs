@@ -1223,3 +1223,21 @@ fn the_default_thread_hides_the_server_arguments() {
     );
     assert_eq!(again.recv_json()["result"]["isError"], false);
 }
+
+#[test]
+fn requests_past_the_pending_bound_are_refused() {
+    let mut proxy = Proxy::start_with(
+        Sandbox::new(),
+        &["--timeout", "0"],
+        &[("FAKE_MODE", "deaf")],
+        &[],
+    );
+    for i in 0..10_001 {
+        proxy.send_json(json!({"jsonrpc": "2.0", "id": i, "method": "ping"}));
+    }
+    let refused = proxy.recv_json();
+    assert_eq!(
+        (refused["id"].clone(), refused["error"]["code"].clone()),
+        (json!(10_000), json!(-32005))
+    );
+}

@@ -24,6 +24,8 @@ pub const TOO_LARGE: ErrorCode = ErrorCode(-32004);
 /// The client's request reuses the id of one still pending (JSON-RPC's
 /// `Invalid Request`).
 pub const INVALID_REQUEST: ErrorCode = ErrorCode::INVALID_REQUEST;
+/// Too many requests are waiting for the server already.
+pub const TOO_MANY: ErrorCode = ErrorCode(-32005);
 /// The proxy is stopping (a signal): the request will not be answered.
 pub const STOPPING: ErrorCode = ErrorCode(-32000);
 

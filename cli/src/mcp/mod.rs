@@ -11,6 +11,7 @@ mod proxy;
 use std::ffi::OsString;
 use std::io;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -108,8 +109,10 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
     let read_tool_entry = capper.read_tool_entry().map_err(Failure::failed)?;
 
     let (events, received) = mpsc::channel();
+    // Heard before the server starts, so that no signal leaves it behind.
+    let server_pid = watch_signals(events.clone());
     let server = start_server(&args.server, events.clone(), max_line)?;
-    watch_signals(events.clone(), server.child.id());
+    server_pid.store(server.child.id(), Ordering::SeqCst);
     lines::read_lines(
         io::stdin(),
         events,
@@ -163,18 +166,24 @@ fn sweep(tool_cap: &ToolCap, common: &Common) {
 
 /// The first SIGINT, SIGTERM or SIGHUP goes to the router, which stops
 /// cleanly; a second one, if the router is busy, stops the server's group
-/// and the proxy at once.
-fn watch_signals(events: mpsc::Sender<Event>, server: u32) {
-    let heard = std::sync::atomic::AtomicBool::new(false);
+/// (its pid is set in the returned cell once it runs) and the proxy at once.
+fn watch_signals(events: mpsc::Sender<Event>) -> Arc<AtomicU32> {
+    let server = Arc::new(AtomicU32::new(0));
+    let pid = Arc::clone(&server);
+    let heard = AtomicBool::new(false);
     signals::watch(move |signal: Signal| {
-        if !heard.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        if !heard.swap(true, Ordering::SeqCst) {
             let _ = events.send(Event::Signal(signal));
             return;
         }
         log::line(&format!("stopping at once ({})", signal.name()));
-        signals::kill_group_of(server);
+        let pid = pid.load(Ordering::SeqCst);
+        if pid != 0 {
+            signals::kill_group_of(pid);
+        }
         std::process::exit(i32::from(signal.exit_code()));
     });
+    server
 }
 
 /// The default thread id: `mcp-`, the server program's file name, and a

@@ -5,6 +5,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
 
+/// Most requests waiting at once (and most settled ids remembered): a
+/// client cannot grow the proxy's memory without bound by asking a server
+/// that never answers.
+pub const MAX_PENDING: usize = 10_000;
+
 /// One client request on its way through the server.
 #[derive(Debug)]
 pub struct Request {
@@ -81,8 +86,17 @@ impl Pending {
     /// The request the client cancelled: no error and no answer for it any more.
     pub fn cancelled(&mut self, key: &str) {
         if self.requests.remove(key).is_some() {
-            self.settled.insert(key.to_owned());
+            self.settle(key.to_owned());
         }
+    }
+
+    /// Remembers `key` as settled, forgetting all older ones past the bound
+    /// (their late answers are then dropped as answers to no request).
+    fn settle(&mut self, key: String) {
+        if self.settled.len() >= MAX_PENDING {
+            self.settled.clear();
+        }
+        self.settled.insert(key);
     }
 
     /// Whether an answer for `key` is late (its request timed out or was
@@ -112,7 +126,7 @@ impl Pending {
         due.into_iter()
             .filter_map(|(_, key)| {
                 let request = self.requests.remove(&key)?;
-                self.settled.insert(key);
+                self.settle(key);
                 Some(request)
             })
             .collect()

@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 use serde_json::value::RawValue;
 
 use super::answers::{
-    self, BAD_ANSWER, INVALID_REQUEST, SERVER_GONE, STOPPING, TIMED_OUT, TOO_LARGE,
+    self, BAD_ANSWER, INVALID_REQUEST, SERVER_GONE, STOPPING, TIMED_OUT, TOO_LARGE, TOO_MANY,
 };
 use super::capper::{Capper, Capping};
 use super::lines::{Credit, Event, Line, Outgoing};
 use super::message::{self, Envelope, Malformed, Message, NoToolList, Params};
-use super::pending::{Pending, Request};
+use super::pending::{MAX_PENDING, Pending, Request};
 use crate::log;
 use crate::signals::{self, Signal};
 
@@ -215,6 +215,13 @@ impl Router {
         }
         if let Some(reason) = &self.life.gone {
             return Some(answers::error_response(id, SERVER_GONE, reason.clone()));
+        }
+        if self.proxy.pending.len() >= MAX_PENDING {
+            return Some(answers::error_response(
+                id,
+                TOO_MANY,
+                format!("toolcap: {MAX_PENDING} requests are already waiting for the server"),
+            ));
         }
         let aliases = message::aliases_of(id);
         // Two answers with one id could not be told apart (nor capped each

@@ -5,6 +5,8 @@ use std::ffi::OsString;
 use std::io::{self, Read, Write as _};
 use std::path::Path;
 use std::process::{Child, Command};
+use std::sync::mpsc;
+use std::time::Instant;
 
 use tool_output_cap::{Budget, Call, CapError, CapStream, Capped, Error, RuntimeOptions};
 
@@ -12,6 +14,7 @@ use crate::failure::{FAILED, Failure};
 use crate::log;
 use crate::options::CapArgs;
 use crate::settings::Common;
+use crate::signals::{self, Signal};
 
 /// Bytes read from the output and handed to the component at a time.
 const CHUNK_BYTES: usize = 1 << 20;
@@ -44,9 +47,11 @@ pub fn run(args: CapArgs) -> Result<u8, Failure> {
     };
     if common.budget.max_bytes == 0 {
         // A budget of 0 caps nothing: no component, no key, no spill.
+        let heard = heard_signals();
         let mut source = Source::start(&args.command)?;
-        copy_through(&mut source)?;
-        return Ok(source.wait());
+        let interrupted = copy_through(&mut source, heard)?;
+        let status = source.wait();
+        return Ok(interrupted.map_or(status, |signal| interrupted_notice(signal, false)));
     }
     let key = common.key()?;
     let tool_cap = crate::runtime::tool_cap(&RuntimeOptions::default())?;
@@ -59,12 +64,23 @@ pub fn run(args: CapArgs) -> Result<u8, Failure> {
         .stream(&common.budget, call)
         .map_err(budget_failure)?;
 
+    let heard = heard_signals();
     let mut source = Source::start(&args.command)?;
     let mut start = Start::new(&common.budget);
-    let written = feed(&mut stream, &mut source, &mut start);
+    let mut interrupted = None;
+    let written = feed(
+        &mut stream,
+        &mut source,
+        heard,
+        &mut start,
+        &mut interrupted,
+    );
     // The command has closed its output: wait for how it ended, so that
     // the notice can say it failed.
-    let status = source.wait();
+    let status = match interrupted {
+        Some(signal) if !source.is_command() => signal.exit_code(),
+        _ => source.wait(),
+    };
     let capped = written.and_then(|()| {
         if source.is_command() {
             stream
@@ -87,25 +103,60 @@ pub fn run(args: CapArgs) -> Result<u8, Failure> {
         log::line(&format!("cannot write to standard output: {e}"));
         return Ok(FAILED);
     }
-    Ok(status)
+    drop(stdout);
+    Ok(interrupted.map_or(status, |signal| {
+        interrupted_notice(signal, capped.last().is_some_and(|&b| b != b'\n'))
+    }))
+}
+
+/// From now on SIGINT, SIGTERM and SIGHUP are heard here instead of
+/// ending toolcap: the run stops cleanly (see [`Source::pump`]).
+fn heard_signals() -> mpsc::Receiver<Signal> {
+    let (sender, heard) = mpsc::channel();
+    signals::watch(move |signal| {
+        let _ = sender.send(signal);
+    });
+    heard
+}
+
+/// Says on stdout (after the output) and stderr that a signal stopped the
+/// run; the exit status for it (130 for SIGINT, 143 for SIGTERM).
+fn interrupted_notice(signal: Signal, after_partial_line: bool) -> u8 {
+    let notice = format!(
+        "[toolcap] Interrupted ({}): the command was stopped; above is its output until then.\n",
+        signal.name()
+    );
+    let mut stdout = io::stdout().lock();
+    let lead = if after_partial_line { "\n" } else { "" };
+    let _ = write!(stdout, "{lead}{notice}").and_then(|()| stdout.flush());
+    log::line(&format!(
+        "interrupted ({}): the command was stopped",
+        signal.name()
+    ));
+    signal.exit_code()
 }
 
 /// Writes all of `source` to `stream`, keeping its start in `start`. If
 /// the component fails, the rest is read and dropped, so the command is
-/// not left blocked on a full pipe and ends as it would have.
-fn feed(stream: &mut CapStream<'_>, source: &mut Source, start: &mut Start) -> Result<(), Failure> {
-    let mut chunk = vec![0; CHUNK_BYTES];
-    loop {
-        let read = source.read(&mut chunk)?;
-        if read == 0 {
-            return Ok(());
+/// not left blocked on a full pipe and ends as it would have. A signal
+/// ends the output early (see [`Source::pump`]); it is kept in `interrupted`.
+fn feed(
+    stream: &mut CapStream<'_>,
+    source: &mut Source,
+    heard: mpsc::Receiver<Signal>,
+    start: &mut Start,
+    interrupted: &mut Option<Signal>,
+) -> Result<(), Failure> {
+    let mut failed = None;
+    *interrupted = source.pump(heard, |chunk| {
+        if failed.is_none() {
+            start.keep(chunk);
+            if let Err(e) = stream.write(chunk) {
+                failed = Some(cap_failure(e));
+            }
         }
-        start.keep(&chunk[..read]);
-        if let Err(e) = stream.write(&chunk[..read]) {
-            while source.read(&mut chunk)? > 0 {}
-            return Err(cap_failure(e));
-        }
-    }
+    });
+    failed.map_or(Ok(()), Err)
 }
 
 /// The output's first bytes while it may still fit the budget (an output
@@ -162,20 +213,23 @@ fn budget_failure(e: Error) -> Failure {
     }
 }
 
-fn copy_through(source: &mut Source) -> Result<(), Failure> {
+/// Copies all of `source` to stdout; the signal that ended it early, if one did.
+fn copy_through(
+    source: &mut Source,
+    heard: mpsc::Receiver<Signal>,
+) -> Result<Option<Signal>, Failure> {
     let mut stdout = io::stdout().lock();
-    let mut chunk = vec![0; CHUNK_BYTES];
-    loop {
-        let read = source.read(&mut chunk)?;
-        if read == 0 {
-            return stdout
-                .flush()
-                .map_err(|e| Failure::failed(format!("cannot write to standard output: {e}")));
+    let mut failed = None;
+    let interrupted = source.pump(heard, |chunk| {
+        if failed.is_none()
+            && let Err(e) = stdout.write_all(chunk).and_then(|()| stdout.flush())
+        {
+            failed = Some(Failure::failed(format!(
+                "cannot write to standard output: {e}"
+            )));
         }
-        stdout
-            .write_all(&chunk[..read])
-            .map_err(|e| Failure::failed(format!("cannot write to standard output: {e}")))?;
-    }
+    });
+    failed.map_or(Ok(interrupted), Err)
 }
 
 /// The command's file name, as the default tool name.
@@ -193,7 +247,7 @@ fn command_name(command: &[OsString]) -> Option<String> {
 /// Where the output comes from: standard input, or a running command's
 /// stdout and stderr joined in one pipe (one stream, in the order written).
 enum Source {
-    Stdin(io::Stdin),
+    Stdin,
     Command {
         child: Child,
         output: io::PipeReader,
@@ -203,7 +257,7 @@ enum Source {
 impl Source {
     fn start(command: &[OsString]) -> Result<Self, Failure> {
         let Some((program, args)) = command.split_first() else {
-            return Ok(Source::Stdin(io::stdin()));
+            return Ok(Source::Stdin);
         };
         let not_started = |e: io::Error| Failure {
             code: NOT_STARTED,
@@ -211,6 +265,9 @@ impl Source {
         };
         let (output, writer) = io::pipe().map_err(not_started)?;
         let mut builder = Command::new(program);
+        // Its own process group: a signal to toolcap stops the command and
+        // all it started, and toolcap still prints what they wrote.
+        signals::own_group(&mut builder);
         builder
             .args(args)
             .stdout(writer.try_clone().map_err(not_started)?)
@@ -226,20 +283,84 @@ impl Source {
         matches!(self, Source::Command { .. })
     }
 
-    /// Reads the next bytes; a read error ends the output (and is told).
-    fn read(&mut self, buf: &mut [u8]) -> Result<usize, Failure> {
-        let read = match self {
-            Source::Stdin(stdin) => stdin.read(buf),
-            Source::Command { output, .. } => output.read(buf),
+    /// Gives every chunk of the output to `each` until it ends, or until a
+    /// SIGINT, SIGTERM or SIGHUP stops the run: the command's process group
+    /// gets the signal (so the command can say it was interrupted, and that
+    /// is kept), and if its output has not ended within a grace period,
+    /// SIGKILL. Standard input stops at once. The signal, if one came.
+    fn pump(
+        &mut self,
+        heard: mpsc::Receiver<Signal>,
+        mut each: impl FnMut(&[u8]),
+    ) -> Option<Signal> {
+        let (sender, chunks) = mpsc::sync_channel::<Pumped>(2);
+        let signal_sender = sender.clone();
+        std::thread::spawn(move || {
+            for signal in heard {
+                if signal_sender.send(Pumped::Signal(signal)).is_err() {
+                    return;
+                }
+            }
+        });
+        let reader: Box<dyn Read + Send> = match self {
+            Source::Stdin => Box::new(io::stdin()),
+            Source::Command { output, .. } => match output.try_clone() {
+                Ok(output) => Box::new(output),
+                Err(e) => {
+                    log::line(&format!("reading the output failed, it ends here: {e}"));
+                    return None;
+                }
+            },
         };
-        match read {
-            Ok(n) => Ok(n),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => self.read(buf),
-            Err(e) => {
-                log::line(&format!("reading the output failed, it ends here: {e}"));
-                Ok(0)
+        std::thread::spawn(move || pump_reader(reader, sender));
+        let mut interrupted: Option<Signal> = None;
+        let mut deadline: Option<(Instant, bool)> = None;
+        loop {
+            let next = match deadline {
+                None => chunks
+                    .recv()
+                    .map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+                Some((at, _)) => chunks.recv_timeout(at.saturating_duration_since(Instant::now())),
+            };
+            match next {
+                Ok(Pumped::Chunk(chunk)) => each(&chunk),
+                Ok(Pumped::End) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Ok(Pumped::Signal(signal)) => {
+                    let Source::Command { child, .. } = self else {
+                        interrupted.get_or_insert(signal);
+                        break;
+                    };
+                    if interrupted.is_none() {
+                        interrupted = Some(signal);
+                        signals::signal_group(child, signal);
+                        deadline = Some((Instant::now() + signals::STOP_GRACE, false));
+                    } else {
+                        // Asked twice: no more waiting.
+                        signals::kill_group(child);
+                        deadline = Some((Instant::now() + signals::STOP_GRACE, true));
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let Source::Command { child, .. } = self else {
+                        break;
+                    };
+                    match deadline {
+                        Some((_, false)) => {
+                            signals::kill_group(child);
+                            deadline = Some((Instant::now() + signals::STOP_GRACE, true));
+                        }
+                        // Something outside its group still holds the pipe open.
+                        _ => break,
+                    }
+                }
             }
         }
+        if let Source::Command { child, .. } = self
+            && interrupted.is_some()
+        {
+            signals::kill_group(child);
+        }
+        interrupted
     }
 
     /// The command's exit status: its code, or 128 + the signal that
@@ -256,6 +377,35 @@ impl Source {
             }
         }
     }
+}
+
+/// What the reading thread hands over.
+enum Pumped {
+    Chunk(Vec<u8>),
+    End,
+    Signal(Signal),
+}
+
+/// Reads `input` in chunks until it ends; a read error ends it (and is told).
+fn pump_reader(mut input: Box<dyn Read + Send>, sender: mpsc::SyncSender<Pumped>) {
+    loop {
+        let mut chunk = vec![0; CHUNK_BYTES];
+        match input.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => {
+                chunk.truncate(n);
+                if sender.send(Pumped::Chunk(chunk)).is_err() {
+                    return;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                log::line(&format!("reading the output failed, it ends here: {e}"));
+                break;
+            }
+        }
+    }
+    let _ = sender.send(Pumped::End);
 }
 
 fn exit_code(status: std::process::ExitStatus) -> u8 {

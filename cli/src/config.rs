@@ -19,6 +19,8 @@ pub struct FileConfig {
     pub resource_link: Option<bool>,
     pub passthrough: Option<bool>,
     pub read_tool_name: Option<String>,
+    /// `toolcap mcp`: the longest message passed on, in bytes.
+    pub max_message_bytes: Option<u64>,
     /// The default budget.
     #[serde(default)]
     pub budget: BudgetTable,

@@ -12,6 +12,7 @@ mod mcp;
 mod options;
 mod runtime;
 mod settings;
+mod signals;
 
 use std::process::ExitCode;
 

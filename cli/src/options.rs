@@ -92,6 +92,10 @@ pub struct McpArgs {
     /// Name of the added read tool (default read_spilled_output).
     #[arg(long, value_name = "NAME")]
     pub read_tool_name: Option<String>,
+    /// Longest message passed on either way, in bytes (default 268435456,
+    /// 256 MiB); a longer one is answered with an error that says so.
+    #[arg(long, value_name = "BYTES")]
+    pub max_message_bytes: Option<u64>,
     /// The MCP server's command and arguments, after `--`.
     #[arg(last = true, required = true, value_name = "SERVER")]
     pub server: Vec<OsString>,

@@ -365,3 +365,125 @@ fn id_tool_and_thread_name_the_saved_file() {
     let path = path.to_string_lossy();
     assert!(path.contains("/from-env/call-42-"), "{path}");
 }
+
+/// Starts `toolcap cap` with `script` run by `sh`; waits until the script
+/// has written its pid into the file `ready` (after its first output),
+/// then sends `signal` to toolcap. The output, and the script's pid.
+fn interrupt(sandbox: &Sandbox, args: &[&str], script: &str, signal: &str) -> (Output, u32) {
+    let ready = sandbox.path("ready");
+    let mut command = sandbox.toolcap("cap");
+    command
+        .args(args)
+        .args(["--", "sh", "-c", script, "sh"])
+        .arg(&ready)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = command.spawn().expect("toolcap starts");
+    let start = std::time::Instant::now();
+    let pid = loop {
+        if let Ok(text) = std::fs::read_to_string(&ready)
+            && let Ok(pid) = text.trim().parse::<u32>()
+        {
+            break pid;
+        }
+        assert!(start.elapsed().as_secs() < 30, "the script never got ready");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let status = std::process::Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    (child.wait_with_output().expect("toolcap ends"), pid)
+}
+
+/// Whether process `pid` still runs (a zombie does not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit(')')
+                .next()
+                .map(|rest| rest.trim_start().to_owned())
+        })
+        .is_some_and(|rest| !rest.starts_with('Z'))
+}
+
+fn wait_gone(pid: u32) {
+    let start = std::time::Instant::now();
+    while alive(pid) {
+        assert!(start.elapsed().as_secs() < 30, "process {pid} still runs");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Files in the spill directory whose names say they are temporary.
+fn temporary_files(sandbox: &Sandbox) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut folders = vec![sandbox.spill_dir()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if entry.file_name().to_string_lossy().contains(".tmp") {
+                found.push(path.display().to_string());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn ctrl_c_prints_what_arrived_with_the_commands_own_summary() {
+    let sandbox = Sandbox::new();
+    // Over 4 MiB, so the output is streamed to a file as it comes.
+    let script = r#"trap 'echo "cmd: interrupted"; exit 130' INT
+seq 1 700000
+echo $$ > "$1"
+sleep 1000 &
+wait"#;
+    let (output, pid) = interrupt(&sandbox, &["--max-bytes", "4000"], script, "INT");
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("cmd: interrupted"), "{text}");
+    assert!(text.contains("[toolcap] Interrupted (SIGINT)"), "{text}");
+    assert!(text.contains("700000"), "the tail is kept: {text}");
+    let saved = spill_path(&text).expect("saved");
+    let full = std::fs::read_to_string(saved).unwrap();
+    assert!(full.starts_with("1\n2\n") && full.contains("\n700000\ncmd: interrupted\n"));
+    assert_eq!(temporary_files(&sandbox), Vec::<String>::new());
+    wait_gone(pid);
+}
+
+#[test]
+fn sigterm_stops_a_command_that_ignores_it_and_its_group() {
+    let sandbox = Sandbox::new();
+    let script = r#"trap '' TERM
+echo started
+echo $$ > "$1"
+sleep 1000"#;
+    let (output, pid) = interrupt(&sandbox, &["--max-bytes", "4000"], script, "TERM");
+    assert_eq!(output.status.code(), Some(143), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.starts_with("started\n"), "{text}");
+    assert!(text.contains("[toolcap] Interrupted (SIGTERM)"), "{text}");
+    wait_gone(pid);
+}
+
+#[test]
+fn a_signal_with_a_budget_of_zero_still_stops_the_command() {
+    let sandbox = Sandbox::new();
+    let script = r#"echo started
+echo $$ > "$1"
+sleep 1000"#;
+    let (output, pid) = interrupt(&sandbox, &["--max-bytes", "0"], script, "TERM");
+    assert_eq!(output.status.code(), Some(143), "{}", stderr(&output));
+    assert!(stdout(&output).starts_with("started\n"));
+    wait_gone(pid);
+}

@@ -16,6 +16,16 @@ Its tools (arguments in brackets):
   crash                  says `boom` on stderr and exits with status 3
   garbage                writes a line that is not JSON, then a cut-off answer
   silent                 never answers
+  raw [lines, bytes]     writes each of `lines` as it is, with $ID replaced by
+                         the call's id and $TEXT by a JSON string of `bytes`
+                         bytes of numbered lines (malformed answers on purpose)
+  flood [count, bytes]   sends `count` log notifications of `bytes` bytes each,
+                         saying `flooded <n>` on stderr after each, then answers
+  scribble [bytes]       writes `bytes` bytes on stderr with no line end at all,
+                         then answers
+The environment variable FAKE_MODE changes the whole server: `deaf` never
+reads its stdin; `clingy` ignores SIGTERM and SIGINT and keeps running after
+its stdin closes. The server says `pid <pid>` on stderr when it starts.
 Tools that wait run on their own thread; the others answer at once, in the
 order their calls came. Every message received is logged on stderr as `got <method or id>`; every
 cancellation as `cancelled <requestId>`.
@@ -78,7 +88,7 @@ def numbered(total, varied=False):
 TOOLS = [
     {"name": name, "description": "fake " + name, "inputSchema": {"type": "object"}}
     for name in ["echo", "big", "blocks", "slow", "stubborn", "progress", "ask", "notify", "crash",
-                 "garbage", "silent"]
+                 "garbage", "silent", "raw", "flood", "scribble"]
 ]
 
 WAITING_TOOLS = {"slow", "stubborn", "progress", "ask", "silent"}
@@ -143,6 +153,25 @@ def call_tool(rid, params):
         write_raw('{"jsonrpc": "2.0", "id": %s, "result": {"content": [{"type": "te' % json.dumps(rid))
     elif name == "silent":
         pass
+    elif name == "raw":
+        text = json.dumps(numbered(int(args.get("bytes", 0))))
+        for line in args.get("lines", []):
+            write_raw(line.replace("$ID", json.dumps(rid)).replace("$TEXT", text))
+    elif name == "flood":
+        data = "n" * int(args["bytes"])
+        for i in range(int(args["count"])):
+            send({"jsonrpc": "2.0", "method": "notifications/message",
+                  "params": {"level": "info", "data": data}})
+            log("flooded %d" % (i + 1))
+        send({"jsonrpc": "2.0", "id": rid, "result": text_result("flood done")})
+    elif name == "scribble":
+        chunk = "x" * 65536
+        left = int(args["bytes"])
+        while left > 0:
+            sys.stderr.write(chunk[:left])
+            left -= len(chunk)
+        sys.stderr.flush()
+        send({"jsonrpc": "2.0", "id": rid, "result": text_result("scribbled")})
     else:
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "unknown tool " + str(name)}})
 
@@ -184,10 +213,23 @@ def handle(message):
 
 
 def main():
+    import os
+    import signal
+    mode = os.environ.get("FAKE_MODE", "")
+    log("pid %d" % os.getpid())
+    if mode == "clingy":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if mode == "deaf":
+        while True:
+            time.sleep(60)
     for line in sys.stdin:
         if line.strip():
             handle(json.loads(line))
     log("stdin closed")
+    if mode == "clingy":
+        while True:
+            time.sleep(60)
 
 
 if __name__ == "__main__":

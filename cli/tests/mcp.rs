@@ -33,11 +33,19 @@ impl Proxy {
     }
 
     fn start_in(sandbox: Sandbox, args: &[&str]) -> Self {
+        Self::start_with(sandbox, args, &[], &[])
+    }
+
+    /// With `env` set for the server, and `before` in front of its command.
+    fn start_with(sandbox: Sandbox, args: &[&str], env: &[(&str, &str)], before: &[&str]) -> Self {
         let stderr = sandbox.path("proxy-stderr.log");
         let mut command = sandbox.toolcap("mcp");
         command
             .args(args)
-            .args(["--", "python3", FAKE_SERVER])
+            .envs(env.iter().copied())
+            .arg("--")
+            .args(before)
+            .args(["python3", FAKE_SERVER])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr).unwrap());
@@ -112,6 +120,30 @@ impl Proxy {
         }
     }
 
+    /// The proxy's peak resident memory so far, in MiB.
+    fn peak_mib(&self) -> u64 {
+        peak_mib(self.child.id())
+    }
+
+    /// The fake server's process id, as it said on stderr.
+    fn server_pid(&self) -> u32 {
+        self.wait_for_stderr("server: pid ");
+        let stderr = self.stderr();
+        let at = stderr.find("server: pid ").unwrap() + "server: pid ".len();
+        stderr[at..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    }
+
+    /// Closes the client's side, waits for the proxy to exit, and gives its stderr.
+    fn close_keeping_stderr(mut self) -> (ExitStatus, String) {
+        let status = self.wait_exit();
+        (status, self.stderr())
+    }
+
     /// Closes the client's side and waits for the proxy to exit.
     fn close(self) -> ExitStatus {
         self.finish().0
@@ -145,6 +177,45 @@ impl Drop for Proxy {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The peak resident memory (VmHWM) of process `pid`, in MiB.
+fn peak_mib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib / 1024
+}
+
+/// Whether process `pid` still runs (a zombie does not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit(')')
+                .next()
+                .map(|rest| rest.trim_start().to_owned())
+        })
+        .is_some_and(|rest| !rest.starts_with('Z'))
+}
+
+/// Waits until process `pid` has ended.
+fn wait_gone(pid: u32) {
+    let start = Instant::now();
+    while alive(pid) {
+        assert!(start.elapsed() < PATIENCE, "process {pid} still runs");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Sends `signal` (`TERM`, `INT`) to process `pid`.
+fn kill(signal: &str, pid: u32) {
+    let status = std::process::Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
 }
 
 /// What the fake server's `big` tool returns for `bytes`.
@@ -715,4 +786,458 @@ fn spills_older_than_the_retention_are_swept_at_start() {
     let proxy = Proxy::start_in(sandbox, &[]);
     proxy.wait_for_stderr("deleted 1 saved output older than 7 days");
     assert!(!spilled.exists());
+}
+
+// ---- item: nothing over budget reaches the client ----
+
+/// Calls the fake server's `raw` tool: it writes `lines` as they are.
+fn raw_call(proxy: &mut Proxy, id: impl Into<Value>, lines: &[&str], bytes: usize) {
+    proxy.call(id, "raw", json!({"lines": lines, "bytes": bytes}));
+}
+
+/// Whether a line the client got holds a whole big text of the fake server.
+fn holds_big_text(line: &str) -> bool {
+    line.contains("line 1500 of the big output")
+}
+
+#[test]
+fn a_result_written_twice_is_refused_not_forwarded() {
+    let mut proxy = Proxy::start(&["--max-bytes", "3000"]);
+    raw_call(
+        &mut proxy,
+        1,
+        &[
+            r#"{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"ok"}]},"result":{"content":[{"type":"text","text":$TEXT}]}}"#,
+        ],
+        100_000,
+    );
+    let line = proxy.recv();
+    assert!(!holds_big_text(&line) && line.len() < 3000, "{line}");
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(answer["id"], 1);
+    assert_eq!(answer["error"]["code"], -32003, "{answer}");
+    // So is a block's member written twice, inside the result.
+    raw_call(
+        &mut proxy,
+        2,
+        &[
+            r#"{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"ok","text":$TEXT}]}}"#,
+        ],
+        100_000,
+    );
+    let line = proxy.recv();
+    assert!(!holds_big_text(&line) && line.len() < 3000, "{line}");
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("content[0].text"),
+        "{answer}"
+    );
+    // And an id written twice.
+    raw_call(
+        &mut proxy,
+        3,
+        &[
+            r#"{"jsonrpc":"2.0","id":$ID,"id":99,"result":{"content":[{"type":"text","text":$TEXT}]}}"#,
+        ],
+        100_000,
+    );
+    let line = proxy.recv();
+    assert!(!holds_big_text(&line) && line.len() < 3000, "{line}");
+}
+
+#[test]
+fn an_id_written_another_way_is_still_capped_and_gets_its_own_id_back() {
+    let mut proxy = Proxy::start(&["--max-bytes", "3000"]);
+    for (id, written) in [(5, "5.0"), (6, "6e0"), (7, r#""7""#), (8, r#"" 0x8""#)] {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{written},"result":{{"content":[{{"type":"text","text":$TEXT}}]}}}}"#
+        );
+        raw_call(&mut proxy, id, &[&line], 100_000);
+        let line = proxy.recv();
+        assert!(!holds_big_text(&line), "{written}: {} bytes", line.len());
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["id"], id, "{written}");
+        assert_eq!(cap_meta(&answer["result"])["truncated"], true, "{written}");
+        assert!(text_bytes(&answer["result"]) <= 3000);
+    }
+    // -0 is 0.
+    proxy.call(0, "raw", json!({"lines": [r#"{"jsonrpc":"2.0","id":-0,"result":{"content":[{"type":"text","text":$TEXT}]}}"#], "bytes": 100_000}));
+    let answer = proxy.recv_json();
+    assert_eq!(
+        (
+            answer["id"].clone(),
+            cap_meta(&answer["result"])["truncated"].clone()
+        ),
+        (json!(0), json!(true))
+    );
+}
+
+#[test]
+fn answers_to_ids_nobody_asked_for_are_dropped() {
+    let mut proxy = Proxy::start(&["--max-bytes", "3000"]);
+    let huge_id = format!(r#""{}""#, "i".repeat(10 << 20));
+    let to_huge_id = format!(
+        r#"{{"jsonrpc":"2.0","id":{huge_id},"result":{{"content":[{{"type":"text","text":$TEXT}}]}}}}"#
+    );
+    raw_call(
+        &mut proxy,
+        1,
+        &[
+            r#"{"jsonrpc":"2.0","id":999,"result":{"content":[{"type":"text","text":$TEXT}]}}"#,
+            &to_huge_id,
+            r#"{"jsonrpc":"2.0","id":998,"error":{"code":1,"message":$TEXT}}"#,
+            r#"{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"done"}]}}"#,
+        ],
+        200_000,
+    );
+    let line = proxy.recv();
+    assert_eq!(
+        line,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}]}}"#
+    );
+    proxy.wait_for_stderr("which no pending request has");
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+    assert_eq!(proxy.recv(), r#"{"jsonrpc": "2.0", "id": 2, "result": {}}"#);
+}
+
+#[test]
+fn a_reused_pending_id_is_refused_and_the_first_answer_still_capped() {
+    let mut proxy = Proxy::start(&["--max-bytes", "3000"]);
+    proxy.call(4, "stubborn", json!({"seconds": 0.5}));
+    proxy.call(4, "big", json!({"bytes": 200_000}));
+    let refused = proxy.recv_json();
+    assert_eq!(
+        (refused["id"].clone(), refused["error"]["code"].clone()),
+        (json!(4), json!(-32600))
+    );
+    let answer = proxy.recv_json();
+    assert_eq!(answer["result"]["content"][0]["text"], "stubborn done");
+    assert_eq!(
+        proxy.stderr().matches("server: got tools/call").count(),
+        1,
+        "the reused id never reached the server"
+    );
+}
+
+#[test]
+fn malformed_and_unusual_answers_never_pass_whole() {
+    let mut proxy = Proxy::start(&["--max-bytes", "3000"]);
+    let cases = [
+        // Both a result and an error.
+        r#"{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":$TEXT}]},"error":{"code":1,"message":"x"}}"#,
+        // Not a CallToolResult: `content` is not a list.
+        r#"{"jsonrpc":"2.0","id":$ID,"result":{"content":$TEXT}}"#,
+        // A result that is not an object.
+        r#"{"jsonrpc":"2.0","id":$ID,"result":$TEXT}"#,
+        // An error whose message is the big text.
+        r#"{"jsonrpc":"2.0","id":$ID,"error":{"code":-32000,"message":$TEXT}}"#,
+        // A batch holding the answer.
+        r#"[{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":$TEXT}]}}]"#,
+        // A method and a result at once.
+        r#"{"jsonrpc":"2.0","id":$ID,"method":"x","result":{"content":[{"type":"text","text":$TEXT}]}}"#,
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        raw_call(&mut proxy, i, &[case], 100_000);
+        let line = if i == cases.len() - 1 {
+            // Dropped: the request then times out or is answered otherwise;
+            // here the next message is the ping's answer.
+            proxy.send(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#);
+            proxy.recv()
+        } else {
+            proxy.recv()
+        };
+        assert!(
+            !holds_big_text(&line) && line.len() < 4000,
+            "case {i}: {} bytes: {}",
+            line.len(),
+            &line[..line.len().min(300)]
+        );
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        if i < cases.len() - 1 {
+            assert_eq!(answer["id"], i, "case {i}: {answer}");
+        }
+    }
+    // A small answer that cannot be capped still passes: it fits.
+    raw_call(
+        &mut proxy,
+        50,
+        &[r#"{"jsonrpc":"2.0","id":$ID,"result":{"content":"odd"}}"#],
+        0,
+    );
+    assert_eq!(
+        proxy.recv(),
+        r#"{"jsonrpc":"2.0","id":50,"result":{"content":"odd"}}"#
+    );
+}
+
+#[test]
+fn a_result_over_the_message_limit_becomes_an_error_result() {
+    let mut proxy = Proxy::start(&["--max-message-bytes", "1000000", "--max-bytes", "3000"]);
+    proxy.call(1, "big", json!({"bytes": 3_000_000}));
+    let answer = proxy.recv_json();
+    assert_eq!(answer["id"], 1);
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("--max-message-bytes") && text.contains("big"),
+        "{text}"
+    );
+    // A notification over the limit is dropped, and said.
+    proxy.call(2, "flood", json!({"count": 1, "bytes": 2_000_000}));
+    assert_eq!(
+        proxy.recv_json()["result"]["content"][0]["text"],
+        "flood done"
+    );
+    proxy.wait_for_stderr("more than the limit of 1000000");
+    // Under the limit, results are capped as always.
+    proxy.call(3, "big", json!({"bytes": 900_000}));
+    assert_eq!(cap_meta(&proxy.recv_json()["result"])["truncated"], true);
+    // A client message over the limit is answered, not passed on.
+    let big_request = format!(
+        r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
+        "a".repeat(1_100_000)
+    );
+    proxy.send(&big_request);
+    let refused = proxy.recv_json();
+    assert_eq!(
+        (refused["id"].clone(), refused["error"]["code"].clone()),
+        (json!(4), json!(-32004))
+    );
+}
+
+// ---- item: bounded memory, backpressure ----
+
+/// Waits until `count()` stops growing (no change over half a second),
+/// and gives its last value.
+fn settled(mut count: impl FnMut() -> usize) -> usize {
+    let start = Instant::now();
+    let mut last = count();
+    loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let now = count();
+        if now == last || start.elapsed() > PATIENCE {
+            return now;
+        }
+        last = now;
+    }
+}
+
+#[test]
+fn a_client_that_stops_reading_stops_the_server_not_the_memory() {
+    let sandbox = Sandbox::new();
+    let stderr_path = sandbox.path("proxy-stderr.log");
+    let mut child = sandbox
+        .toolcap("mcp")
+        .args(["--", "python3", FAKE_SERVER])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&stderr_path).unwrap())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let count = 200;
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "flood", "arguments": {"count": count, "bytes": 1 << 20}}})
+    )
+    .unwrap();
+    // Nobody reads the proxy's stdout: the server must be held up.
+    let flooded = || {
+        let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
+        stderr.matches("server: flooded ").count()
+    };
+    let sent = settled(flooded);
+    assert!(
+        sent < 64,
+        "the server sent {sent} MiB to a client that reads nothing"
+    );
+    let peak = peak_mib(child.id());
+    // Now read: every notification arrives, none was dropped.
+    let mut received = 0;
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let message: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if message["id"] == 1 {
+            break;
+        }
+        received += 1;
+    }
+    assert_eq!(received, count);
+    let peak_after = peak_mib(child.id());
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert!(
+        peak < 150 && peak_after < 150,
+        "peak {peak} MiB while held up, {peak_after} MiB after a 200 MiB flood"
+    );
+}
+
+#[test]
+fn a_server_that_does_not_read_stops_the_client_not_the_memory() {
+    let sandbox = Sandbox::new();
+    let mut child = sandbox
+        .toolcap("mcp")
+        .env("FAKE_MODE", "deaf")
+        .args(["--", "python3", FAKE_SERVER])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let written = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = std::sync::Arc::clone(&written);
+    std::thread::spawn(move || {
+        let line = format!(
+            "{}\n",
+            json!({"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"data": "d".repeat(1 << 20)}})
+        );
+        for _ in 0..300 {
+            if stdin.write_all(line.as_bytes()).is_err() {
+                return;
+            }
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    });
+    let sent = settled(|| written.load(std::sync::atomic::Ordering::SeqCst));
+    let peak = peak_mib(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        sent < 64,
+        "the client wrote {sent} MiB to a server that reads nothing"
+    );
+    assert!(peak < 150, "peak {peak} MiB");
+}
+
+#[test]
+fn server_stderr_without_line_ends_is_passed_on_bounded() {
+    let mut proxy = Proxy::start(&[]);
+    proxy.call(1, "scribble", json!({"bytes": 64 << 20}));
+    assert_eq!(
+        proxy.recv_json()["result"]["content"][0]["text"],
+        "scribbled"
+    );
+    let peak = proxy.peak_mib();
+    let status = proxy.close_keeping_stderr();
+    assert!(status.0.success());
+    let stderr = status.1;
+    assert!(
+        stderr.contains("more bytes)"),
+        "{}",
+        &stderr[..stderr.len().min(2000)]
+    );
+    assert!(stderr.len() < 1 << 20, "{} bytes of stderr", stderr.len());
+    assert!(
+        peak < 120,
+        "peak {peak} MiB for 64 MiB of stderr in one line"
+    );
+}
+
+// ---- item: process lifecycle ----
+
+#[test]
+fn a_client_that_closes_mid_call_stops_the_proxy_and_a_clinging_server() {
+    let mut proxy = Proxy::start_with(
+        Sandbox::new(),
+        &["--timeout", "0"],
+        &[("FAKE_MODE", "clingy")],
+        &[],
+    );
+    let server = proxy.server_pid();
+    proxy.call(1, "silent", json!({}));
+    proxy.wait_for_stderr("server: got tools/call");
+    drop(proxy.stdin.take());
+    let error = proxy.recv_json();
+    assert_eq!(
+        (error["id"].clone(), error["error"]["code"].clone()),
+        (json!(1), json!(-32000))
+    );
+    assert_eq!(proxy.close().code(), Some(0));
+    wait_gone(server);
+}
+
+#[test]
+fn sigterm_stops_the_proxy_and_its_server_group() {
+    let mut proxy = Proxy::start_with(Sandbox::new(), &[], &[("FAKE_MODE", "clingy")], &[]);
+    let server = proxy.server_pid();
+    proxy.call(1, "silent", json!({}));
+    proxy.wait_for_stderr("server: got tools/call");
+    kill("TERM", proxy.child.id());
+    let error = proxy.recv_json();
+    assert_eq!(error["id"], 1);
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("SIGTERM"),
+        "{error}"
+    );
+    assert_eq!(proxy.wait_exit().code(), Some(143));
+    wait_gone(server);
+}
+
+#[test]
+fn sigint_stops_the_proxy_with_130() {
+    let mut proxy = Proxy::start(&[]);
+    let server = proxy.server_pid();
+    kill("INT", proxy.child.id());
+    assert_eq!(proxy.wait_exit().code(), Some(130));
+    wait_gone(server);
+}
+
+// ---- item: no secrets of the command line in notices ----
+
+#[test]
+fn the_default_thread_hides_the_server_arguments() {
+    let secret = "ghp_A1b2C3d4E5f6G7h8";
+    let token = format!("TOKEN={secret}");
+    let mut proxy = Proxy::start_with(
+        Sandbox::new(),
+        &["--max-bytes", "3000"],
+        &[],
+        &["env", &token],
+    );
+    proxy.call(1, "big", json!({"bytes": 50_000}));
+    let line = proxy.recv();
+    assert!(!line.contains(secret) && !line.contains("TOKEN"), "{line}");
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    let path = cap_meta(&answer["result"])["spill"]["path"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(path.contains("/mcp-env-"), "{path}");
+    let (_, sandbox) = proxy.finish();
+    // The same command line is the same thread: its references still read.
+    let mut again = Proxy::start_with(sandbox, &[], &[], &["env", &token]);
+    again.call(
+        2,
+        "read_spilled_output",
+        json!({"path": path, "line": 1, "lines": 1}),
+    );
+    assert_eq!(again.recv_json()["result"]["isError"], false);
+}
+
+#[test]
+fn requests_past_the_pending_bound_are_refused() {
+    let mut proxy = Proxy::start_with(
+        Sandbox::new(),
+        &["--timeout", "0"],
+        &[("FAKE_MODE", "deaf")],
+        &[],
+    );
+    for i in 0..10_001 {
+        proxy.send_json(json!({"jsonrpc": "2.0", "id": i, "method": "ping"}));
+    }
+    let refused = proxy.recv_json();
+    assert_eq!(
+        (refused["id"].clone(), refused["error"]["code"].clone()),
+        (json!(10_000), json!(-32005))
+    );
 }

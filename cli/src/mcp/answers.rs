@@ -16,8 +16,18 @@ use tool_output_cap::{ReadToolOutput, ReadToolSpec};
 pub const TIMED_OUT: ErrorCode = ErrorCode(-32001);
 /// The server exited or closed its output (as the TypeScript SDK's `ConnectionClosed`).
 pub const SERVER_GONE: ErrorCode = ErrorCode(-32000);
-/// The server's answer to this request was not valid JSON.
+/// The server's answer to this request was not valid JSON, or not one
+/// message every client reads the same way.
 pub const BAD_ANSWER: ErrorCode = ErrorCode(-32003);
+/// A message was longer than the proxy's limit for one message.
+pub const TOO_LARGE: ErrorCode = ErrorCode(-32004);
+/// The client's request reuses the id of one still pending (JSON-RPC's
+/// `Invalid Request`).
+pub const INVALID_REQUEST: ErrorCode = ErrorCode::INVALID_REQUEST;
+/// Too many requests are waiting for the server already.
+pub const TOO_MANY: ErrorCode = ErrorCode(-32005);
+/// The proxy is stopping (a signal): the request will not be answered.
+pub const STOPPING: ErrorCode = ErrorCode(-32000);
 
 /// The read tool's `tools/list` entry, as JSON.
 pub fn read_tool_entry(spec: &ReadToolSpec) -> Result<String, String> {
@@ -31,6 +41,16 @@ pub fn read_tool_entry(spec: &ReadToolSpec) -> Result<String, String> {
     );
     tool.annotations = Some(ToolAnnotations::new().read_only(true).open_world(false));
     serde_json::to_string(&tool).map_err(|e| e.to_string())
+}
+
+/// A `tools/call` result in place of the server's, that says why in one
+/// text block and is marked `isError`.
+pub fn tool_error_response(id: &RawValue, text: String, result_type: bool) -> Vec<u8> {
+    let output = ReadToolOutput {
+        text,
+        is_error: true,
+    };
+    read_tool_response(id, output, result_type)
 }
 
 /// The response to a `tools/call` of the read tool: its text as one block.

@@ -53,6 +53,17 @@ impl Policy {
     }
 }
 
+/// What capping did to a result.
+#[derive(Debug)]
+pub enum Capping {
+    /// It goes to the client as it came: it fits, or the tool passes through.
+    Unchanged,
+    /// The capped result's JSON.
+    Capped(String),
+    /// Capping failed; why.
+    Failed(String),
+}
+
 pub struct Capper {
     tool_cap: ToolCap,
     config: SessionConfig,
@@ -96,11 +107,11 @@ impl Capper {
     }
 
     /// `result` (a `CallToolResult`'s JSON) of `tool`'s call `call_id`,
-    /// capped to the tool's budget; `None` when it goes to the client as it
-    /// came: it fits, the tool passes through, or capping failed (said on
-    /// stderr; the result is never lost).
-    pub fn cap(&mut self, result: &str, tool: &str, call_id: String) -> Option<String> {
-        let budget = self.policy.budget(tool)?;
+    /// capped to the tool's budget.
+    pub fn cap(&mut self, result: &str, tool: &str, call_id: String) -> Capping {
+        let Some(budget) = self.policy.budget(tool) else {
+            return Capping::Unchanged;
+        };
         let call = Call {
             id: call_id,
             tool: Some(tool.to_owned()),
@@ -114,17 +125,48 @@ impl Capper {
             .session
             .cap_mcp(result, &budget, call.clone(), &options)
         {
-            Ok(capped) if capped.result == result => None,
-            Ok(capped) => Some(capped.result),
+            Ok(capped) if capped.result == result => Capping::Unchanged,
+            Ok(capped) => Capping::Capped(capped.result),
             Err(e) => {
                 log::line(&format!(
-                    "could not cap the result of `{tool}` (call {}), passing it on whole: {e}",
+                    "could not cap the result of `{tool}` (call {}): {e}",
                     call.id
                 ));
                 self.renew_if_poisoned();
-                None
+                Capping::Failed(e.to_string())
             }
         }
+    }
+
+    /// Whether `text` is within `tool`'s budget as it is (or the tool
+    /// passes through): what may reach the client uncapped.
+    pub fn within_budget(&mut self, tool: &str, text: &str) -> bool {
+        match self.policy.budget(tool) {
+            Some(budget) => self.within(&budget, text),
+            None => true,
+        }
+    }
+
+    /// Whether `text` is within the default budget: the bound for messages
+    /// the proxy cannot attribute to a tool.
+    pub fn within_default_budget(&mut self, text: &str) -> bool {
+        let budget = self.policy.default_budget;
+        self.within(&budget, text)
+    }
+
+    /// Whether `text` keeps every limit of `budget` without capping.
+    fn within(&mut self, budget: &Budget, text: &str) -> bool {
+        if budget.max_bytes == 0 {
+            return true;
+        }
+        let lines = || memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64 + 1;
+        text.len() as u64 <= u64::from(budget.max_bytes)
+            && budget.max_lines.is_none_or(|l| lines() <= u64::from(l))
+            && budget.max_tokens.is_none_or(|t| {
+                self.session
+                    .estimate_tokens(text)
+                    .is_ok_and(|n| n <= u64::from(t))
+            })
     }
 
     /// Runs the read tool; its text goes to the model as it is, never capped.

@@ -9,17 +9,170 @@ use serde::de::{MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-/// The members of a message that decide where it goes, borrowed from its line.
-#[derive(Deserialize, Default)]
-pub struct Peek<'a> {
-    #[serde(borrow, default)]
+/// The members of a message that decide where it goes, borrowed from its
+/// line. Read strictly: a member written twice makes the message malformed,
+/// since clients disagree on which of the two they read.
+#[derive(Default, Debug)]
+pub struct Envelope<'a> {
     pub id: Option<&'a RawValue>,
-    #[serde(default)]
+    /// The method, if it is a string.
     pub method: Option<String>,
-    #[serde(borrow, default)]
+    /// A `method` member that is not a string.
+    pub odd_method: bool,
     pub params: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     pub result: Option<&'a RawValue>,
+    pub error: Option<&'a RawValue>,
+}
+
+/// A line as the proxy reads it.
+#[derive(Debug)]
+pub enum Message<'a> {
+    Object(Envelope<'a>),
+    /// A JSON array (a JSON-RPC batch): its elements, each a message.
+    Batch(Vec<&'a RawValue>),
+    /// Valid JSON that is neither an object nor an array.
+    Other,
+}
+
+/// Why a line is not a message the proxy can route.
+#[derive(Debug)]
+pub enum Malformed {
+    /// Not JSON at all.
+    NotJson(String),
+    /// A member written twice (its name).
+    Duplicate(String),
+}
+
+impl fmt::Display for Malformed {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Malformed::NotJson(why) => write!(f, "not valid JSON ({why})"),
+            Malformed::Duplicate(name) => write!(f, "the member `{name}` is written twice"),
+        }
+    }
+}
+
+/// Reads `text` as a message.
+pub fn parse(text: &str) -> Result<Message<'_>, Malformed> {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('[') {
+        let items: Vec<&RawValue> =
+            serde_json::from_str(text).map_err(|e| Malformed::NotJson(e.to_string()))?;
+        return Ok(Message::Batch(items));
+    }
+    if !trimmed.starts_with('{') {
+        serde_json::from_str::<serde::de::IgnoredAny>(text)
+            .map_err(|e| Malformed::NotJson(e.to_string()))?;
+        return Ok(Message::Other);
+    }
+    let Members(members) =
+        serde_json::from_str(text).map_err(|e| Malformed::NotJson(e.to_string()))?;
+    if let Some(name) = first_duplicate(&members) {
+        return Err(Malformed::Duplicate(name));
+    }
+    let mut envelope = Envelope::default();
+    for (name, value) in members {
+        match name.as_str() {
+            "id" => envelope.id = Some(value),
+            "method" => match serde_json::from_str::<String>(value.get()) {
+                Ok(method) => envelope.method = Some(method),
+                Err(_) => envelope.odd_method = true,
+            },
+            "params" => envelope.params = Some(value),
+            "result" => envelope.result = Some(value),
+            "error" => envelope.error = Some(value),
+            _ => {}
+        }
+    }
+    Ok(Message::Object(envelope))
+}
+
+fn first_duplicate(members: &[(String, &RawValue)]) -> Option<String> {
+    let mut seen = std::collections::HashSet::with_capacity(members.len());
+    members
+        .iter()
+        .find(|(name, _)| !seen.insert(name.as_str()))
+        .map(|(name, _)| name.clone())
+}
+
+/// The first member written twice in any object inside the JSON `text`
+/// (the path to it, as `content[0].text`), or `None`.
+pub fn duplicate_anywhere(text: &str) -> Option<String> {
+    struct Seek(Vec<String>);
+    impl<'de> serde::de::DeserializeSeed<'de> for &mut Seek {
+        type Value = Option<String>;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl<'de> Visitor<'de> for &mut Seek {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("JSON")
+        }
+        fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+            let mut seen = std::collections::HashSet::new();
+            let mut found = None;
+            while let Some(name) = map.next_key::<String>()? {
+                let here = if self.0.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{}.{name}", self.0.join(""))
+                };
+                if found.is_none() && !seen.insert(name.clone()) {
+                    found = Some(here);
+                }
+                self.0.push(if self.0.is_empty() {
+                    name
+                } else {
+                    format!(".{name}")
+                });
+                let inner = map.next_value_seed(&mut *self)?;
+                self.0.pop();
+                found = found.or(inner);
+            }
+            Ok(found)
+        }
+        fn visit_seq<S: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: S,
+        ) -> Result<Self::Value, S::Error> {
+            let mut found = None;
+            let mut i = 0usize;
+            loop {
+                self.0.push(format!("[{i}]"));
+                let next = seq.next_element_seed(&mut *self);
+                self.0.pop();
+                match next? {
+                    Some(inner) => found = found.or(inner),
+                    None => return Ok(found),
+                }
+                i += 1;
+            }
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    serde::de::DeserializeSeed::deserialize(&mut Seek(Vec::new()), &mut deserializer)
+        .ok()
+        .flatten()
 }
 
 /// The members of a request's or notification's `params` the proxy uses.
@@ -67,11 +220,84 @@ impl<'a> Params<'a> {
 }
 
 /// A JSON-RPC id (or progress token) in one canonical text, so that `1`
-/// and ` 1` or `"a"` and `"\u0061"` are the same key.
+/// and ` 1`, `5` and `5.0` or `-0` and `0`, or `"a"` and `"\u0061"` are
+/// the same key: a string stays a JSON string, a number with an integral
+/// value is that integer.
 pub fn key_of(raw: &RawValue) -> String {
-    serde_json::from_str::<Value>(raw.get())
-        .map(|value| value.to_string())
-        .unwrap_or_else(|_| raw.get().to_owned())
+    match serde_json::from_str::<Value>(raw.get()) {
+        Ok(Value::Number(number)) => number_key(&number),
+        Ok(value) => value.to_string(),
+        Err(_) => raw.get().to_owned(),
+    }
+}
+
+fn number_key(number: &serde_json::Number) -> String {
+    if number.is_i64() || number.is_u64() {
+        return number.to_string();
+    }
+    match number.as_f64() {
+        Some(f) => float_key(f),
+        None => number.to_string(),
+    }
+}
+
+fn float_key(f: f64) -> String {
+    if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e30 {
+        // `-0` is 0; 5.0 and 5e0 are 5.
+        format!("{}", f.abs() as i128 * if f < 0.0 { -1 } else { 1 })
+    } else {
+        format!("{f:?}")
+    }
+}
+
+/// Every key a client could read the id `raw` as: its own, and for a
+/// string, the number it spells (clients match answers by number: the
+/// TypeScript SDK with `Number(id)`, the Python SDK with `int(id)`), with
+/// `0x`, `0o`, `0b` prefixes, `_` between digits, and the empty string as 0.
+pub fn aliases_of(raw: &RawValue) -> Vec<String> {
+    let mut keys = vec![key_of(raw)];
+    if let Ok(Value::String(text)) = serde_json::from_str::<Value>(raw.get())
+        && let Some(number) = number_in(&text)
+        && !keys.contains(&number)
+    {
+        keys.push(number);
+    }
+    keys
+}
+
+/// The integer key of the number a string spells, as JavaScript's
+/// `Number` or Python's `int` would read it.
+fn number_in(text: &str) -> Option<String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Some("0".to_owned());
+    }
+    let (sign, digits) = match t.as_bytes()[0] {
+        b'-' => (-1i128, &t[1..]),
+        b'+' => (1, &t[1..]),
+        _ => (1, t),
+    };
+    for (prefix, radix) in [
+        ("0x", 16),
+        ("0X", 16),
+        ("0o", 8),
+        ("0O", 8),
+        ("0b", 2),
+        ("0B", 2),
+    ] {
+        if let Some(rest) = digits.strip_prefix(prefix) {
+            let rest = rest.replace('_', "");
+            return i128::from_str_radix(&rest, radix)
+                .ok()
+                .map(|n| (sign * n).to_string());
+        }
+    }
+    let plain = digits.replace('_', "");
+    if let Ok(n) = plain.parse::<i128>() {
+        return Some((sign * n).to_string());
+    }
+    let f: f64 = t.parse().ok()?;
+    (f.is_finite() && f.fract() == 0.0).then(|| float_key(f))
 }
 
 /// The `id` of a line that is not valid JSON but looks like a message
@@ -223,6 +449,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn messages_with_a_member_written_twice_are_malformed() {
+        let twice = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]},"result":{}}"#;
+        assert!(matches!(parse(twice), Err(Malformed::Duplicate(name)) if name == "result"));
+        let escaped = r#"{"id":1,"id":2}"#;
+        assert!(matches!(parse(escaped), Err(Malformed::Duplicate(_))));
+        let Ok(Message::Object(envelope)) = parse(r#"{"id":null,"method":"m","error":{}}"#) else {
+            panic!()
+        };
+        assert_eq!(envelope.id.map(RawValue::get), Some("null"));
+        assert!(envelope.error.is_some() && envelope.method.as_deref() == Some("m"));
+        assert!(matches!(parse("[1, {}]"), Ok(Message::Batch(items)) if items.len() == 2));
+        assert!(matches!(parse("7"), Ok(Message::Other)));
+        assert!(matches!(parse("{"), Err(Malformed::NotJson(_))));
+        assert_eq!(
+            duplicate_anywhere(r#"{"content":[{"type":"text","text":"a","text":"b"}]}"#),
+            Some("content[0].text".to_owned())
+        );
+        assert_eq!(duplicate_anywhere(r#"{"a":{"b":1},"c":[{"b":2}]}"#), None);
+    }
+
+    #[test]
     fn replace_member_keeps_every_other_member_verbatim() {
         let line =
             r#"{"id": 7 ,"result":{"b":1,"a":[1.50, "\u0041"]},"jsonrpc":"2.0","x":{"z":1,"y":2}}"#;
@@ -276,6 +523,28 @@ mod tests {
     fn keys_are_canonical_and_ids_are_salvaged() {
         let raw: Box<RawValue> = serde_json::from_str(r#""\u0061""#).unwrap();
         assert_eq!(key_of(&raw), r#""a""#);
+        let key = |text: &str| key_of(&serde_json::from_str::<Box<RawValue>>(text).unwrap());
+        for five in ["5", "5.0", "5e0", "0.5e1", "5.000"] {
+            assert_eq!(key(five), "5", "{five}");
+        }
+        assert_eq!(key("-0"), "0");
+        assert_eq!(key("-0.0"), "0");
+        assert_eq!(key("5.5"), "5.5");
+        assert_eq!(key(r#""5""#), r#""5""#);
+        let aliases =
+            |text: &str| aliases_of(&serde_json::from_str::<Box<RawValue>>(text).unwrap());
+        for five in [
+            r#""5""#,
+            r#"" 5 ""#,
+            r#""0x5""#,
+            r#""5.0""#,
+            r#""+5""#,
+            r#""0b101""#,
+        ] {
+            assert!(aliases(five).contains(&"5".to_owned()), "{five}");
+        }
+        assert_eq!(aliases(r#""""#)[1], "0");
+        assert_eq!(aliases(r#""abc""#).len(), 1);
         assert_eq!(
             salvage_id(r#"{"jsonrpc":"2.0","id":12,"result":{"content":[{"te"#),
             Some("12".into())

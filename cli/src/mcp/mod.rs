@@ -9,8 +9,9 @@ mod pending;
 mod proxy;
 
 use std::ffi::OsString;
-use std::io::{self, BufRead as _, BufReader};
+use std::io;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -19,7 +20,7 @@ use std::time::Duration;
 use tool_output_cap::{Limits, RetentionPolicy, RuntimeOptions, ToolCap};
 
 use self::capper::{Capper, Policy};
-use self::lines::Event;
+use self::lines::{Event, Flow};
 use self::pending::Pending;
 use self::proxy::{Proxy, Server};
 use crate::config::ToolTable;
@@ -27,6 +28,7 @@ use crate::failure::Failure;
 use crate::log;
 use crate::options::McpArgs;
 use crate::settings::Common;
+use crate::signals::{self, Signal};
 
 /// Default seconds the server has to answer a request.
 const DEFAULT_TIMEOUT_SECONDS: u64 = 300;
@@ -38,6 +40,15 @@ const DEFAULT_READ_TOOL: &str = "read_spilled_output";
 const MEMORY_LIMIT_BYTES: usize = 1 << 30;
 /// Exit status when the server cannot be started.
 const SERVER_NOT_STARTED: u8 = 1;
+/// Default longest message passed on either way: a `tools/call` result of
+/// 100 MiB and more is capped; a longer one would cost the proxy more
+/// memory than capping it is worth, and gets an error result instead.
+const DEFAULT_MAX_MESSAGE_BYTES: u64 = 256 << 20;
+/// Bytes read from one side and not yet written to the other before the
+/// proxy stops reading that side (beyond the one message being moved).
+const IN_FLIGHT_BYTES: usize = 8 << 20;
+/// Bytes of one server stderr line passed on to ours; the rest is counted.
+const STDERR_LINE_BYTES: usize = 8 << 10;
 
 pub fn run(args: McpArgs) -> Result<u8, Failure> {
     let common = Common::resolve(&args.common)?;
@@ -45,7 +56,7 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
     let thread = common
         .thread
         .clone()
-        .unwrap_or_else(|| format!("mcp-{}", command_line(&args.server)));
+        .unwrap_or_else(|| default_thread(&args.server));
     let read_tool_name = args
         .read_tool_name
         .clone()
@@ -55,6 +66,14 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         .timeout
         .or(file.timeout_seconds)
         .unwrap_or(DEFAULT_TIMEOUT_SECONDS);
+    let max_message = args
+        .max_message_bytes
+        .or(file.max_message_bytes)
+        .unwrap_or(DEFAULT_MAX_MESSAGE_BYTES);
+    if max_message == 0 {
+        return Err(Failure::usage("--max-message-bytes must be at least 1"));
+    }
+    let max_line = usize::try_from(max_message).unwrap_or(usize::MAX);
     let mut tools = file.tools.clone();
     for (tool, bytes) in &args.tool_budgets {
         tools
@@ -90,8 +109,18 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
     let read_tool_entry = capper.read_tool_entry().map_err(Failure::failed)?;
 
     let (events, received) = mpsc::channel();
-    let server = start_server(&args.server, events.clone())?;
-    lines::read_lines(io::stdin(), events, Event::Client, Event::ClientClosed);
+    // Heard before the server starts, so that no signal leaves it behind.
+    let server_pid = watch_signals(events.clone());
+    let server = start_server(&args.server, events.clone(), max_line)?;
+    server_pid.store(server.child.id(), Ordering::SeqCst);
+    lines::read_lines(
+        io::stdin(),
+        events,
+        Flow::new(IN_FLIGHT_BYTES),
+        max_line,
+        Event::Client,
+        Event::ClientClosed,
+    );
     let (to_client, client_writer) = lines::write_lines("client (stdout)", io::stdout());
     let proxy = Proxy {
         events: received,
@@ -102,6 +131,7 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         pending: Pending::new((timeout > 0).then(|| Duration::from_secs(timeout))),
         read_tool_entry,
         read_tool_name,
+        max_message,
     };
     Ok(proxy.serve())
 }
@@ -134,12 +164,72 @@ fn sweep(tool_cap: &ToolCap, common: &Common) {
     }
 }
 
-/// Starts the server with piped stdio, and the threads that move its lines.
-fn start_server(command: &[OsString], events: mpsc::Sender<Event>) -> Result<Server, Failure> {
+/// The first SIGINT, SIGTERM or SIGHUP goes to the router, which stops
+/// cleanly; a second one, if the router is busy, stops the server's group
+/// (its pid is set in the returned cell once it runs) and the proxy at once.
+fn watch_signals(events: mpsc::Sender<Event>) -> Arc<AtomicU32> {
+    let server = Arc::new(AtomicU32::new(0));
+    let pid = Arc::clone(&server);
+    let heard = AtomicBool::new(false);
+    signals::watch(move |signal: Signal| {
+        if !heard.swap(true, Ordering::SeqCst) {
+            let _ = events.send(Event::Signal(signal));
+            return;
+        }
+        log::line(&format!("stopping at once ({})", signal.name()));
+        let pid = pid.load(Ordering::SeqCst);
+        if pid != 0 {
+            signals::kill_group_of(pid);
+        }
+        std::process::exit(i32::from(signal.exit_code()));
+    });
+    server
+}
+
+/// The default thread id: `mcp-`, the server program's file name, and a
+/// hash of the whole command line, so that each server has its own folder
+/// and nothing of its arguments (tokens, paths) is written in a notice.
+fn default_thread(command: &[OsString]) -> String {
+    use sha2::Digest as _;
+    let mut hash = sha2::Sha256::new();
+    for part in command {
+        hash.update(part.as_encoded_bytes());
+        hash.update([0]);
+    }
+    let digest = hash.finalize();
+    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    let name: String = command
+        .first()
+        .and_then(|program| std::path::Path::new(program).file_name())
+        .map(|name| name.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(24)
+        .collect();
+    format!("mcp-{name}-{hex}")
+}
+
+/// Starts the server with piped stdio, in a process group of its own (so
+/// that it and all it starts can be stopped together), and the threads
+/// that move its lines.
+fn start_server(
+    command: &[OsString],
+    events: mpsc::Sender<Event>,
+    max_line: usize,
+) -> Result<Server, Failure> {
     let (program, args) = command
         .split_first()
         .ok_or_else(|| Failure::usage("no MCP server command after `--`"))?;
-    let mut child = Command::new(program)
+    let mut builder = Command::new(program);
+    signals::own_group(&mut builder);
+    let mut child = builder
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -149,7 +239,7 @@ fn start_server(command: &[OsString], events: mpsc::Sender<Event>) -> Result<Ser
             code: SERVER_NOT_STARTED,
             message: format!(
                 "cannot start the MCP server `{}`: {e}",
-                command_line(command)
+                program.to_string_lossy()
             ),
         })?;
     let (stdin, stdout, stderr) = (
@@ -158,7 +248,14 @@ fn start_server(command: &[OsString], events: mpsc::Sender<Event>) -> Result<Ser
         child.stderr.take().expect("piped"),
     );
     let (to_server, _writer) = lines::write_lines("server's stdin", stdin);
-    lines::read_lines(stdout, events, Event::Server, Event::ServerClosed);
+    lines::read_lines(
+        stdout,
+        events,
+        Flow::new(IN_FLIGHT_BYTES),
+        max_line,
+        Event::Server,
+        Event::ServerClosed,
+    );
     let last_stderr = Arc::new(Mutex::new(None));
     let stderr_ended = forward_stderr(stderr, Arc::clone(&last_stderr));
     Ok(Server {
@@ -169,36 +266,30 @@ fn start_server(command: &[OsString], events: mpsc::Sender<Event>) -> Result<Ser
     })
 }
 
-/// Passes the server's stderr on to ours, a line at a time, prefixed, and
-/// keeps the last line for the error message if the server dies. The
-/// receiver hears when stderr has ended.
+/// Passes the server's stderr on to ours, a line at a time (a line ends at
+/// LF or CR), prefixed, at most [`STDERR_LINE_BYTES`] of each, and keeps
+/// the last line for the error message if the server dies. The receiver
+/// hears when stderr has ended.
 fn forward_stderr(
     stderr: impl io::Read + Send + 'static,
     last: Arc<Mutex<Option<String>>>,
 ) -> mpsc::Receiver<()> {
     let (ended, stderr_ended) = mpsc::channel();
     thread::spawn(move || {
-        for line in BufReader::new(stderr).split(b'\n') {
-            let Ok(line) = line else { break };
-            let text = String::from_utf8_lossy(&line);
-            let text = text.trim_end_matches('\r');
-            log::line(&format!("server: {text}"));
+        let _ = lines::read_text_lines(stderr, STDERR_LINE_BYTES, |line, left_out| {
+            let text = String::from_utf8_lossy(line);
+            if left_out > 0 {
+                log::line(&format!("server: {text}... ({left_out} more bytes)"));
+            } else {
+                log::line(&format!("server: {text}"));
+            }
             if !text.trim().is_empty()
                 && let Ok(mut last) = last.lock()
             {
-                *last = Some(text.to_owned());
+                *last = Some(text.into_owned());
             }
-        }
+        });
         let _ = ended.send(());
     });
     stderr_ended
-}
-
-/// The command line as one string (lossy), for the thread id and messages.
-fn command_line(command: &[OsString]) -> String {
-    command
-        .iter()
-        .map(|part| part.to_string_lossy())
-        .collect::<Vec<_>>()
-        .join(" ")
 }

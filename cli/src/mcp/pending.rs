@@ -5,6 +5,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
 
+/// Most requests waiting at once (and most settled ids remembered): a
+/// client cannot grow the proxy's memory without bound by asking a server
+/// that never answers.
+pub const MAX_PENDING: usize = 10_000;
+
 /// One client request on its way through the server.
 #[derive(Debug)]
 pub struct Request {
@@ -19,6 +24,8 @@ pub struct Request {
     pub progress_token: Option<String>,
     /// When the server's time to answer runs out.
     pub deadline: Option<Instant>,
+    /// Every key a client could read its id as (see `message::aliases_of`).
+    pub aliases: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -46,16 +53,50 @@ impl Pending {
         self.requests.insert(key, request);
     }
 
-    /// The request the server just answered.
+    /// The request the server just answered with the id `key`.
     pub fn answered(&mut self, key: &str) -> Option<Request> {
         self.requests.remove(key)
+    }
+
+    /// The request an answer whose id has the keys `aliases` could be read
+    /// as answering by some client, when its id is not exactly a pending
+    /// one (`5.0` or `"5"` for 5).
+    pub fn answered_as(&mut self, aliases: &[String]) -> Option<Request> {
+        let key = self
+            .requests
+            .iter()
+            .find(|(_, r)| r.aliases.iter().any(|a| aliases.contains(a)))
+            .map(|(key, _)| key.clone())?;
+        self.requests.remove(&key)
+    }
+
+    /// Whether a pending request has an id a client could confuse with one
+    /// of `aliases`.
+    pub fn clashes(&self, aliases: &[String]) -> bool {
+        self.requests
+            .values()
+            .any(|r| r.aliases.iter().any(|a| aliases.contains(a)))
+    }
+
+    /// How many requests are waiting.
+    pub fn len(&self) -> usize {
+        self.requests.len()
     }
 
     /// The request the client cancelled: no error and no answer for it any more.
     pub fn cancelled(&mut self, key: &str) {
         if self.requests.remove(key).is_some() {
-            self.settled.insert(key.to_owned());
+            self.settle(key.to_owned());
         }
+    }
+
+    /// Remembers `key` as settled, forgetting all older ones past the bound
+    /// (their late answers are then dropped as answers to no request).
+    fn settle(&mut self, key: String) {
+        if self.settled.len() >= MAX_PENDING {
+            self.settled.clear();
+        }
+        self.settled.insert(key);
     }
 
     /// Whether an answer for `key` is late (its request timed out or was
@@ -85,7 +126,7 @@ impl Pending {
         due.into_iter()
             .filter_map(|(_, key)| {
                 let request = self.requests.remove(&key)?;
-                self.settled.insert(key);
+                self.settle(key);
                 Some(request)
             })
             .collect()
@@ -98,10 +139,6 @@ impl Pending {
 
     pub fn next_deadline(&self) -> Option<Instant> {
         self.requests.values().filter_map(|r| r.deadline).min()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.requests.is_empty()
     }
 
     pub fn timeout(&self) -> Option<Duration> {

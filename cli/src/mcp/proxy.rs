@@ -12,12 +12,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
 
-use super::answers::{self, BAD_ANSWER, SERVER_GONE, TIMED_OUT};
-use super::capper::Capper;
-use super::lines::Event;
-use super::message::{self, NoToolList, Params, Peek};
-use super::pending::{Pending, Request};
+use super::answers::{
+    self, BAD_ANSWER, INVALID_REQUEST, SERVER_GONE, STOPPING, TIMED_OUT, TOO_LARGE, TOO_MANY,
+};
+use super::capper::{Capper, Capping};
+use super::lines::{Credit, Event, Line, Outgoing};
+use super::message::{self, Envelope, Malformed, Message, NoToolList, Params};
+use super::pending::{MAX_PENDING, Pending, Request};
 use crate::log;
+use crate::signals::{self, Signal};
 
 /// How often the router looks at the server process and the deadlines
 /// when no message arrives.
@@ -25,8 +28,9 @@ const TICK: Duration = Duration::from_millis(50);
 /// How long an exited server's last output may take to arrive, and how
 /// long a server that closed its stdout may take to exit.
 const SERVER_GRACE: Duration = Duration::from_secs(1);
-/// After the client left and nothing is pending, how long the server gets
-/// to exit on its own (its stdin is closed) before it is killed.
+/// After the client closed its input (and the server's stdin was closed),
+/// how long the server has to exit on its own before the requests still
+/// pending are given up and its process group is stopped.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// Bytes of a bad line shown in the log.
 const EXCERPT_BYTES: usize = 200;
@@ -34,7 +38,7 @@ const EXCERPT_BYTES: usize = 200;
 /// The server process as the router sees it.
 pub struct Server {
     pub child: Child,
-    pub to_server: Option<Sender<Vec<u8>>>,
+    pub to_server: Option<Sender<Outgoing>>,
     /// The last line the server wrote on stderr.
     pub last_stderr: Arc<Mutex<Option<String>>>,
     /// Hears when the server's stderr has ended (all of it forwarded).
@@ -43,7 +47,7 @@ pub struct Server {
 
 pub struct Proxy {
     pub events: Receiver<Event>,
-    pub to_client: Sender<Vec<u8>>,
+    pub to_client: Sender<Outgoing>,
     pub client_writer: JoinHandle<()>,
     pub server: Server,
     pub capper: Capper,
@@ -51,6 +55,8 @@ pub struct Proxy {
     /// The read tool's `tools/list` entry (JSON) and name.
     pub read_tool_entry: String,
     pub read_tool_name: String,
+    /// The longest message passed on, in bytes.
+    pub max_message: u64,
 }
 
 /// What the router knows of the two sides' life.
@@ -60,20 +66,24 @@ struct Lifecycle {
     stdout_closed: Option<Instant>,
     /// Why the server cannot answer any more, once it cannot.
     gone: Option<String>,
-    client_closed: bool,
-    /// Since when the client is gone and nothing is pending.
-    idle_since: Option<Instant>,
+    /// When the client closed its input.
+    client_closed: Option<Instant>,
+    /// The signal that stops the proxy.
+    signal: Option<Signal>,
 }
 
 /// Where a message from the server goes.
 enum Route {
+    /// The line as it came.
     Forward,
+    /// Another line in its place.
     Replace(Vec<u8>),
     Drop,
 }
 
 impl Proxy {
-    /// Runs until the client closes its stdin and the server is done; the exit status.
+    /// Runs until the client closes its stdin and the server is done, or a
+    /// signal stops it; the exit status.
     pub fn serve(self) -> u8 {
         let mut router = Router {
             proxy: self,
@@ -82,8 +92,7 @@ impl Proxy {
             result_type: false,
         };
         router.run();
-        router.shut_down();
-        0
+        router.shut_down()
     }
 }
 
@@ -107,6 +116,10 @@ impl Router {
                 Ok(Event::ClientClosed) => self.client_closed(),
                 Ok(Event::Server(line)) => self.on_server_line(line),
                 Ok(Event::ServerClosed) => self.life.stdout_closed = Some(Instant::now()),
+                Ok(Event::Signal(signal)) => {
+                    self.life.signal = Some(signal);
+                    return;
+                }
                 Err(RecvTimeoutError::Timeout) => {}
                 // Both readers ended: only the clock and the process are left.
                 Err(RecvTimeoutError::Disconnected) => std::thread::sleep(wait),
@@ -121,35 +134,75 @@ impl Router {
 
     // ---- client to server ----
 
-    fn on_client_line(&mut self, line: Vec<u8>) {
-        if line.trim_ascii().is_empty() {
+    fn on_client_line(&mut self, line: Line) {
+        let Line {
+            bytes,
+            too_long,
+            credit,
+        } = line;
+        if let Some(length) = too_long {
+            self.client_too_long(&bytes, length);
+            return;
+        }
+        if bytes.trim_ascii().is_empty() {
             return;
         }
         // A line the proxy cannot read is the server's to judge.
-        let peek = std::str::from_utf8(&line)
-            .ok()
-            .and_then(|text| serde_json::from_str::<Peek>(text).ok())
-            .unwrap_or_default();
-        let params = Params::of(peek.params);
-        match (peek.id, peek.method.as_deref()) {
-            (Some(id), Some(method)) => {
-                if let Some(answer) = self.client_request(id, method, &params) {
-                    self.to_client(answer);
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            self.to_server(bytes, credit);
+            return;
+        };
+        match message::parse(text) {
+            Ok(Message::Object(envelope)) => {
+                if let Some(answer) = self.client_message(&envelope) {
+                    self.to_client(answer, credit);
                     return;
                 }
             }
-            (None, Some("notifications/cancelled")) => {
-                if let Some(id) = &params.request_id {
-                    self.proxy.pending.cancelled(&id.to_string());
+            // A batch goes on as one message each, so that every answer
+            // comes back on its own and is capped as any other.
+            Ok(Message::Batch(items)) => {
+                let mut out = Vec::new();
+                for item in items {
+                    let answer = match message::parse(item.get()) {
+                        Ok(Message::Object(envelope)) => self.client_message(&envelope),
+                        _ => None,
+                    };
+                    match answer {
+                        Some(answer) => self.to_client(answer, Credit::none()),
+                        None => out.push(format!("{}\n", item.get()).into_bytes()),
+                    }
                 }
+                for message in out {
+                    self.to_server(message, Credit::none());
+                }
+                drop(credit);
+                return;
             }
             _ => {}
         }
-        self.to_server(line);
+        self.to_server(bytes, credit);
+    }
+
+    /// What the proxy does with a message from the client: `Some` answer
+    /// when it answers it here, `None` when it goes to the server.
+    fn client_message(&mut self, envelope: &Envelope) -> Option<Vec<u8>> {
+        let params = Params::of(envelope.params);
+        match (envelope.id, envelope.method.as_deref()) {
+            (Some(id), Some(method)) => self.client_request(id, method, &params),
+            (None, Some("notifications/cancelled")) => {
+                if let Some(id) = &params.request_id {
+                    let raw = serde_json::value::to_raw_value(id).ok()?;
+                    self.proxy.pending.cancelled(&message::key_of(&raw));
+                }
+                None
+            }
+            _ => None,
+        }
     }
 
     /// Registers a request on its way to the server, or answers it here
-    /// (the read tool, or a server that is gone).
+    /// (the read tool, a reused id, or a server that is gone).
     fn client_request(&mut self, id: &RawValue, method: &str, params: &Params) -> Option<Vec<u8>> {
         let tool = (method == "tools/call")
             .then(|| params.tool_name().map(str::to_owned))
@@ -163,6 +216,28 @@ impl Router {
         if let Some(reason) = &self.life.gone {
             return Some(answers::error_response(id, SERVER_GONE, reason.clone()));
         }
+        if self.proxy.pending.len() >= MAX_PENDING {
+            return Some(answers::error_response(
+                id,
+                TOO_MANY,
+                format!("toolcap: {MAX_PENDING} requests are already waiting for the server"),
+            ));
+        }
+        let aliases = message::aliases_of(id);
+        // Two answers with one id could not be told apart (nor capped each
+        // by its own tool's budget): the second request is refused.
+        if self.proxy.pending.clashes(&aliases) {
+            log::line(&format!(
+                "the client reused the id {} of a request still pending: refused",
+                log::excerpt(id.get().as_bytes(), EXCERPT_BYTES)
+            ));
+            return Some(answers::error_response(
+                id,
+                INVALID_REQUEST,
+                "this request's id is the id of a request still pending: ids must be unique"
+                    .to_owned(),
+            ));
+        }
         let request = Request {
             id: id.to_owned(),
             method: method.to_owned(),
@@ -174,13 +249,38 @@ impl Router {
             tool,
             progress_token: params.request_progress_token(),
             deadline: None,
+            aliases,
         };
         self.proxy.pending.insert(message::key_of(id), request);
         None
     }
 
+    /// A client line longer than the message limit: not passed on. A
+    /// request is answered with an error; an answer to the server's
+    /// request becomes an error for the server.
+    fn client_too_long(&mut self, start: &[u8], length: u64) {
+        let limit = self.proxy.max_message;
+        log::line(&format!(
+            "the client sent a message of {length} bytes, more than the limit of {limit} \
+             (--max-message-bytes): not passed on"
+        ));
+        let text = String::from_utf8_lossy(start);
+        let Some(id) = message::salvage_id(&text).and_then(|id| raw(&id)) else {
+            return;
+        };
+        let why = format!(
+            "the message is {length} bytes, more than toolcap's limit of {limit} bytes for one \
+             message (--max-message-bytes)"
+        );
+        if text.contains("\"method\"") {
+            self.to_client(answers::error_response(&id, TOO_LARGE, why), Credit::none());
+        } else {
+            self.to_server(answers::error_response(&id, TOO_LARGE, why), Credit::none());
+        }
+    }
+
     fn client_closed(&mut self) {
-        self.life.client_closed = true;
+        self.life.client_closed = Some(Instant::now());
         // The server's stdin closes once the writer has sent what it holds:
         // the MCP way to ask a stdio server to exit.
         self.proxy.server.to_server = None;
@@ -188,66 +288,160 @@ impl Router {
 
     // ---- server to client ----
 
-    fn on_server_line(&mut self, line: Vec<u8>) {
-        if line.trim_ascii().is_empty() {
+    fn on_server_line(&mut self, line: Line) {
+        let Line {
+            bytes,
+            too_long,
+            credit,
+        } = line;
+        if let Some(length) = too_long {
+            if let Some(answer) = self.server_too_long(&bytes, length) {
+                self.to_client(answer, credit);
+            }
+            return;
+        }
+        if bytes.trim_ascii().is_empty() {
             return;
         }
         // A line without its LF is the last of a server that stopped
         // writing: if it is not a whole message, the server died mid-answer
         // and the exit error (with its status) settles the request.
-        let cut_off = line.last() != Some(&b'\n');
-        let route = match std::str::from_utf8(&line) {
-            Ok(text) => self.route(text, cut_off),
-            Err(e) => self.bad_line(&line, &e.to_string(), cut_off),
+        let cut_off = bytes.last() != Some(&b'\n');
+        let routes = match std::str::from_utf8(&bytes) {
+            Ok(text) => self.route_line(text, cut_off),
+            Err(e) => vec![(None, self.bad_line(&bytes, &e.to_string(), cut_off))],
         };
-        match route {
-            Route::Forward => self.to_client(line),
-            Route::Replace(message) => self.to_client(message),
-            Route::Drop => {}
+        // The line's credit goes with the last message it became.
+        let mut credit = Some(credit);
+        let count = routes.len();
+        for (i, (part, route)) in routes.into_iter().enumerate() {
+            let credit = if i + 1 == count {
+                credit.take().unwrap_or_default()
+            } else {
+                Credit::none()
+            };
+            match (route, part) {
+                (Route::Forward, None) => self.to_client(bytes.clone(), credit),
+                (Route::Forward, Some(part)) => self.to_client(part.into_bytes(), credit),
+                (Route::Replace(message), _) => self.to_client(message, credit),
+                (Route::Drop, _) => {}
+            }
         }
     }
 
-    fn route(&mut self, text: &str, cut_off: bool) -> Route {
-        let peek = match serde_json::from_str::<Peek>(text) {
-            Ok(peek) => peek,
-            // Valid JSON of a shape the proxy does not know: not its business.
-            Err(_) if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() => {
-                return Route::Forward;
+    /// The routes of a server line: one for a message, one per element of
+    /// a batch (each with its own text, to go on as its own line).
+    fn route_line(&mut self, text: &str, cut_off: bool) -> Vec<(Option<String>, Route)> {
+        match message::parse(text) {
+            Ok(Message::Object(envelope)) => vec![(None, self.route(text, &envelope))],
+            Ok(Message::Batch(items)) => items
+                .iter()
+                .map(|item| {
+                    let route = match message::parse(item.get()) {
+                        Ok(Message::Object(envelope)) => self.route(item.get(), &envelope),
+                        Ok(_) => self.not_a_message(item.get()),
+                        Err(why) => self.malformed(item.get(), &why),
+                    };
+                    (Some(format!("{}\n", item.get())), route)
+                })
+                .collect(),
+            Ok(Message::Other) => vec![(None, self.not_a_message(text))],
+            Err(Malformed::NotJson(why)) => {
+                vec![(None, self.bad_line(text.as_bytes(), &why, cut_off))]
             }
-            Err(e) => return self.bad_line(text.as_bytes(), &e.to_string(), cut_off),
-        };
-        if let Some(method) = &peek.method {
-            if method == "notifications/progress"
-                && let Some(token) = Params::of(peek.params).progress_token
-            {
-                self.proxy.pending.progressed(&token.to_string());
-            }
-            return Route::Forward;
+            Err(why) => vec![(None, self.malformed(text, &why))],
         }
-        let Some(id) = peek.id else {
-            return Route::Forward;
-        };
-        let key = message::key_of(id);
-        let Some(request) = self.proxy.pending.answered(&key) else {
-            if self.proxy.pending.is_late(&key) {
+    }
+
+    fn route(&mut self, text: &str, envelope: &Envelope) -> Route {
+        if envelope.method.is_some() || envelope.odd_method {
+            if envelope.result.is_some() || envelope.error.is_some() {
+                // Clients read it as a request, and one carrying an answer
+                // that the proxy would not cap.
                 log::line(&format!(
-                    "dropped the server's late answer to request {key}, already settled"
+                    "the server wrote a message with both a method and a result or error: \
+                     dropped: {}",
+                    log::excerpt(text.as_bytes(), EXCERPT_BYTES)
                 ));
                 return Route::Drop;
             }
+            if envelope.method.as_deref() == Some("notifications/progress")
+                && let Some(token) = Params::of(envelope.params).progress_token
+                && let Ok(token) = serde_json::value::to_raw_value(&token)
+            {
+                self.proxy.pending.progressed(&message::key_of(&token));
+            }
             return Route::Forward;
+        }
+        let Some(id) = envelope.id else {
+            log::line(&format!(
+                "the server wrote a message with neither a method nor an id: dropped: {}",
+                log::excerpt(text.as_bytes(), EXCERPT_BYTES)
+            ));
+            return Route::Drop;
         };
-        let Some(result) = peek.result else {
-            return Route::Forward;
+        let key = message::key_of(id);
+        let (request, exact) = match self.proxy.pending.answered(&key) {
+            Some(request) => {
+                let exact = request.id.get() == id.get();
+                (request, exact)
+            }
+            None if self.proxy.pending.is_late(&key) => {
+                log::line(&format!(
+                    "dropped the server's late answer to request {}, already settled",
+                    log::excerpt(key.as_bytes(), EXCERPT_BYTES)
+                ));
+                return Route::Drop;
+            }
+            None => match self.proxy.pending.answered_as(&message::aliases_of(id)) {
+                Some(request) => (request, false),
+                None => return self.unsolicited(text, &key, envelope),
+            },
         };
-        let rewritten = match request.method.as_str() {
-            "tools/call" => self.capped(text, id, result, &request),
-            "tools/list" => self.tool_list(text, result, request.first_tools_page),
-            "initialize" => {
-                self.note_protocol_version(result);
+        let rewritten = match (envelope.result, envelope.error) {
+            (Some(_), Some(_)) => {
+                return self.refused(&request, "it has both a `result` and an `error`");
+            }
+            (None, None) => {
+                return self.refused(&request, "it has neither a `result` nor an `error`");
+            }
+            (None, Some(_)) => {
+                // An error's message reaches the model too.
+                let tool = request.tool.as_deref().unwrap_or("tool");
+                if request.method == "tools/call" && !self.proxy.capper.within_budget(tool, text) {
+                    return self.refused(
+                        &request,
+                        &format!(
+                            "it is an error of {} bytes, over the budget of `{tool}`",
+                            text.len()
+                        ),
+                    );
+                }
                 None
             }
-            _ => None,
+            (Some(result), None) => match request.method.as_str() {
+                "tools/call" => match self.tool_result(&request, result) {
+                    Ok(None) => None,
+                    Ok(Some(capped)) => match message::replace_member(text, "result", &capped) {
+                        Some(line) => Some(line),
+                        None => return self.refused(&request, "its result could not be replaced"),
+                    },
+                    Err(refusal) => return Route::Replace(refusal),
+                },
+                "tools/list" => self.tool_list(text, result, request.first_tools_page),
+                "initialize" => {
+                    self.note_protocol_version(result);
+                    None
+                }
+                _ => None,
+            },
+        };
+        // An id a client reads as the request's, but written otherwise
+        // (`5.0` for 5, `"5"`): the client gets the request's own text.
+        let rewritten = if exact {
+            rewritten
+        } else {
+            message::replace_member(rewritten.as_deref().unwrap_or(text), "id", request.id.get())
         };
         rewritten.map_or(Route::Forward, |mut line| {
             line.push('\n');
@@ -255,21 +449,144 @@ impl Router {
         })
     }
 
-    /// The answer `line` with its `result` capped, if capping changed it.
-    fn capped(
+    /// A `tools/call` result as the client gets it: `Ok(None)` as it came,
+    /// `Ok(Some(result))` capped, or `Err(line)` a whole answer in its
+    /// place that says why it was not passed on.
+    fn tool_result(
         &mut self,
-        line: &str,
-        id: &RawValue,
-        result: &RawValue,
         request: &Request,
-    ) -> Option<String> {
+        result: &RawValue,
+    ) -> Result<Option<String>, Vec<u8>> {
         let tool = request.tool.as_deref().unwrap_or("tool");
-        let call_id = match serde_json::from_str::<serde_json::Value>(id.get()) {
-            Ok(serde_json::Value::String(id)) => format!("{tool}-{id}"),
-            _ => format!("{tool}-{}", id.get()),
+        if !self.proxy.capper.caps(tool) {
+            return Ok(None);
+        }
+        let refuse = |this: &mut Self, why: String| {
+            log::line(&format!(
+                "the result of `{tool}` (request {}) was not passed on: {why}",
+                log::excerpt(request.id.get().as_bytes(), EXCERPT_BYTES)
+            ));
+            Err(answers::tool_error_response(
+                &request.id,
+                format!("[toolcap] The result of `{tool}` was not passed on: {why}."),
+                this.result_type,
+            ))
         };
-        let capped = self.proxy.capper.cap(result.get(), tool, call_id)?;
-        message::replace_member(line, "result", &capped)
+        if let Some(path) = message::duplicate_anywhere(result.get()) {
+            return refuse(
+                self,
+                format!(
+                    "the server's answer writes the member `{path}` twice, which clients read \
+                     differently"
+                ),
+            );
+        }
+        let call_id = match serde_json::from_str::<serde_json::Value>(request.id.get()) {
+            Ok(serde_json::Value::String(id)) => format!("{tool}-{id}"),
+            _ => format!("{tool}-{}", message::key_of(&request.id)),
+        };
+        match self.proxy.capper.cap(result.get(), tool, call_id) {
+            Capping::Unchanged => Ok(None),
+            Capping::Capped(capped) => Ok(Some(capped)),
+            // What keeps the budget anyway may go on as it is.
+            Capping::Failed(_) if self.proxy.capper.within_budget(tool, result.get()) => Ok(None),
+            Capping::Failed(why) => refuse(
+                self,
+                format!(
+                    "it is {} bytes, over the budget, and could not be capped ({why})",
+                    result.get().len()
+                ),
+            ),
+        }
+    }
+
+    /// An error answer to `request` in place of the server's, which was not
+    /// one every client reads the same way.
+    fn refused(&mut self, request: &Request, why: &str) -> Route {
+        log::line(&format!(
+            "the server's answer to request {} was not passed on: {why}",
+            log::excerpt(request.id.get().as_bytes(), EXCERPT_BYTES)
+        ));
+        Route::Replace(answers::error_response(
+            &request.id,
+            BAD_ANSWER,
+            format!("the MCP server's answer was not passed on: {why}"),
+        ))
+    }
+
+    /// An answer to no pending request: a result is dropped (no client
+    /// asked for it, and none would get it capped); a small error passes
+    /// (a server's answer to a line it could not read has the id null).
+    fn unsolicited(&mut self, text: &str, key: &str, envelope: &Envelope) -> Route {
+        if envelope.result.is_none() && self.proxy.capper.within_default_budget(text) {
+            return Route::Forward;
+        }
+        log::line(&format!(
+            "dropped the server's answer to request {}, which no pending request has",
+            log::excerpt(key.as_bytes(), EXCERPT_BYTES)
+        ));
+        Route::Drop
+    }
+
+    /// A server line that is valid JSON but not a message.
+    fn not_a_message(&mut self, text: &str) -> Route {
+        log::line(&format!(
+            "the server wrote JSON that is not a JSON-RPC message, skipped: {}",
+            log::excerpt(text.as_bytes(), EXCERPT_BYTES)
+        ));
+        Route::Drop
+    }
+
+    /// A server message that clients would read differently (a member
+    /// written twice): skipped; the request it answers, if it can be told,
+    /// gets an error.
+    fn malformed(&mut self, text: &str, why: &Malformed) -> Route {
+        log::line(&format!(
+            "the server wrote a malformed message ({why}), skipped: {}",
+            log::excerpt(text.as_bytes(), EXCERPT_BYTES)
+        ));
+        match self.salvaged_request(text) {
+            Some(request) => self.refused(&request, &why.to_string()),
+            None => Route::Drop,
+        }
+    }
+
+    /// The pending request a line that cannot be read seems to answer.
+    fn salvaged_request(&mut self, text: &str) -> Option<Request> {
+        if !text.trim_start().starts_with(['{', '[']) {
+            return None;
+        }
+        let id = raw(&message::salvage_id(text)?)?;
+        let pending = &mut self.proxy.pending;
+        pending
+            .answered(&message::key_of(&id))
+            .or_else(|| pending.answered_as(&message::aliases_of(&id)))
+    }
+
+    /// A server line longer than the message limit: not passed on; the
+    /// request it answers (if its start says which) gets an error that
+    /// says why: for a `tools/call`, a result marked `isError`.
+    fn server_too_long(&mut self, start: &[u8], length: u64) -> Option<Vec<u8>> {
+        let limit = self.proxy.max_message;
+        log::line(&format!(
+            "the server wrote a message of {length} bytes, more than the limit of {limit} \
+             (--max-message-bytes): not passed on: {}",
+            log::excerpt(start, EXCERPT_BYTES)
+        ));
+        let request = self.salvaged_request(&String::from_utf8_lossy(start))?;
+        let why = format!(
+            "the MCP server's answer is {length} bytes, more than toolcap's limit of {limit} \
+             bytes for one message (--max-message-bytes)"
+        );
+        if request.method == "tools/call" {
+            let tool = request.tool.as_deref().unwrap_or("tool");
+            return Some(answers::tool_error_response(
+                &request.id,
+                format!("[toolcap] The result of `{tool}` was not passed on: {why}."),
+                self.result_type,
+            ));
+        }
+        Some(answers::error_response(&request.id, TOO_LARGE, why))
     }
 
     /// A `tools/list` page as the client gets it: the tools whose results
@@ -325,15 +642,13 @@ impl Router {
             "the server wrote a line that is not valid JSON ({why}), skipped: {}",
             log::excerpt(line, EXCERPT_BYTES)
         ));
-        let text = String::from_utf8_lossy(line);
-        if text.trim_start().starts_with(['{', '['])
-            && let Some(key) = message::salvage_id(&text)
-            && let Some(request) = self.proxy.pending.answered(&key)
-        {
-            let message = format!("the server's response was not valid JSON: {why}");
-            self.to_client(answers::error_response(&request.id, BAD_ANSWER, message));
+        match self.salvaged_request(&String::from_utf8_lossy(line)) {
+            Some(request) => {
+                let message = format!("the server's response was not valid JSON: {why}");
+                Route::Replace(answers::error_response(&request.id, BAD_ANSWER, message))
+            }
+            None => Route::Drop,
         }
-        Route::Drop
     }
 
     // ---- time and the server's life ----
@@ -346,16 +661,21 @@ impl Router {
                 request.method
             );
             log::line(&format!("request {}: {message}", request.id.get()));
-            self.to_client(answers::error_response(&request.id, TIMED_OUT, message));
-            // MCP: `initialize` is never cancelled.
-            if request.method != "initialize"
-                && let Some(cancel) = answers::cancelled(
-                    &request.id,
-                    format!("toolcap: no answer within {seconds} s"),
-                )
-            {
-                self.to_server(cancel);
-            }
+            self.to_client(
+                answers::error_response(&request.id, TIMED_OUT, message),
+                Credit::none(),
+            );
+            self.cancel(&request, format!("toolcap: no answer within {seconds} s"));
+        }
+    }
+
+    /// Tells the server to stop working on `request` (MCP: `initialize` is
+    /// never cancelled).
+    fn cancel(&mut self, request: &Request, reason: String) {
+        if request.method != "initialize"
+            && let Some(cancel) = answers::cancelled(&request.id, reason)
+        {
+            self.to_server(cancel, Credit::none());
         }
     }
 
@@ -392,36 +712,70 @@ impl Router {
             Some(line) => format!("the MCP server {reason}; its last stderr line: {line}"),
             None => format!("the MCP server {reason}"),
         };
-        if !self.life.client_closed {
+        if self.life.client_closed.is_none() {
             log::line(&reason);
         }
-        for request in self.proxy.pending.drain() {
-            self.to_client(answers::error_response(
-                &request.id,
-                SERVER_GONE,
-                reason.clone(),
-            ));
-        }
+        self.fail_pending(SERVER_GONE, &reason);
         self.proxy.server.to_server = None;
         self.life.gone = Some(reason);
     }
 
-    fn done(&mut self) -> bool {
-        if !self.life.client_closed {
-            return false;
+    /// Every pending request answered with the error `code`, `message`.
+    fn fail_pending(&mut self, code: rmcp::model::ErrorCode, message: &str) {
+        for request in self.proxy.pending.drain() {
+            self.to_client(
+                answers::error_response(&request.id, code, message.to_owned()),
+                Credit::none(),
+            );
         }
+    }
+
+    fn done(&mut self) -> bool {
+        let Some(closed_at) = self.life.client_closed else {
+            return false;
+        };
         if self.life.gone.is_some() {
             return true;
         }
-        if !self.proxy.pending.is_empty() {
-            self.life.idle_since = None;
-            return false;
+        // The client is gone and the server has had its time to finish.
+        if closed_at.elapsed() >= SHUTDOWN_GRACE {
+            let pending = self.proxy.pending.len();
+            if pending > 0 {
+                log::line(&format!(
+                    "the client closed its input: {pending} request{} still pending given up",
+                    if pending == 1 { "" } else { "s" }
+                ));
+            }
+            self.fail_pending(SERVER_GONE, "the client closed its input: request given up");
+            return true;
         }
-        let idle_since = *self.life.idle_since.get_or_insert_with(Instant::now);
-        idle_since.elapsed() >= SHUTDOWN_GRACE
+        false
     }
 
-    fn shut_down(self) {
+    /// Cancels what is pending, stops the server's process group (after it
+    /// had a moment to exit on its own), lets the client's last messages go
+    /// out, and gives the exit status: 0, or 128 + the signal that stopped it.
+    fn shut_down(mut self) -> u8 {
+        if let Some(signal) = self.life.signal {
+            log::line(&format!("stopping ({})", signal.name()));
+            let reason = format!("toolcap was stopped ({})", signal.name());
+            for request in self.proxy.pending.drain() {
+                self.cancel(&request, reason.clone());
+                self.to_client(
+                    answers::error_response(&request.id, STOPPING, reason.clone()),
+                    Credit::none(),
+                );
+            }
+            // Its stdin closes: the MCP way to ask a stdio server to exit.
+            self.proxy.server.to_server = None;
+            let deadline = Instant::now() + SERVER_GRACE;
+            while self.life.exit.is_none() && Instant::now() < deadline {
+                if let Ok(Some(status)) = self.proxy.server.child.try_wait() {
+                    self.life.exit = Some((status, Instant::now()));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
         let Router { proxy, life, .. } = self;
         let Proxy {
             to_client,
@@ -429,24 +783,35 @@ impl Router {
             mut server,
             ..
         } = proxy;
+        drop(server.to_server.take());
         if life.exit.is_none() && matches!(server.child.try_wait(), Ok(None)) {
             log::line("the MCP server did not exit after its stdin closed: stopping it");
-            let _ = server.child.kill();
         }
-        let _ = server.child.wait();
+        // Whatever the server left running in its group goes with it.
+        signals::stop_group(&mut server.child, Signal::Terminate);
         drop(to_client);
-        let _ = client_writer.join();
+        // A client that reads no more does not keep the proxy alive.
+        let deadline = Instant::now() + signals::STOP_GRACE;
+        while !client_writer.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        life.signal.map_or(0, Signal::exit_code)
     }
 
-    fn to_client(&self, message: Vec<u8>) {
-        let _ = self.proxy.to_client.send(message);
+    fn to_client(&self, message: Vec<u8>, credit: Credit) {
+        let _ = self.proxy.to_client.send((message, credit));
     }
 
-    fn to_server(&self, message: Vec<u8>) {
+    fn to_server(&self, message: Vec<u8>, credit: Credit) {
         if let Some(to_server) = &self.proxy.server.to_server {
-            let _ = to_server.send(message);
+            let _ = to_server.send((message, credit));
         }
     }
+}
+
+/// The id text `id` (JSON) as a raw value.
+fn raw(id: &str) -> Option<Box<RawValue>> {
+    serde_json::from_str(id).ok()
 }
 
 /// How the server ended, for error messages.

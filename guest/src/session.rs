@@ -234,17 +234,6 @@ impl GuestSession for Session {
 
     fn prune(&self, messages: Vec<String>, policy: types::PrunePolicy) -> CapResult<types::Pruned> {
         let capper = self.capper.borrow();
-        // The bodies kept go back to the model: redacted, as all it is shown.
-        let messages = match capper.redactor() {
-            Some(r) => messages
-                .into_iter()
-                .map(|m| match r.redact(&m).0 {
-                    std::borrow::Cow::Owned(redacted) => redacted,
-                    std::borrow::Cow::Borrowed(_) => m,
-                })
-                .collect(),
-            None => messages,
-        };
         Ok(convert::pruned(toolcap_core::prune(
             capper.scheme(),
             &messages,

@@ -91,9 +91,10 @@ impl Capper {
         Ok(())
     }
 
-    /// Whether `tool`'s results may be capped (it does not pass through).
+    /// Whether `tool`'s results may be cut (it does not pass through; one
+    /// that passes through only to be redacted is never cut).
     pub fn caps(&self, tool: &str) -> bool {
-        self.policy.budget(tool).is_some()
+        self.policy.budget(tool).is_some_and(|b| b.max_bytes > 0)
     }
 
     /// The read tool's `tools/list` entry.

@@ -44,8 +44,18 @@ impl<'r> Shown<'r> {
     pub(crate) fn block(&mut self, raw: &RawValue) -> Option<String> {
         let members = Members::of(raw)?;
         let kind = members.get("type").and_then(json::string);
+        // A text block's text and a resource's text went through the texts'
+        // redaction already (`cap-parts`): not again.
+        let text_is_string =
+            |m: &Members<'_>| m.get("text").is_some_and(|t| json::kind(t) == Kind::String);
+        let resource_text = members
+            .get("resource")
+            .and_then(Members::of)
+            .is_some_and(|r| text_is_string(&r));
         match kind.as_deref() {
             Some("image" | "audio") => self.object(&members, &["data"], &[]),
+            Some("text") if text_is_string(&members) => self.object(&members, &["text"], &[]),
+            Some("resource") if resource_text => self.object(&members, &[], &["blob", "text"]),
             Some("resource") => self.object(&members, &[], &["blob"]),
             _ => self.object(&members, &[], &[]),
         }

@@ -45,7 +45,7 @@ pub fn run(args: CapArgs) -> Result<u8, Failure> {
         exit_code: None,
         is_error: false,
     };
-    if common.budget.max_bytes == 0 {
+    if common.budget.max_bytes == 0 && common.redaction.is_none() {
         // A budget of 0 caps nothing: no component, no key, no spill.
         let heard = heard_signals();
         let mut source = Source::start(&args.command)?;
@@ -92,11 +92,12 @@ pub fn run(args: CapArgs) -> Result<u8, Failure> {
     let capped = match (capped, start.bytes) {
         (Ok(capped), bytes) => unless_unchanged(capped, bytes),
         // Within the budget's bytes anyway: better whole than nothing.
-        (Err(failure), Some(bytes)) => {
+        (Err(failure), Some(bytes)) if common.redaction.is_none() => {
             log::line(&format!("{}; passing it on whole", failure.message));
             bytes
         }
-        (Err(failure), None) => return Err(failure),
+        // Not whole when it may hold secrets to redact.
+        (Err(failure), _) => return Err(failure),
     };
     let mut stdout = io::stdout().lock();
     if let Err(e) = stdout.write_all(&capped).and_then(|()| stdout.flush()) {

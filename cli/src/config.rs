@@ -21,6 +21,14 @@ pub struct FileConfig {
     pub read_tool_name: Option<String>,
     /// `toolcap mcp`: the longest message passed on, in bytes.
     pub max_message_bytes: Option<u64>,
+    /// Redact secrets in what the model is shown (`--redact`).
+    pub redact: Option<bool>,
+    /// Redact the saved files too (`--redact-spill`).
+    pub redact_spill: Option<bool>,
+    /// Secrets of your own (for example the API keys the host holds),
+    /// redacted wherever they occur; only in the file, never on the command
+    /// line, where other users could read them.
+    pub redact_literals: Option<Vec<String>>,
     /// The default budget.
     #[serde(default)]
     pub budget: BudgetTable,

@@ -56,6 +56,14 @@ pub struct CommonArgs {
     /// How long saved outputs are kept, in days (default 7; 0 = forever).
     #[arg(long, value_name = "N")]
     pub retention_days: Option<u64>,
+    /// Redact secrets (tokens, keys, passwords...) in everything the model
+    /// is shown: previews, read-tool answers, structured content, metadata.
+    /// The saved file keeps the output as it was unless --redact-spill.
+    #[arg(long)]
+    pub redact: bool,
+    /// Redact the saved files too (implies --redact).
+    #[arg(long)]
+    pub redact_spill: bool,
 }
 
 #[derive(Args, Debug)]

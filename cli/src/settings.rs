@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use tool_output_cap::{Budget, DEFAULT_HEAD_PERCENT, DEFAULT_MAX_LINE_BYTES, Keep, SessionConfig};
+use tool_output_cap::{
+    Budget, DEFAULT_HEAD_PERCENT, DEFAULT_MAX_LINE_BYTES, Keep, RedactionPolicy, SessionConfig,
+};
 
 use crate::config::{BudgetTable, FileConfig};
 use crate::failure::Failure;
@@ -28,6 +30,8 @@ pub struct Common {
     /// The thread given by option or file; each subcommand has its own default.
     pub thread: Option<String>,
     pub retention_days: u64,
+    /// Secret redaction, when asked for.
+    pub redaction: Option<RedactionPolicy>,
     /// The rest of the config file, for the subcommand's own keys.
     pub file: FileConfig,
 }
@@ -67,6 +71,7 @@ impl Common {
                 .retention_days
                 .or(file.retention_days)
                 .unwrap_or(DEFAULT_RETENTION_DAYS),
+            redaction: redaction(args, &file),
             file,
         })
     }
@@ -98,9 +103,19 @@ impl Common {
         SessionConfig {
             key,
             retention_seconds: self.retention_seconds(),
+            redaction: self.redaction.clone(),
             ..SessionConfig::new(thread, &self.spill_dir)
         }
     }
+}
+
+/// The redaction policy of the options and the file: on with `--redact`,
+/// `--redact-spill` or their keys, or when the file lists literals.
+fn redaction(args: &CommonArgs, file: &FileConfig) -> Option<RedactionPolicy> {
+    let spill = args.redact_spill || file.redact_spill == Some(true);
+    let literals = file.redact_literals.clone().unwrap_or_default();
+    let on = args.redact || spill || file.redact == Some(true) || !literals.is_empty();
+    on.then_some(RedactionPolicy { literals, spill })
 }
 
 /// The budget of `table`, each missing key taken from `fallback`, then the

@@ -487,3 +487,73 @@ sleep 1000"#;
     assert!(stdout(&output).starts_with("started\n"));
     wait_gone(pid);
 }
+
+const TOKEN: &str = "ghp_FAKE0fake1FAKE0fake1FAKE0fake1FAKE0f";
+
+#[test]
+fn redact_replaces_secrets_in_what_fits_in_a_preview_and_with_no_budget() {
+    let sandbox = Sandbox::new();
+    let small = format!("deploying\nGITHUB_TOKEN={TOKEN}\ndone\n");
+    let mut command = sandbox.toolcap("cap");
+    command.arg("--redact");
+    let output = run(command, small.as_bytes());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "deploying\nGITHUB_TOKEN=[redacted: github-token]\ndone\n"
+    );
+    // A budget of 0 cuts nothing, but still redacts.
+    let mut command = sandbox.toolcap("cap");
+    command.args(["--redact", "--max-bytes", "0"]);
+    let text = stdout(&run(command, small.as_bytes()));
+    assert_eq!(
+        text,
+        "deploying\nGITHUB_TOKEN=[redacted: github-token]\ndone\n"
+    );
+    // A cut output: the preview is redacted, the saved file is as it was.
+    let big = format!("GITHUB_TOKEN={TOKEN}\n{}", numbered_lines(20_000));
+    let mut command = sandbox.toolcap("cap");
+    command.arg("--redact");
+    let text = stdout(&run(command, big.as_bytes()));
+    assert!(
+        text.starts_with("GITHUB_TOKEN=[redacted: github-token]\n"),
+        "{}",
+        &text[..200]
+    );
+    assert!(!text.contains(TOKEN));
+    assert_eq!(
+        std::fs::read_to_string(spill_path(&text).unwrap()).unwrap(),
+        big
+    );
+    // Without the option, nothing is redacted.
+    let text = stdout(&run(sandbox.toolcap("cap"), small.as_bytes()));
+    assert_eq!(text, small);
+}
+
+#[test]
+fn redact_keys_of_the_config_file_redact_spills_and_literals() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.path("toolcap.toml");
+    std::fs::write(
+        &config,
+        "redact_spill = true\nredact_literals = [\"corp-vault-FAKE-9f8e7d\"]\n",
+    )
+    .unwrap();
+    let big = format!(
+        "GITHUB_TOKEN={TOKEN}\nvault key corp-vault-FAKE-9f8e7d\n{}",
+        numbered_lines(20_000)
+    );
+    let mut command = sandbox.toolcap("cap");
+    command.arg("--config").arg(&config);
+    let text = stdout(&run(command, big.as_bytes()));
+    assert!(
+        text.contains("vault key [redacted: literal]"),
+        "{}",
+        &text[..300]
+    );
+    let saved = std::fs::read_to_string(spill_path(&text).unwrap()).unwrap();
+    assert!(
+        saved.starts_with("GITHUB_TOKEN=[redacted: github-token]\nvault key [redacted: literal]\n")
+    );
+    assert!(!saved.contains(TOKEN) && !saved.contains("corp-vault"));
+}

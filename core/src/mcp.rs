@@ -23,6 +23,7 @@
 mod blocks;
 mod json;
 pub mod meta;
+mod shown;
 
 use std::borrow::Cow;
 
@@ -38,6 +39,7 @@ use crate::parts::{Part, Placed, cap_parts_checking_cut, cut_layout, joined_text
 use crate::refs::OverflowRef;
 use crate::text::count_lines;
 use meta::DroppedStructured;
+pub(crate) use shown::Shown;
 
 /// How a result that did not fit is shaped. Mirrors WIT `mcp-options`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -90,13 +92,63 @@ pub fn cap_mcp(
         })
         .collect();
     let layout = cut_layout(&parts);
-    let capped = fit(capper, parts, parsed.structured, budget, &call, store)?;
+    // With redaction, every string the model can be shown is redacted, the
+    // structured content first: its redacted size is what the budget sees.
+    let mut shown = capper.redactor().map(Shown::new);
+    let structured_shown: Option<Box<RawValue>> = match (&mut shown, parsed.structured) {
+        (Some(shown), Some(s)) => shown.value(s).and_then(|v| RawValue::from_string(v).ok()),
+        _ => None,
+    };
+    let structured = Structured::of(parsed.structured, structured_shown.as_deref());
+    let mut capped = fit(capper, parts, structured, budget, &call, store)?;
+    if !capped.changed() && shown.is_none() {
+        drop(parsed);
+        return Ok(capped.into_result(result));
+    }
+    let out = write(
+        &parsed,
+        &capped,
+        &textual,
+        &layout,
+        options,
+        shown.as_mut(),
+        structured_shown.as_deref(),
+    );
+    if let Some(shown) = shown {
+        merge_counts(&mut capped.report.redactions, &shown.counts);
+    }
     if !capped.changed() {
         drop(parsed);
         return Ok(capped.into_result(result));
     }
-    let out = write(&parsed, &capped, &textual, &layout, options);
     Ok(capped.into_result(out))
+}
+
+/// The structured content as received, and as the model is shown it.
+#[derive(Clone, Copy)]
+struct Structured<'a> {
+    received: &'a RawValue,
+    shown: &'a RawValue,
+}
+
+impl<'a> Structured<'a> {
+    fn of(received: Option<&'a RawValue>, shown: Option<&'a RawValue>) -> Option<Self> {
+        received.map(|received| Structured {
+            received,
+            shown: shown.unwrap_or(received),
+        })
+    }
+}
+
+/// Add `more` to the report's `(kind, count)` list, sorted by kind.
+pub(crate) fn merge_counts(counts: &mut Vec<(String, u64)>, more: &crate::redact::Redactions) {
+    for (kind, n) in more.iter() {
+        match counts.iter_mut().find(|(k, _)| k == kind) {
+            Some((_, total)) => *total += n,
+            None => counts.push((kind.to_owned(), n)),
+        }
+    }
+    counts.sort();
 }
 
 /// The texts capped and the structured content's fate.
@@ -129,7 +181,7 @@ impl Fitted {
 fn fit(
     capper: &Capper,
     parts: Vec<Part>,
-    structured: Option<&RawValue>,
+    structured: Option<Structured<'_>>,
     budget: &Budget,
     call: &Call,
     store: &mut dyn SpillStore,
@@ -146,7 +198,7 @@ fn fit(
     if budget.is_disabled() {
         return kept(parts, budget, store);
     }
-    let raw = structured.map_or("", RawValue::get);
+    let raw = structured.map_or("", |s| s.shown.get());
     let tokens = if budget.max_tokens.is_some() {
         capper.estimator().estimate(raw)
     } else {
@@ -169,20 +221,22 @@ fn fit(
 fn drop_structured(
     capper: &Capper,
     parts: Vec<Part>,
-    structured: &RawValue,
+    structured: Structured<'_>,
     budget: &Budget,
     call: &Call,
     store: &mut dyn SpillStore,
 ) -> Result<Fitted, CapError> {
-    let raw = structured.get();
-    let bytes = raw.len() as u64;
+    let bytes = structured.shown.get().len() as u64;
     let structured_call = Call {
         id: format!("{}-structured", call.id),
         ..call.clone()
     };
-    let content = match capper.redactor() {
-        Some(r) if capper.redacts_spill() => r.redact(raw).0,
-        _ => Cow::Borrowed(raw),
+    // Redacted as JSON (it stays valid) when the policy redacts spills;
+    // otherwise as received.
+    let content = if capper.redacts_spill() {
+        structured.shown.get()
+    } else {
+        structured.received.get()
     };
     let digest = naming::content_digest(content.as_bytes());
     let lines = count_lines(content.as_bytes());
@@ -267,32 +321,70 @@ fn write(
     textual: &[bool],
     layout: &[Placed],
     options: McpOptions,
+    mut shown: Option<&mut Shown<'_>>,
+    structured_shown: Option<&RawValue>,
 ) -> String {
-    let content = content(parsed, fitted, textual, layout, options);
+    let content = content(
+        parsed,
+        fitted,
+        textual,
+        layout,
+        options,
+        shown.as_deref_mut(),
+    );
     let cut = fitted.report.truncated || fitted.dropped.is_some();
-    let meta = cut.then(|| {
-        let record = meta::record(&fitted.report, fitted.dropped.as_ref());
+    // The server's own `_meta` members, redacted when the session redacts;
+    // the record of this cap is added when something was cut or dropped.
+    let server_meta: Vec<(&str, String)> = parsed
+        .meta
+        .iter()
+        .flat_map(|m| m.unique())
+        .filter(|(k, _)| !cut || *k != meta::META_KEY)
+        .map(|(k, v)| {
+            let value = shown.as_deref_mut().and_then(|s| s.value(v));
+            (k, value.unwrap_or_else(|| v.get().to_owned()))
+        })
+        .collect();
+    let meta_changed = parsed.meta.as_ref().is_some_and(|m| {
+        m.unique()
+            .zip(&server_meta)
+            .any(|((_, v), (_, new))| v.get() != new)
+    });
+    let meta = (cut || meta_changed).then(|| {
         let mut out = String::new();
-        let kept = parsed.meta.iter().flat_map(|m| m.unique());
+        let record = cut.then(|| meta::record(&fitted.report, fitted.dropped.as_ref()));
         json::push_object(
             &mut out,
-            kept.filter(|(k, _)| *k != meta::META_KEY)
-                .map(|(k, v)| (k, v.get()))
-                .chain([(meta::META_KEY, record.as_str())]),
+            server_meta
+                .iter()
+                .map(|(k, v)| (*k, v.as_str()))
+                .chain(record.as_deref().map(|r| (meta::META_KEY, r))),
         );
         out
     });
+    // Other members the server added are shown to the model too.
+    let others: Vec<Option<String>> = parsed
+        .members
+        .unique()
+        .map(|(key, value)| match key {
+            "content" | "structuredContent" | "_meta" | "isError" => None,
+            _ => shown.as_deref_mut().and_then(|s| s.value(value)),
+        })
+        .collect();
     let has = |key: &str| parsed.members.get(key).is_some();
     let mut members: Vec<(&str, &str)> = Vec::new();
     if !has("content") {
         members.push(("content", &content));
     }
-    for (key, value) in parsed.members.unique() {
+    for ((key, value), other) in parsed.members.unique().zip(&others) {
         match key {
             "content" => members.push((key, &content)),
             "structuredContent" if fitted.dropped.is_some() => {}
+            "structuredContent" => {
+                members.push((key, structured_shown.unwrap_or(value).get()));
+            }
             "_meta" => members.push((key, meta.as_deref().unwrap_or(value.get()))),
-            _ => members.push((key, value.get())),
+            _ => members.push((key, other.as_deref().unwrap_or(value.get()))),
         }
     }
     if let Some(meta) = meta.as_deref()
@@ -312,6 +404,7 @@ fn content(
     textual: &[bool],
     layout: &[Placed],
     options: McpOptions,
+    mut shown: Option<&mut Shown<'_>>,
 ) -> String {
     let report = &fitted.report;
     let text_block = |text: &str| {
@@ -342,28 +435,32 @@ fn content(
             list.push(Cow::Owned(meta::resource_link(r, "application/json")));
         }
     }
-    let raw = |i: usize| Cow::Borrowed(parsed.blocks[i].get());
+    // A block written as received, or with every string the model is shown
+    // redacted (its other members: annotations, a link's uri and name...).
     if report.truncated {
         for placed in layout {
             list.push(match *placed {
                 Placed::Preview => Cow::Owned(text_block(preview)),
-                Placed::Kept(i) => raw(i),
-                Placed::TextRemoved(i) => {
-                    Cow::Owned(blocks::with_text(parsed.blocks[i], true, None))
-                }
+                Placed::Kept(i) => raw_block(parsed.blocks[i], shown.as_deref_mut()),
+                Placed::TextRemoved(i) => Cow::Owned(shown_block(
+                    blocks::with_text(parsed.blocks[i], true, None),
+                    shown.as_deref_mut(),
+                )),
             });
         }
     } else {
         let redacted = !report.redactions.is_empty();
         for (i, part) in fitted.parts.iter().enumerate() {
             list.push(match part {
-                Part::Text(t) if redacted && textual[i] => {
-                    Cow::Owned(blocks::with_text(parsed.blocks[i], false, Some(t)))
-                }
-                Part::Resource(r) if redacted && textual[i] => {
-                    Cow::Owned(blocks::with_text(parsed.blocks[i], true, r.text.as_deref()))
-                }
-                _ => raw(i),
+                Part::Text(t) if redacted && textual[i] => Cow::Owned(shown_block(
+                    blocks::with_text(parsed.blocks[i], false, Some(t)),
+                    shown.as_deref_mut(),
+                )),
+                Part::Resource(r) if redacted && textual[i] => Cow::Owned(shown_block(
+                    blocks::with_text(parsed.blocks[i], true, r.text.as_deref()),
+                    shown.as_deref_mut(),
+                )),
+                _ => raw_block(parsed.blocks[i], shown.as_deref_mut()),
             });
         }
     }
@@ -376,6 +473,27 @@ fn content(
     }
     out.push(']');
     out
+}
+
+/// A block written anew, with its other strings redacted when the session
+/// redacts.
+fn shown_block(block: String, shown: Option<&mut Shown<'_>>) -> String {
+    let Some(shown) = shown else {
+        return block;
+    };
+    let redacted = serde_json::from_str::<&RawValue>(&block)
+        .ok()
+        .and_then(|raw| shown.block(raw));
+    redacted.unwrap_or(block)
+}
+
+/// A block as received, or with every string the model is shown redacted
+/// (its other members: annotations, a link's uri and name...).
+fn raw_block<'b>(block: &'b RawValue, shown: Option<&mut Shown<'_>>) -> Cow<'b, str> {
+    match shown.and_then(|s| s.block(block)) {
+        Some(redacted) => Cow::Owned(redacted),
+        None => Cow::Borrowed(block.get()),
+    }
 }
 
 #[cfg(test)]

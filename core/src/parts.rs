@@ -182,7 +182,39 @@ pub fn cap_parts(
     store: &mut dyn SpillStore,
 ) -> Result<CappedParts, CapError> {
     budget.validate(capper.room())?;
-    cap_parts_checking_cut(capper, parts, budget, call, store)
+    let mut capped = cap_parts_checking_cut(capper, parts, budget, call, store)?;
+    if let Some(redactor) = capper.redactor() {
+        redact_beyond_text(redactor, &mut capped);
+    }
+    Ok(capped)
+}
+
+/// With redaction on, the strings of the parts that are not text are shown
+/// to the model too: an `other` part's JSON (every string value, JSON kept
+/// valid; a part that is not JSON as text) and a resource's URI. Media data
+/// and blobs are not text and stay.
+fn redact_beyond_text(redactor: &crate::redact::Redactor, capped: &mut CappedParts) {
+    let mut shown = crate::mcp::Shown::new(redactor);
+    for part in &mut capped.parts {
+        match part {
+            Part::Other(json) => {
+                let redacted = match serde_json::from_str::<&serde_json::value::RawValue>(json) {
+                    Ok(raw) => shown.value(raw),
+                    Err(_) => shown.text(json),
+                };
+                if let Some(r) = redacted {
+                    *json = r;
+                }
+            }
+            Part::Resource(Resource { uri, .. }) => {
+                if let Some(r) = shown.text(uri) {
+                    *uri = r;
+                }
+            }
+            _ => {}
+        }
+    }
+    crate::mcp::merge_counts(&mut capped.report.redactions, &shown.counts);
 }
 
 /// [`cap_parts`] under a budget checked only when the text must be cut (a
@@ -364,5 +396,63 @@ mod tests {
         .unwrap();
         assert!(!out.report.truncated);
         assert_eq!(out.parts, parts);
+    }
+
+    #[test]
+    fn redaction_covers_other_parts_and_resource_uris() {
+        let settings = crate::cap::PreviewSettings {
+            redaction: Some(crate::cap::RedactionSettings {
+                literals: vec![],
+                spill: false,
+            }),
+            ..crate::cap::PreviewSettings::default()
+        };
+        let c = Capper::with_settings(
+            RefScheme::new("/spill", "t", vec![5; 16]).unwrap(),
+            settings,
+        )
+        .unwrap();
+        let token = "ghp_FAKE0fake1FAKE0fake1FAKE0fake1FAKE0f";
+        let parts = vec![
+            Part::Text("no secret here".into()),
+            Part::Other(format!(
+                r#"{{"type":"x","auth":{{"token":"{token}"}},"n":1}}"#
+            )),
+            Part::Other(format!("not json {token}")),
+            Part::Resource(Resource {
+                uri: format!("https://u:{token}@h.example/x"),
+                mime_type: None,
+                text: Some("ok".into()),
+                blob: None,
+            }),
+        ];
+        let out = cap_parts(&c, parts, &budget(&c), &Call::new("c"), &mut Nowhere).unwrap();
+        let Part::Other(json) = &out.parts[1] else {
+            panic!()
+        };
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(v["auth"]["token"], "[redacted: github-token]");
+        assert_eq!(v["n"], 1);
+        assert_eq!(
+            out.parts[2],
+            Part::Other("not json [redacted: github-token]".into())
+        );
+        let Part::Resource(r) = &out.parts[3] else {
+            panic!()
+        };
+        assert_eq!(r.uri, "https://u:[redacted: github-token]@h.example/x");
+        assert_eq!(out.report.redactions, vec![("github-token".to_owned(), 3)]);
+        // Without secrets, the parts come back as they were.
+        let clean = vec![Part::Other(r#"{"type":"x","n":1}"#.into())];
+        let out = cap_parts(
+            &c,
+            clean.clone(),
+            &budget(&c),
+            &Call::new("c"),
+            &mut Nowhere,
+        )
+        .unwrap();
+        assert_eq!(out.parts, clean);
+        assert!(out.report.redactions.is_empty());
     }
 }

@@ -60,7 +60,7 @@ macro_rules! kinds {
         }
 
         /// The replacement text of `kind`.
-        fn placeholder(kind: &str) -> &'static str {
+        pub(crate) fn placeholder(kind: &str) -> &'static str {
             match kind {
                 $($text => concat!("[redacted: ", $text, "]"),)*
                 _ => unreachable!("unknown redaction kind {kind}"),
@@ -130,6 +130,13 @@ impl Redactions {
     /// `(kind, count)` for every kind seen, sorted by kind.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
         self.counts.iter().map(|(k, n)| (*k, *n))
+    }
+
+    /// Add the counts of `other`.
+    pub fn merge(&mut self, other: &Redactions) {
+        for (k, n) in other.iter() {
+            *self.counts.entry(k).or_default() += n;
+        }
     }
 
     fn add(&mut self, kind: &'static str) {
@@ -409,6 +416,18 @@ impl LineRedactor<'_> {
                 apply(out, unit, &self.edits);
             }
         }
+    }
+
+    /// The redactions of `unit`, one unit as [`Redactor::redact`] cuts
+    /// them (a line with its LF, or a piece of a longer line): `(start, end,
+    /// kind)` with offsets into `unit`, sorted and disjoint. For callers
+    /// that map offsets of the redacted text back to the original's.
+    pub(crate) fn spans_of_unit(
+        &mut self,
+        unit: &str,
+    ) -> impl Iterator<Item = (usize, usize, &'static str)> + '_ {
+        self.scan(unit);
+        self.edits.iter().map(|e| (e.start, e.end, e.kind))
     }
 
     /// Secrets redacted so far.

@@ -20,6 +20,10 @@ use toolcap_core::{Redactions, Redactor};
 
 const SECRETS: &str = include_str!("../../tests/redaction/secrets.txt");
 const LOOKALIKES: &str = include_str!("../../tests/redaction/lookalikes.txt");
+/// Real configuration formats that name passwords, tokens and secrets
+/// without holding one (nsswitch.conf, pam.d, sshd_config, my.cnf,
+/// docker-compose, Kubernetes, Helm, Spring, Django, Terraform...).
+const CONFIG_LOOKALIKES: &str = include_str!("../../tests/redaction/config-lookalikes.txt");
 const EXPECTED: &str = include_str!("../../tests/redaction/expected.json");
 
 #[derive(Deserialize)]
@@ -122,6 +126,73 @@ fn redact_leaves_lookalikes_byte_identical() {
     // Line by line, too.
     for line in LOOKALIKES.lines() {
         assert!(matches!(r.redact(line).0, Cow::Borrowed(_)), "{line:?}");
+    }
+}
+
+#[test]
+fn redact_leaves_config_lookalikes_byte_identical() {
+    assert!(CONFIG_LOOKALIKES.lines().count() >= 300);
+    let r = redactor();
+    let changed: Vec<(&str, String)> = CONFIG_LOOKALIKES
+        .lines()
+        .filter_map(|line| match r.redact(line).0 {
+            Cow::Owned(out) => Some((line, out)),
+            Cow::Borrowed(_) => None,
+        })
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "config lookalikes changed: {changed:#?}"
+    );
+    let (out, counts) = r.redact(CONFIG_LOOKALIKES);
+    assert!(
+        matches!(out, Cow::Borrowed(_)) && counts.is_empty(),
+        "{counts:?}"
+    );
+}
+
+#[test]
+fn cap_with_redaction_returns_config_lookalikes_byte_identical() {
+    use toolcap_core::cap::RedactionSettings;
+    use toolcap_core::{Budget, Capper, Keep, PreviewSettings, RefScheme};
+    for spill in [false, true] {
+        let settings = PreviewSettings {
+            redaction: Some(RedactionSettings {
+                literals: expected().literals,
+                spill,
+            }),
+            ..PreviewSettings::default()
+        };
+        let capper = Capper::with_settings(
+            RefScheme::new("/spill", "t", vec![1; 32]).unwrap(),
+            settings,
+        )
+        .unwrap();
+        let budget = Budget {
+            max_bytes: 1 << 20,
+            max_lines: None,
+            max_line_bytes: None,
+            keep: Keep::HeadAndTail,
+            head_percent: 50,
+            max_tokens: None,
+        };
+        let mut nowhere = common::MemStore::default();
+        let capped = capper
+            .cap(CONFIG_LOOKALIKES, &budget, "config", &mut nowhere)
+            .unwrap();
+        assert!(capped.redactions.is_empty(), "{:?}", capped.redactions);
+        assert_eq!(capped.text, CONFIG_LOOKALIKES);
+        // The secrets corpus, capped by the same session, keeps no secret.
+        let capped = capper
+            .cap(SECRETS, &budget, "secrets", &mut nowhere)
+            .unwrap();
+        for line in &expected().lines {
+            for (_, secret) in &line.secrets {
+                assert!(!capped.text.contains(secret.as_str()), "{secret}");
+            }
+        }
+        let total: u64 = capped.redactions.iter().map(|(_, n)| n).sum();
+        assert_eq!(total, expected().counts.values().sum::<u64>());
     }
 }
 

@@ -3,6 +3,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use toolcap_core::readback::RedactedFile;
 use toolcap_core::{Capper, RefScheme, batch, read_tool, readback};
 
 use crate::bindings::exports::toolcap::tool_output_cap::capper::{self, GuestSession};
@@ -34,6 +35,16 @@ impl Inner {
         let scheme = capper.scheme();
         let name = scheme.resolve(path)?;
         self.spill.open_file(scheme.thread_dir(), name, path)
+    }
+
+    /// [`open`](Self::open), read as the model is shown it: redacted when
+    /// the session redacts (offsets stay those of the saved file).
+    pub fn open_shown(
+        &self,
+        path: &str,
+    ) -> Result<RedactedFile<SpillFile>, toolcap_core::CapError> {
+        let file = self.open(path)?;
+        RedactedFile::new(file, self.capper.borrow().redactor())
     }
 
     fn store(&self) -> CallStore<'_> {
@@ -190,7 +201,7 @@ impl GuestSession for Session {
     }
 
     fn read(&self, path: String, offset: u64, max_bytes: u32) -> CapResult<types::Page> {
-        let mut file = self.open(&path).map_err(convert::error)?;
+        let mut file = self.open_shown(&path).map_err(convert::error)?;
         readback::read_page(&mut file, offset, max_bytes)
             .map(convert::page)
             .map_err(convert::error)
@@ -203,7 +214,7 @@ impl GuestSession for Session {
         count: u32,
         max_bytes: u32,
     ) -> CapResult<types::Page> {
-        let mut file = self.open(&path).map_err(convert::error)?;
+        let mut file = self.open_shown(&path).map_err(convert::error)?;
         readback::read_lines(&mut file, first_line, count, max_bytes)
             .map(convert::page)
             .map_err(convert::error)
@@ -215,7 +226,7 @@ impl GuestSession for Session {
         pattern: String,
         max_matches: u32,
     ) -> CapResult<types::GrepResult> {
-        let mut file = self.open(&path).map_err(convert::error)?;
+        let mut file = self.open_shown(&path).map_err(convert::error)?;
         readback::grep(&mut file, &pattern, max_matches)
             .map(convert::grep_result)
             .map_err(convert::error)
@@ -268,8 +279,16 @@ impl GuestSession for Session {
             Err(toolcap_core::CapError::NotFound(_)) => return Ok(Vec::new()),
             Err(e) => return Err(convert::error(e)),
         };
+        let shown = |mut e: listing::Entry| {
+            // The model may be shown the list: its texts are redacted too.
+            if let Some(r) = capper.redactor() {
+                e.call_id = r.redact(&e.call_id).0.into_owned();
+                e.tool = e.tool.map(|t| r.redact(&t).0.into_owned());
+            }
+            convert::spill_entry(e)
+        };
         listing::catalog(&dir, scheme)
-            .map(|entries| entries.into_iter().map(convert::spill_entry).collect())
+            .map(|entries| entries.into_iter().map(shown).collect())
             .map_err(convert::error)
     }
 
@@ -286,13 +305,14 @@ struct SessionFiles<'a> {
 }
 
 impl read_tool::SpillFiles for SessionFiles<'_> {
-    type File = SpillFile;
+    type File = RedactedFile<SpillFile>;
 
     fn scheme(&self) -> &RefScheme {
         self.capper.scheme()
     }
 
-    fn open(&mut self, path: &str) -> Result<SpillFile, toolcap_core::CapError> {
-        self.inner.open(path)
+    fn open(&mut self, path: &str) -> Result<Self::File, toolcap_core::CapError> {
+        let file = self.inner.open(path)?;
+        RedactedFile::new(file, self.capper.redactor())
     }
 }

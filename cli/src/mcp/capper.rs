@@ -22,17 +22,27 @@ pub struct Policy {
     /// Forward every result untouched.
     pub passthrough: bool,
     pub resource_link: bool,
+    /// Secrets are redacted: a tool that passes through is still redacted
+    /// (under a budget of 0, which cuts nothing).
+    pub redact: bool,
 }
 
 impl Policy {
     /// The budget for `tool`'s results; `None` when they pass untouched.
     pub fn budget(&self, tool: &str) -> Option<Budget> {
-        let Some(own) = self.tools.get(tool) else {
-            return (!self.passthrough).then_some(self.default_budget);
-        };
-        if own.passthrough.unwrap_or(self.passthrough) {
-            return None;
+        let passthrough = self.tools.get(tool).map_or(self.passthrough, |own| {
+            own.passthrough.unwrap_or(self.passthrough)
+        });
+        if passthrough {
+            // Nothing is cut; with redaction on, secrets are still replaced.
+            return self.redact.then_some(Budget {
+                max_bytes: 0,
+                ..self.default_budget
+            });
         }
+        let Some(own) = self.tools.get(tool) else {
+            return Some(self.default_budget);
+        };
         let table = BudgetTable {
             max_bytes: own.max_bytes,
             max_lines: own.max_lines,
@@ -92,9 +102,10 @@ impl Capper {
         Ok(())
     }
 
-    /// Whether `tool`'s results may be capped (it does not pass through).
+    /// Whether `tool`'s results may be cut (it does not pass through; one
+    /// that passes through only to be redacted is never cut).
     pub fn caps(&self, tool: &str) -> bool {
-        self.policy.budget(tool).is_some()
+        self.policy.budget(tool).is_some_and(|b| b.max_bytes > 0)
     }
 
     /// The read tool's `tools/list` entry.

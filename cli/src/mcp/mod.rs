@@ -87,6 +87,7 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         tools,
         passthrough: args.passthrough || file.passthrough.unwrap_or(false),
         resource_link: args.resource_link || file.resource_link.unwrap_or(false),
+        redact: common.redaction.is_some(),
     };
 
     let key = common.key()?;

@@ -367,3 +367,178 @@ fn a_budget_too_small_for_both_notices_says_so() {
         "{err:?}"
     );
 }
+
+fn redacting(spill: bool) -> Capper {
+    let settings = PreviewSettings {
+        redaction: Some(RedactionSettings {
+            literals: vec!["db.internal.example".into()],
+            spill,
+        }),
+        ..PreviewSettings::default()
+    };
+    Capper::with_settings(
+        RefScheme::new("/spill", "t", vec![5; 16]).unwrap(),
+        settings,
+    )
+    .unwrap()
+}
+
+const GH: &str = "ghp_FAKE0fake1FAKE0fake1FAKE0fake1FAKE0f";
+const AWS_SECRET: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+
+/// A result with a secret in every field the model can be shown.
+fn secret_everywhere(text: &str) -> Value {
+    json!({
+        "content": [
+            {"type": "text", "text": text,
+             "annotations": {"audience": ["assistant"], "note": format!("seen {GH}")}},
+            {"type": "resource_link", "uri": format!("https://u:{GH}@db.internal.example/x"),
+             "name": format!("token={GH}"), "description": "Authorization: Bearer opaqueFAKEtoken0opaqueFAKEtoken0"},
+            {"type": "custom-kind", "payload": {"k": format!("{GH}")}, "list": ["db.internal.example"]},
+            {"type": "image", "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "mimeType": "image/png"}
+        ],
+        "structuredContent": {
+            "env": {"GITHUB_TOKEN": GH, "aws_secret_access_key": AWS_SECRET},
+            "password": "hunter2 with spaces",
+            "nested": [{"header": "Authorization: Bearer opaqueFAKEtoken0opaqueFAKEtoken0"}],
+            "escaped": "line1\nline2 password=s3cr3t-pw\n",
+            "count": 3,
+            "ok": true
+        },
+        "_meta": {"server/trace": {"host": "db.internal.example", "token": GH}, "plain": "kept"},
+        "isError": false
+    })
+}
+
+fn assert_nothing_secret(out: &str) {
+    for s in [
+        GH,
+        "FAKE0fake1",
+        AWS_SECRET,
+        "opaqueFAKEtoken0",
+        "db.internal.example",
+        "hunter2",
+        "s3cr3t-pw",
+    ] {
+        assert!(!out.contains(s), "{s} in {out}");
+    }
+}
+
+#[test]
+fn redaction_covers_every_string_the_model_is_shown() {
+    for max_bytes in [100_000, 1500] {
+        let text = format!("deploy log\nGITHUB_TOKEN={GH}\n{}", lines("build", 80));
+        let input = secret_everywhere(&text).to_string();
+        let mut store = Memory::default();
+        let out = cap_mcp(
+            &redacting(false),
+            input.clone(),
+            &budget(max_bytes),
+            &Call::new("c1"),
+            McpOptions::default(),
+            &mut store,
+        )
+        .unwrap();
+        assert_nothing_secret(&out.result);
+        let v: Value = serde_json::from_str(&out.result).expect("valid JSON");
+        // Structure and the values that are not secret stay.
+        let s = &v["structuredContent"];
+        assert_eq!(s["count"], 3);
+        assert_eq!(s["ok"], true);
+        assert_eq!(s["env"]["GITHUB_TOKEN"], "[redacted: github-token]");
+        assert_eq!(
+            s["env"]["aws_secret_access_key"],
+            "[redacted: aws-secret-key]"
+        );
+        assert_eq!(s["password"], "[redacted: password]");
+        assert_eq!(s["escaped"], "line1\nline2 password=[redacted: password]\n");
+        assert_eq!(v["_meta"]["plain"], "kept");
+        assert_eq!(
+            v["_meta"]["server/trace"]["token"],
+            "[redacted: github-token]"
+        );
+        assert_eq!(v["isError"], false);
+        let blocks = content(&out);
+        let image = blocks.iter().find(|b| b["type"] == "image").unwrap();
+        assert!(image["data"].as_str().unwrap().starts_with("iVBOR"));
+        let link = blocks
+            .iter()
+            .find(|b| b["type"] == "resource_link")
+            .unwrap();
+        assert_eq!(link["name"], "token=[redacted: github-token]");
+        assert!(
+            out.report
+                .redactions
+                .iter()
+                .any(|(k, _)| k == "github-token")
+        );
+        // The text spill keeps the output as it was (spill: false).
+        if out.report.truncated {
+            assert!(
+                store
+                    .0
+                    .iter()
+                    .any(|(_, b)| String::from_utf8_lossy(b).contains(GH))
+            );
+        }
+    }
+}
+
+#[test]
+fn redaction_of_a_result_without_secrets_changes_nothing() {
+    let input = r#"{ "content": [ {"type":"text","text":"all good","annotations":{"priority":0.5}},
+        {"type":"resource_link","uri":"file:///tmp/a.txt","name":"a.txt"} ],
+        "structuredContent": {"password_policy": "at least 12 characters", "n": 1}, "_meta": {"x": "y"} }"#;
+    let out = cap_mcp(
+        &redacting(false),
+        input.into(),
+        &budget(10_000),
+        &Call::new("c1"),
+        McpOptions::default(),
+        &mut Memory::default(),
+    )
+    .unwrap();
+    assert_eq!(out.result, input);
+    assert!(out.report.redactions.is_empty());
+}
+
+#[test]
+fn a_dropped_structured_content_is_saved_redacted_as_valid_json_when_spills_are() {
+    let big: Vec<Value> = (0..200)
+        .map(|i| json!({"i": i, "token": GH, "note": format!("line {i}\nAuthorization: Bearer opaqueFAKEtoken0opaqueFAKEtoken0")}))
+        .collect();
+    let input =
+        json!({"content": [{"type": "text", "text": "ok"}], "structuredContent": {"items": big}})
+            .to_string();
+    for spill in [true, false] {
+        let mut store = Memory::default();
+        let out = cap_mcp(
+            &redacting(spill),
+            input.clone(),
+            &budget(2000),
+            &Call::new("c1"),
+            McpOptions::default(),
+            &mut store,
+        )
+        .unwrap();
+        assert!(out.structured_dropped);
+        assert_nothing_secret(&out.result);
+        let (_, saved) = store
+            .0
+            .iter()
+            .find(|(n, _)| n.starts_with("c1-structured"))
+            .expect("structured spill");
+        let saved = String::from_utf8(saved.clone()).unwrap();
+        let parsed: Value = serde_json::from_str(&saved).expect("the saved file is JSON");
+        if spill {
+            assert_nothing_secret(&saved);
+            assert_eq!(parsed["items"][7]["token"], "[redacted: github-token]");
+            assert_eq!(parsed["items"].as_array().unwrap().len(), 200);
+        } else {
+            assert_eq!(
+                parsed,
+                serde_json::from_str::<Value>(&input).unwrap()["structuredContent"]
+            );
+        }
+    }
+}

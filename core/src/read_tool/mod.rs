@@ -36,7 +36,7 @@ use std::collections::HashMap;
 
 use crate::error::CapError;
 use crate::naming;
-use crate::readback::{MemFile, RandomRead};
+use crate::readback::{MemFile, RandomRead, RedactedFile};
 use crate::refs::{OverflowRef, RefScheme};
 
 pub use args::{
@@ -159,6 +159,7 @@ pub fn max_text_bytes(scheme: &RefScheme, max_bytes: u32) -> usize {
 #[derive(Debug)]
 pub struct MemSpill {
     scheme: RefScheme,
+    redactor: Option<crate::redact::Redactor>,
     /// The files, by their path relative to the spill directory.
     pub files: HashMap<String, Vec<u8>>,
 }
@@ -168,8 +169,15 @@ impl MemSpill {
     pub fn new(scheme: RefScheme) -> Self {
         MemSpill {
             scheme,
+            redactor: None,
             files: HashMap::new(),
         }
+    }
+
+    /// Read the files as a session with this redaction shows them.
+    pub fn redacting(mut self, redactor: crate::redact::Redactor) -> Self {
+        self.redactor = Some(redactor);
+        self
     }
 
     /// Spill `content` as the full output of call `call_id`, as the capper
@@ -187,17 +195,17 @@ impl MemSpill {
 }
 
 impl SpillFiles for MemSpill {
-    type File = MemFile;
+    type File = RedactedFile<MemFile>;
 
     fn scheme(&self) -> &RefScheme {
         &self.scheme
     }
 
-    fn open(&mut self, path: &str) -> Result<MemFile, CapError> {
+    fn open(&mut self, path: &str) -> Result<Self::File, CapError> {
         let name = self.scheme.resolve(path)?;
         let key = format!("{}/{name}", self.scheme.thread_dir());
         match self.files.get(&key) {
-            Some(bytes) => Ok(MemFile(bytes.clone())),
+            Some(bytes) => RedactedFile::new(MemFile(bytes.clone()), self.redactor.as_ref()),
             None => Err(CapError::NotFound(crate::catalog::unknown_message(path))),
         }
     }

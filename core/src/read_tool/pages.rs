@@ -37,7 +37,7 @@ pub fn lines(
 ) -> Answer {
     let bound = max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
     let count = lines.unwrap_or(DEFAULT_LINES);
-    let size = file.size()?;
+    let size = readback::saved_size(file)?;
     if size == 0 {
         return Ok(Ok(empty_file(path)));
     }
@@ -82,6 +82,7 @@ pub fn lines(
                 .finish(),
         },
     };
+    let header = with_redactions(file, header, &page);
     Ok(Ok(assemble(header, &page, next)))
 }
 
@@ -93,7 +94,7 @@ pub fn bytes(
     max_bytes: Option<u32>,
 ) -> Answer {
     let bound = max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
-    let size = file.size()?;
+    let size = readback::saved_size(file)?;
     if size == 0 {
         return Ok(Ok(empty_file(path)));
     }
@@ -140,7 +141,33 @@ pub fn bytes(
             }
         }
     };
+    let header = with_redactions(file, header, &page);
     Ok(Ok(assemble(header, &page, next)))
+}
+
+/// `header`, and when the page shows secrets as placeholders, a line that
+/// says so and how the text's length differs from the saved bytes: offsets
+/// and cursors count bytes of the saved file.
+fn with_redactions(file: &impl RandomRead, mut header: String, page: &Page) -> String {
+    let Some(map) = file.redactions() else {
+        return header;
+    };
+    let end = page.next_offset.unwrap_or(page.total_bytes);
+    let (n, delta) = map.within(page.offset, end);
+    if n == 0 {
+        return header;
+    }
+    let noun = if n == 1 { "secret is" } else { "secrets are" };
+    let change = match delta {
+        0 => "as long as".to_owned(),
+        d if d < 0 => format!("{} bytes shorter than", -d),
+        d => format!("{d} bytes longer than"),
+    };
+    header.push_str(&format!(
+        "\n[redaction: {n} {noun} shown as `[redacted: <kind>]`, so this text is {change} the \
+         saved bytes it stands for; byte offsets and cursors count bytes of the saved file]"
+    ));
+    header
 }
 
 /// The line page from `line` whose numbered text fits in `bound`: whole
@@ -214,7 +241,7 @@ fn total_lines(file: &mut impl RandomRead, size: u64) -> Result<u64, CapError> {
 /// Whether the byte at `at` is a line break: one byte read, where a page
 /// would count the line breaks before it.
 fn ends_line(file: &mut impl RandomRead, at: u64) -> Result<bool, CapError> {
-    Ok(file.read_at(at, 1)? == b"\n")
+    readback::is_line_break(file, at)
 }
 
 fn empty_file(path: &str) -> String {

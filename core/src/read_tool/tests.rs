@@ -54,6 +54,8 @@ fn parse_page(text: &str) -> (Vec<u8>, Option<Value>) {
             next = Some(serde_json::from_str(cursor).expect("cursor is JSON"));
         } else if line.starts_with("End of file (no line break") {
             last_has_break = false;
+        } else if line.starts_with("[redaction: ") {
+            // The note of a redacted page, after its header.
         } else {
             assert!(line.starts_with("End of file."), "unexpected line {line:?}");
         }
@@ -634,4 +636,100 @@ fn json_value() -> impl Strategy<Value = Value> {
                 .prop_map(|kv| Value::Object(kv.into_iter().collect())),
         ]
     })
+}
+
+/// A session that redacts, holding a file with secrets, and that file.
+fn with_secrets() -> (MemSpill, String, String) {
+    let redactor = crate::redact::Redactor::new(&["hunter2-corp-literal".to_owned()]).unwrap();
+    let mut files = session().redacting(redactor);
+    let mut text: String = (1..=30).map(|i| format!("step {i} ok\n")).collect();
+    text.push_str("GITHUB_TOKEN=ghp_FAKE0fake1FAKE0fake1FAKE0fake1FAKE0f\n");
+    text.push_str("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n");
+    text.push_str("Authorization: Bearer opaqueFAKEtoken0opaqueFAKEtoken0opaqueFA\n");
+    text.push_str("connecting to db.internal with hunter2-corp-literal\n");
+    text.extend((31..=60).map(|i| format!("step {i} ok\n")));
+    let r = files.spill("call-1", text.as_bytes());
+    (files, r.path, text)
+}
+
+const SECRET_PIECES: &[&str] = &[
+    "ghp_FAKE",
+    "FAKE0fake1",
+    "wJalrXUtnFEMI",
+    "EXAMPLEKEY",
+    "opaqueFAKEtoken",
+    "hunter2",
+];
+
+fn assert_no_secret(text: &str) {
+    for piece in SECRET_PIECES {
+        assert!(!text.contains(piece), "{piece} shown in {text}");
+    }
+}
+
+#[test]
+fn redacting_session_grep_shows_redacted_lines_and_never_confirms_a_guess() {
+    let (mut files, path, _) = with_secrets();
+    let text = ok(&mut files, json!({"path": path, "grep": "GITHUB_TOKEN"}));
+    assert!(
+        text.contains("line 31: GITHUB_TOKEN=[redacted: github-token]"),
+        "{text}"
+    );
+    assert_no_secret(&text);
+    for guess in ["ghp_FAKE0", "hunter2", "wJalr", "Bearer opaque"] {
+        let text = ok(&mut files, json!({"path": path, "grep": guess}));
+        assert!(text.contains("no match"), "{guess}: {text}");
+    }
+}
+
+#[test]
+fn redacting_session_line_pages_are_redacted_and_say_so() {
+    let (mut files, path, text) = with_secrets();
+    let page = ok(&mut files, json!({"path": path, "line": 30, "lines": 5}));
+    assert_no_secret(&page);
+    assert!(
+        page.contains("31\tGITHUB_TOKEN=[redacted: github-token]"),
+        "{page}"
+    );
+    assert!(page.contains("34\tconnecting to db.internal with [redacted: literal]"));
+    assert!(page.contains("[redaction: 4 secrets are shown as `[redacted: <kind>]`"));
+    // Sizes are the saved file's.
+    assert!(
+        page.contains(&format!("of 64 ({} bytes)", text.len())),
+        "{page}"
+    );
+    // A page without secrets has no note.
+    let page = ok(&mut files, json!({"path": path, "line": 1, "lines": 5}));
+    assert!(!page.contains("[redaction:"), "{page}");
+}
+
+#[test]
+fn redacting_session_byte_pages_follow_saved_offsets_and_never_leak() {
+    let (mut files, path, text) = with_secrets();
+    let redacted = crate::redact::Redactor::new(&["hunter2-corp-literal".to_owned()])
+        .unwrap()
+        .redact(&text)
+        .0
+        .into_owned();
+    for max_bytes in [256, 300, 333, 401] {
+        let whole = read_all(
+            &mut files,
+            json!({"path": path, "offset": 0, "max_bytes": max_bytes}),
+        );
+        assert_eq!(String::from_utf8(whole).unwrap(), redacted, "{max_bytes}");
+    }
+    // Every starting offset, into secrets too: nothing leaks, and the header
+    // names saved offsets within the file.
+    for offset in (0..text.len()).step_by(5) {
+        let page = ok(
+            &mut files,
+            json!({"path": path, "offset": offset, "max_bytes": 256}),
+        );
+        assert_no_secret(&page);
+        assert!(page.contains(&format!("of {}", text.len())), "{page}");
+    }
+    let at = text.find("ghp_").unwrap() + 4;
+    let page = ok(&mut files, json!({"path": path, "offset": at}));
+    let start = text.find("ghp_").unwrap();
+    assert!(page.contains(&format!("bytes {start}-")), "{page}");
 }

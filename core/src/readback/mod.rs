@@ -21,6 +21,7 @@ mod excerpt;
 mod grep;
 mod lines;
 mod page;
+mod redacted;
 mod scan;
 mod source;
 mod utf8;
@@ -32,6 +33,7 @@ use crate::error::CapError;
 
 pub use grep::{GrepMatch, GrepResult};
 pub use page::Page;
+pub use redacted::{Bias, MAX_SECRETS, RedactedFile, SecretMap};
 pub use source::{MemFile, RandomRead};
 
 /// Smallest accepted `max_bytes` of a page: a character of any length fits, so
@@ -46,33 +48,104 @@ const CHUNK: usize = 1 << 20;
 /// the page reports; the page ends on a character boundary and `next_offset`
 /// continues it. `offset` equal to the size gives an empty page; beyond it is
 /// `InvalidArgument`.
+///
+/// From a [`RedactedFile`], the text is redacted and the offsets and size are
+/// those of the saved file: an offset inside a secret moves back to its
+/// start, and a page ends before a placeholder rather than inside it when it
+/// can (otherwise the next page starts after the secret).
 pub fn read_page(src: &mut impl RandomRead, offset: u64, max_bytes: u32) -> Result<Page, CapError> {
-    page::read_page_in(src, offset, max_bytes, CHUNK)
+    let view = match src.redactions() {
+        None => return page::read_page_in(src, offset, max_bytes, CHUNK),
+        Some(map) if offset > map.saved_size() => {
+            return Err(invalid(format!(
+                "offset {offset} is past the end of the file ({} bytes)",
+                map.saved_size()
+            )));
+        }
+        Some(map) => map.to_view(offset),
+    };
+    let page = page::read_page_in(src, view, max_bytes, CHUNK)?;
+    let page = match whole_placeholders(src, &page) {
+        Some(max) => page::read_page_in(src, view, max, CHUNK)?,
+        None => page,
+    };
+    Ok(saved_page(src, page))
 }
 
 /// Read `count` lines (at least 1) from 1-based `first_line`, with their line
 /// breaks, at most `max_bytes` bytes (at least [`MIN_PAGE_BYTES`]): a page
 /// that reaches the byte limit ends inside a line and `next_offset` continues
 /// it. A `first_line` past the end gives an empty page at the end of file.
+/// From a [`RedactedFile`], as [`read_page`] says.
 pub fn read_lines(
     src: &mut impl RandomRead,
     first_line: u64,
     count: u32,
     max_bytes: u32,
 ) -> Result<Page, CapError> {
-    lines::read_lines_in(src, first_line, count, max_bytes, CHUNK)
+    let page = lines::read_lines_in(src, first_line, count, max_bytes, CHUNK)?;
+    if src.redactions().is_none() {
+        return Ok(page);
+    }
+    let page = match whole_placeholders(src, &page) {
+        Some(max) => lines::read_lines_in(src, first_line, count, max, CHUNK)?,
+        None => page,
+    };
+    Ok(saved_page(src, page))
 }
 
 /// Find every non-overlapping occurrence of the literal `pattern` (not a
 /// regex, not empty). `total_matches` counts them all; the first `max_matches`
 /// (at least 1) come with their line, offset and an excerpt. One pass over
-/// the file, in chunks.
+/// the file, in chunks. From a [`RedactedFile`], the search is in the
+/// redacted text (a secret is not found by its text, so grep cannot confirm
+/// a guess), excerpts are redacted, and offsets are those of the saved file.
 pub fn grep(
     src: &mut impl RandomRead,
     pattern: &str,
     max_matches: u32,
 ) -> Result<GrepResult, CapError> {
-    grep::grep_in(src, pattern, max_matches, CHUNK)
+    let mut found = grep::grep_in(src, pattern, max_matches, CHUNK)?;
+    if let Some(map) = src.redactions() {
+        for m in &mut found.matches {
+            m.offset = map.to_saved(m.offset, Bias::Start);
+            m.excerpt_offset = map.to_saved(m.excerpt_offset, Bias::Start);
+        }
+    }
+    Ok(found)
+}
+
+/// Size of the file as saved (for a [`RedactedFile`], not of its view).
+pub fn saved_size(src: &mut impl RandomRead) -> Result<u64, CapError> {
+    match src.redactions() {
+        Some(map) => Ok(map.saved_size()),
+        None => src.size(),
+    }
+}
+
+/// Whether byte `at` of the saved file is a line break.
+pub fn is_line_break(src: &mut impl RandomRead, at: u64) -> Result<bool, CapError> {
+    let view = src.redactions().map_or(at, |m| m.to_view(at));
+    Ok(src.read_at(view, 1)? == b"\n")
+}
+
+/// For a page of a redacted view that ends inside a placeholder: the
+/// `max_bytes` of a read that ends just before it, when that is a page.
+fn whole_placeholders(src: &impl RandomRead, page: &Page) -> Option<u32> {
+    let map = src.redactions()?;
+    let start = map.placeholder_start_before(page.next_offset?)?;
+    let max = u32::try_from(start.checked_sub(page.offset)?).ok()?;
+    (max >= MIN_PAGE_BYTES).then_some(max)
+}
+
+/// `page` of a redacted view, with the offsets and size of the saved file.
+fn saved_page(src: &impl RandomRead, mut page: Page) -> Page {
+    if let Some(map) = src.redactions() {
+        page.offset = map.to_saved(page.offset, Bias::Start);
+        page.next_offset = page.next_offset.map(|at| map.to_saved(at, Bias::End));
+        page.total_bytes = map.saved_size();
+    }
+    page
 }
 
 /// An `InvalidArgument` error with `message`.

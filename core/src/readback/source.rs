@@ -1,6 +1,7 @@
 //! Where read-back reads from: the [`RandomRead`] trait and the in-memory
 //! sources.
 
+use super::redacted::SecretMap;
 use crate::error::CapError;
 
 /// Random access to one spilled file.
@@ -9,6 +10,13 @@ pub trait RandomRead {
     fn size(&mut self) -> Result<u64, CapError>;
     /// Read up to `len` bytes at `offset`; fewer only at end of file.
     fn read_at(&mut self, offset: u64, len: usize) -> Result<Vec<u8>, CapError>;
+    /// For a redacted view of a file ([`super::RedactedFile`]): where its
+    /// secrets are, so that offsets given and returned by the functions of
+    /// [`crate::readback`] stay those of the saved file. `None` (a plain
+    /// file): the view is the file.
+    fn redactions(&self) -> Option<&SecretMap> {
+        None
+    }
 }
 
 impl RandomRead for &[u8] {

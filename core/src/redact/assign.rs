@@ -124,6 +124,9 @@ pub(super) fn key(k: Key, unit: &str, start: usize, end: usize) -> Option<Span> 
             return None;
         }
     }
+    if sep == Sep::Colon && passwd_database(b, key_start, start, end, &value) {
+        return None;
+    }
     let v = &unit[value.start..value.end];
     let quoted = value.quoted.is_some();
     let kind = match k {
@@ -150,6 +153,67 @@ pub(super) fn key(k: Key, unit: &str, start: usize, end: usize) -> Option<Span> 
         end: value.end,
         kind,
     })
+}
+
+/// Sources of the name service switch (`/etc/nsswitch.conf`).
+const NSS_SOURCES: &[&str] = &[
+    "files",
+    "compat",
+    "systemd",
+    "db",
+    "dns",
+    "nis",
+    "nisplus",
+    "ldap",
+    "sss",
+    "winbind",
+    "hesiod",
+    "altfiles",
+    "extrausers",
+    "usrfiles",
+    "cache",
+    "mymachines",
+    "myhostname",
+    "resolve",
+    "wins",
+    "lwidentity",
+    "vas4",
+];
+
+/// True for a `passwd:` that names the Unix user database, not a password:
+/// the key is the bare word `passwd` and its value a list of name service
+/// sources (`passwd: files systemd`, `passwd: compat`, `"passwd": "files"`,
+/// with `[NOTFOUND=return]` actions), or, unquoted, a sentence (the `passwd`
+/// command's `passwd: all authentication tokens updated successfully.`).
+fn passwd_database(b: &[u8], key_start: usize, start: usize, end: usize, value: &Value) -> bool {
+    if key_start != start || !b[start..end].eq_ignore_ascii_case(b"passwd") {
+        return false;
+    }
+    // Unquoted, the value runs to the end of the line (or a comment).
+    let value_end = match value.quoted {
+        Some(_) => value.end,
+        None => b[value.start..]
+            .iter()
+            .position(|&c| c == b'\n' || c == b'\r' || c == b'#')
+            .map_or(b.len(), |p| value.start + p),
+    };
+    let words: Vec<&[u8]> = b[value.start..value_end]
+        .split(|&c| blank(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.is_empty() {
+        return false;
+    }
+    // Several words unquoted: sources and actions, or prose; a password
+    // there is one word.
+    words.iter().all(|w| is_nss_source(w)) || (value.quoted.is_none() && words.len() > 1)
+}
+
+fn is_nss_source(word: &[u8]) -> bool {
+    NSS_SOURCES
+        .iter()
+        .any(|s| word.eq_ignore_ascii_case(s.as_bytes()))
+        || (word.starts_with(b"[") && word.ends_with(b"]"))
 }
 
 /// A value: bytes `start..end`, inside quotes or not.

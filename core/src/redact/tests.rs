@@ -329,3 +329,30 @@ fn long_lines_are_cut_into_units() {
     let text = format!("{}AKIAIOSFODNN7EXAMPLE\n", "x ".repeat(UNIT / 2 - 2));
     assert_eq!(red(&text), text);
 }
+
+#[test]
+fn passwd_naming_the_user_database_is_not_a_password() {
+    // /etc/nsswitch.conf, and the `passwd` command's messages.
+    for line in [
+        "passwd:         files systemd\n",
+        "passwd: compat\n",
+        "passwd:\tfiles altfiles\n",
+        "passwd: files [SUCCESS=merge] systemd\n",
+        "# passwd: files ldap\n",
+        "passwd: all authentication tokens updated successfully.\n",
+        "passwd: Authentication token manipulation error\n",
+    ] {
+        same(line);
+    }
+    // A password under that key, and keys that only end with it, still are.
+    assert_eq!(red("passwd: Xk2-pw0rd\n"), "passwd: [redacted: password]\n");
+    assert_eq!(
+        red("db_passwd: files\n"),
+        "db_passwd: [redacted: password]\n"
+    );
+    same("{\"passwd\": \"files systemd\"}");
+    assert_eq!(
+        red("{\"passwd\": \"my own words\"}"),
+        "{\"passwd\": \"[redacted: password]\"}"
+    );
+}

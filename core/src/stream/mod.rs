@@ -54,7 +54,7 @@ pub mod engine;
 mod memory;
 mod notables;
 mod preview;
-mod redacting;
+pub(crate) mod redacting;
 
 pub use engine::OnePass;
 #[doc(hidden)]

@@ -17,6 +17,8 @@ pub struct PieceRedactor<'r> {
     unit_start: usize,
     /// Where in its line the current unit's nominal end lies.
     nominal: usize,
+    /// Bytes of the text in the units handed on so far.
+    done: u64,
 }
 
 impl PieceRedactor<'static> {
@@ -27,13 +29,14 @@ impl PieceRedactor<'static> {
             pending: String::new(),
             unit_start: 0,
             nominal: UNIT,
+            done: 0,
         }
     }
 
     /// Take the text's next characters; append what is redacted so far.
     pub fn push(&mut self, piece: &str, out: &mut String) {
         self.pending.push_str(piece);
-        self.drain(out);
+        self.drain(|lines, unit| lines.push_line(unit, out));
     }
 
     /// The last unit (a line without a line break); the counts.
@@ -45,12 +48,39 @@ impl PieceRedactor<'static> {
         self.lines.counts().clone()
     }
 
+    /// Take the text's next characters, and report each redaction of the
+    /// units completed so far as `(start, end, kind)`, offsets counted from
+    /// the start of the text: what [`push`](Self::push) would replace, for a
+    /// caller that keeps the original and maps offsets.
+    pub fn push_spans(&mut self, piece: &str, found: &mut impl FnMut(u64, u64, &'static str)) {
+        self.pending.push_str(piece);
+        let mut at = self.done;
+        self.drain(|lines, unit| {
+            for (s, e, kind) in lines.spans_of_unit(unit) {
+                found(at + s as u64, at + e as u64, kind);
+            }
+            at += unit.len() as u64;
+        });
+        self.done = at;
+    }
+
+    /// [`push_spans`](Self::push_spans) of the last unit.
+    pub fn finish_spans(mut self, found: &mut impl FnMut(u64, u64, &'static str)) {
+        if !self.pending.is_empty() {
+            let unit = std::mem::take(&mut self.pending);
+            for (s, e, kind) in self.lines.spans_of_unit(&unit) {
+                found(self.done + s as u64, self.done + e as u64, kind);
+            }
+        }
+    }
+
     /// Heap bytes held.
     pub fn retained_bytes(&self) -> usize {
         self.pending.capacity()
     }
 
-    fn drain(&mut self, out: &mut String) {
+    /// Hand every unit completed so far to `each`, with the line redactor.
+    fn drain(&mut self, mut each: impl FnMut(&mut LineRedactor<'static>, &str)) {
         loop {
             let room = self.nominal - self.unit_start;
             let look = &self.pending.as_bytes()[..self.pending.len().min(room)];
@@ -67,7 +97,7 @@ impl PieceRedactor<'static> {
             let ends_line = self.pending.as_bytes()[end - 1] == b'\n';
             let rest = self.pending.split_off(end);
             let unit = std::mem::replace(&mut self.pending, rest);
-            self.lines.push_line(&unit, out);
+            each(&mut self.lines, &unit);
             if ends_line {
                 self.unit_start = 0;
                 self.nominal = UNIT;

@@ -55,10 +55,13 @@ pub fn run_vector(file: &str, vector: &mut Vector, bless: bool) -> Report {
         dir: has_dir.then(|| dir.path().to_owned()),
         calls: HashMap::new(),
         refs: HashMap::new(),
+        // Only a session that redacts its spills keeps literals off the disk
+        // (`spill: false` saves the output as it was).
         literals: vector
             .session
             .redaction
             .as_ref()
+            .filter(|r| r.spill)
             .map(|r| r.literals.clone())
             .unwrap_or_default(),
     };
@@ -87,7 +90,8 @@ struct Runner {
     calls: HashMap<String, Recorded>,
     /// Their spill references, for `pruned-placeholder`.
     refs: HashMap<String, OverflowRef>,
-    /// The session's redaction literals: no spill file may hold one.
+    /// The redaction literals of a session that redacts spills: no spill
+    /// file may hold one.
     literals: Vec<String>,
 }
 

@@ -12,6 +12,7 @@ mod mcp;
 mod options;
 mod runtime;
 mod settings;
+mod sweep;
 
 use std::process::ExitCode;
 

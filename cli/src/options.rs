@@ -56,6 +56,11 @@ pub struct CommonArgs {
     /// How long saved outputs are kept, in days (default 7; 0 = forever).
     #[arg(long, value_name = "N")]
     pub retention_days: Option<u64>,
+    /// Use a spill directory (or thread folder) that another user owns or
+    /// that its group or others can write. Refused by default: whoever can
+    /// write there can read saved outputs and replace them.
+    #[arg(long)]
+    pub allow_shared_spill_dir: bool,
 }
 
 #[derive(Args, Debug)]

@@ -28,6 +28,8 @@ pub struct Common {
     /// The thread given by option or file; each subcommand has its own default.
     pub thread: Option<String>,
     pub retention_days: u64,
+    /// `--allow-shared-spill-dir`: accept a spill directory others can write.
+    pub allow_shared_spill_dir: bool,
     /// The rest of the config file, for the subcommand's own keys.
     pub file: FileConfig,
 }
@@ -67,6 +69,8 @@ impl Common {
                 .retention_days
                 .or(file.retention_days)
                 .unwrap_or(DEFAULT_RETENTION_DAYS),
+            allow_shared_spill_dir: args.allow_shared_spill_dir
+                || file.allow_shared_spill_dir.unwrap_or(false),
             file,
         })
     }
@@ -76,13 +80,28 @@ impl Common {
         (self.retention_days > 0).then(|| self.retention_days.saturating_mul(SECONDS_PER_DAY))
     }
 
+    /// Refuses a spill directory another user owns or others can write,
+    /// unless the user allowed it.
+    pub fn check_spill_dir(&self) -> Result<(), Failure> {
+        if self.allow_shared_spill_dir {
+            return Ok(());
+        }
+        match tool_output_cap::shared_dir_problem(&self.spill_dir) {
+            None => Ok(()),
+            Some(problem) => Err(Failure::usage(format!(
+                "refusing the spill directory: {problem}; pass --allow-shared-spill-dir (or set \
+                 allow_shared_spill_dir = true) to use it anyway"
+            ))),
+        }
+    }
+
     /// The session key from the key file. A file that cannot be read or made
     /// costs only the references' life beyond this run: warned about, and a
     /// key for this run only is drawn. A file that is too short is an error.
     pub fn key(&self) -> Result<Vec<u8>, Failure> {
         match key_file::load_or_create(&self.key_file) {
             Ok(key) => Ok(key),
-            Err(key_file::KeyError::TooShort(message)) => Err(Failure::usage(message)),
+            Err(key_file::KeyError::Refused(message)) => Err(Failure::usage(message)),
             Err(key_file::KeyError::Unavailable(message)) => {
                 log::line(&format!(
                     "{message}; using a key for this run only, so references to its outputs will not verify in a later run"
@@ -98,6 +117,7 @@ impl Common {
         SessionConfig {
             key,
             retention_seconds: self.retention_seconds(),
+            allow_shared_spill_dir: self.allow_shared_spill_dir,
             ..SessionConfig::new(thread, &self.spill_dir)
         }
     }

@@ -635,3 +635,34 @@ fn json_value() -> impl Strategy<Value = Value> {
         ]
     })
 }
+
+/// A file changed or replaced after it was saved is refused, not served as
+/// the output its reference names: a different size than the reference
+/// states, or content that does not match the digest in its name.
+#[test]
+fn a_file_that_no_longer_matches_its_reference_is_refused() {
+    let content = b"line one\nline two\n".repeat(50);
+    let mut files = session();
+    let r = files.spill("call-1", &content);
+    let reference = RefScheme::token(&r);
+    // Served while intact, by path or by reference.
+    ok(&mut files, json!({ "path": r.path }));
+    ok(&mut files, json!({ "path": reference }));
+    // Same size, other bytes: the digest no longer matches.
+    let mut forged = content.clone();
+    forged[3] = b'X';
+    files.files.insert(r.relative_path.clone(), forged);
+    let out = call(&mut files, json!({ "path": r.path }));
+    assert!(out.is_error);
+    assert!(out.text.contains("no longer holds the output its reference names"), "{}", out.text);
+    assert!(out.text.contains("does not match the digest"), "{}", out.text);
+    assert!(!out.text.contains("line two"), "{}", out.text);
+    // Shorter: the reference's size says so before any digest.
+    files.files.insert(r.relative_path.clone(), content[..10].to_vec());
+    let out = call(&mut files, json!({ "path": reference }));
+    assert!(out.is_error);
+    assert!(out.text.contains(&format!("has 10 bytes where the reference says {}", content.len())), "{}", out.text);
+    // Put back, it is served again.
+    files.files.insert(r.relative_path.clone(), content);
+    ok(&mut files, json!({ "path": r.path, "grep": "two" }));
+}

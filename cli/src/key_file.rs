@@ -61,7 +61,10 @@ fn read_key(path: &Path) -> Result<Vec<u8>, KeyError> {
     if meta.len() > MAX_KEY_BYTES {
         return Err(refused(
             path,
-            &format!("holds {} bytes, more than a key's {MAX_KEY_BYTES}", meta.len()),
+            &format!(
+                "holds {} bytes, more than a key's {MAX_KEY_BYTES}",
+                meta.len()
+            ),
         ));
     }
     let mut key = Vec::new();
@@ -78,8 +81,13 @@ fn is_link(path: &Path) -> bool {
 #[cfg(unix)]
 fn open_no_follow(path: &Path) -> io::Result<fs::File> {
     use rustix::fs::{Mode, OFlags};
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
-    Ok(fs::File::from(rustix::fs::open(path, flags, Mode::empty())?))
+    let flags =
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+    Ok(fs::File::from(rustix::fs::open(
+        path,
+        flags,
+        Mode::empty(),
+    )?))
 }
 
 #[cfg(not(unix))]

@@ -365,3 +365,85 @@ fn id_tool_and_thread_name_the_saved_file() {
     let path = path.to_string_lossy();
     assert!(path.contains("/from-env/call-42-"), "{path}");
 }
+
+/// `bytes=` and `blake3=` of the reference in `notice`.
+fn reference_fields(notice: &str) -> (u64, String) {
+    let field = |name: &str| {
+        let start = notice.rfind(name).expect("a reference") + name.len();
+        let end = start + notice[start..].find([' ', ')']).unwrap();
+        notice[start..end].to_owned()
+    };
+    (field("bytes=").parse().unwrap(), field("blake3="))
+}
+
+/// Random bytes (not valid UTF-8), from a fixed seed.
+fn random_bytes(len: usize) -> Vec<u8> {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect()
+}
+
+/// An output that is not valid UTF-8 is saved as the bytes that arrived:
+/// the file, the reference's size and its digest are those bytes, below
+/// and above the one-pass threshold (4 MiB), from stdin or a command. The
+/// preview is lossy and its notice says so.
+#[test]
+fn output_that_is_not_utf8_is_saved_byte_for_byte() {
+    let latin1: Vec<u8> = (0..80_000u32)
+        .map(|i| {
+            if i % 50 == 49 {
+                b'\n'
+            } else {
+                0xC0 + (i % 40) as u8
+            }
+        })
+        .collect();
+    let mut big = random_bytes(5 << 20);
+    for (i, b) in big.iter_mut().enumerate() {
+        if i % 120 == 0 {
+            *b = b'\n';
+        }
+    }
+    for (label, input, through_command) in [
+        ("300,000 random bytes", random_bytes(300_000), false),
+        ("80,000 bytes of Latin-1", latin1, true),
+        ("5 MiB of random lines", big, false),
+    ] {
+        let sandbox = Sandbox::new();
+        std::fs::write(sandbox.path("input"), &input).unwrap();
+        let mut command = sandbox.toolcap("cap");
+        command.args(["--max-bytes", "8000"]);
+        if through_command {
+            command.arg("--").arg("cat").arg(sandbox.path("input"));
+        }
+        let output = run(command, if through_command { b"" } else { &input });
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{label}: {}",
+            stderr(&output)
+        );
+        let text = stdout(&output);
+        assert!(text.len() <= 8000, "{label}");
+        let path = spill_path(&text).unwrap_or_else(|| panic!("{label}: not saved: {text}"));
+        let saved = std::fs::read(&path).unwrap();
+        assert!(
+            saved == input,
+            "{label}: {} bytes saved of {}",
+            saved.len(),
+            input.len()
+        );
+        let (bytes, digest) = reference_fields(&text);
+        assert_eq!(bytes, input.len() as u64, "{label}");
+        let want = blake3::hash(&input).to_hex()[..16].to_owned();
+        assert_eq!(digest, want, "{label}");
+        assert!(path.to_string_lossy().contains(&want), "{label}");
+        assert!(text.contains("It is not valid UTF-8"), "{label}: {text}");
+    }
+}

@@ -87,7 +87,11 @@ fn stamp_at(sandbox: &Sandbox, ago: Duration) {
 #[test]
 fn a_30_day_promise_outlives_a_7_day_sweep_of_another_run() {
     let sandbox = Sandbox::new();
-    let promised = cap_saved(&sandbox, &["--retention-days", "30"], &numbered_lines(5_000));
+    let promised = cap_saved(
+        &sandbox,
+        &["--retention-days", "30"],
+        &numbered_lines(5_000),
+    );
     let note: Value = serde_json::from_slice(&fs::read(note_of(&promised)).unwrap()).unwrap();
     assert_eq!(
         note["expires_ns"].as_u64().unwrap() - note["created_ns"].as_u64().unwrap(),
@@ -206,7 +210,13 @@ fn a_key_file_others_could_read_or_swap_is_refused() {
         .args(["--key-file", "/dev/zero"]);
     assert!(refused(command).contains("not a regular file"));
     let fifo = sandbox.path("fifo");
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let mut command = common::toolcap_bare();
     command
         .arg("cap")

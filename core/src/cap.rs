@@ -825,7 +825,15 @@ pub(crate) fn call_room(
         omitted_lines: lines.max(2),
         gap_line: lines.max(1),
     };
-    let text = notice::render_notice_lossy(&bound, outcome, notice.call, notice.style, form, notice.lossy).len();
+    let text = notice::render_notice_lossy(
+        &bound,
+        outcome,
+        notice.call,
+        notice.style,
+        form,
+        notice.lossy,
+    )
+    .len();
     let gap = "[...  bytes omitted here (bytes .. of the full output, from line ) ...]".len()
         + 3 * digits(bytes)
         + digits(lines.max(1))

@@ -190,7 +190,10 @@ mod tests {
         assert_eq!(renewed.renewed(Some(150)).expires_ns, Some(150));
         assert_eq!(promised_expiry(10, None), None);
         assert_eq!(promised_expiry(10, Some(2)), Some(2_000_000_010));
-        assert_eq!(promised_expiry(u64::MAX - 1, Some(u64::MAX)), Some(u64::MAX));
+        assert_eq!(
+            promised_expiry(u64::MAX - 1, Some(u64::MAX)),
+            Some(u64::MAX)
+        );
         assert_eq!(call_of_name("call-7-0123456789abcdef.txt"), Some("call-7"));
         assert_eq!(call_of_name("notes.txt"), None);
     }

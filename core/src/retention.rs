@@ -213,7 +213,10 @@ mod tests {
     }
 
     /// The paths and reasons of `picked`.
-    fn named(spills: &[StoredSpill], picked: &[(usize, SweepReason)]) -> Vec<(String, SweepReason)> {
+    fn named(
+        spills: &[StoredSpill],
+        picked: &[(usize, SweepReason)],
+    ) -> Vec<(String, SweepReason)> {
         picked
             .iter()
             .map(|&(i, r)| (spills[i].relative_path.clone(), r))

@@ -46,7 +46,11 @@ pub fn shared_dir_problem(dir: &Path) -> Option<String> {
                 "{} can be written by {} (mode {mode:04o}), who could replace the outputs saved \
                  there; make it private with `chmod 700 {}`",
                 dir.display(),
-                if mode & 0o002 != 0 { "every user" } else { "its group" },
+                if mode & 0o002 != 0 {
+                    "every user"
+                } else {
+                    "its group"
+                },
                 dir.display()
             ));
         }

@@ -57,8 +57,10 @@ pub struct SessionConfig {
     /// in an earlier session; `None`: 1.
     pub token_scale: Option<f64>,
     /// How long the host keeps spills (the age its [`SpillStore::sweep`]
-    /// deletes at), in seconds: notices say "kept for 7 days". `None`: not
-    /// stated.
+    /// deletes at), in seconds: notices say "kept for 7 days", and each
+    /// spill's note records that promise, so that no sweep (of any process
+    /// or policy) deletes the file sooner; an identical output capped again
+    /// renews it. `None`: not stated, nothing promised.
     pub retention_seconds: Option<u64>,
     /// Opt-in secret redaction; `None` redacts nothing.
     pub redaction: Option<RedactionPolicy>,

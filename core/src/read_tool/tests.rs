@@ -654,14 +654,32 @@ fn a_file_that_no_longer_matches_its_reference_is_refused() {
     files.files.insert(r.relative_path.clone(), forged);
     let out = call(&mut files, json!({ "path": r.path }));
     assert!(out.is_error);
-    assert!(out.text.contains("no longer holds the output its reference names"), "{}", out.text);
-    assert!(out.text.contains("does not match the digest"), "{}", out.text);
+    assert!(
+        out.text
+            .contains("no longer holds the output its reference names"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("does not match the digest"),
+        "{}",
+        out.text
+    );
     assert!(!out.text.contains("line two"), "{}", out.text);
     // Shorter: the reference's size says so before any digest.
-    files.files.insert(r.relative_path.clone(), content[..10].to_vec());
+    files
+        .files
+        .insert(r.relative_path.clone(), content[..10].to_vec());
     let out = call(&mut files, json!({ "path": reference }));
     assert!(out.is_error);
-    assert!(out.text.contains(&format!("has 10 bytes where the reference says {}", content.len())), "{}", out.text);
+    assert!(
+        out.text.contains(&format!(
+            "has 10 bytes where the reference says {}",
+            content.len()
+        )),
+        "{}",
+        out.text
+    );
     // Put back, it is served again.
     files.files.insert(r.relative_path.clone(), content);
     ok(&mut files, json!({ "path": r.path, "grep": "two" }));

@@ -126,14 +126,8 @@ pub(crate) fn cap_whole(
         Some(o) => (o.bytes, naming::content_digest(o.bytes)),
     };
     one.set_lossy(original.is_some_and(|o| o.lossy));
-    let saved = crate::cap::spill_output(
-        capper.scheme(),
-        store,
-        call,
-        content,
-        &digest,
-        one.lines(),
-    );
+    let saved =
+        crate::cap::spill_output(capper.scheme(), store, call, content, &digest, one.lines());
     one.finish(capper, saved)
 }
 

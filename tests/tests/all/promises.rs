@@ -103,7 +103,9 @@ fn reuse_renews_the_promise_so_the_next_sweep_keeps_the_file() {
         .spill
         .expect("saved");
     let note = read_note(dir.path(), &spill.relative_path);
-    let expires = note["expires_ns"].as_u64().expect("the note states the promise");
+    let expires = note["expires_ns"]
+        .as_u64()
+        .expect("the note states the promise");
     let created = note["created_ns"].as_u64().unwrap();
     assert_eq!(expires, created + 7 * DAY_NS, "{note}");
     let lapsed = now_ns() - HOUR_NS;
@@ -167,9 +169,16 @@ fn a_longer_promise_outlives_a_shorter_policy() {
     fs::remove_file(note_path(dir.path(), &no_note.relative_path)).unwrap();
 
     let report = sweep_by_age(dir.path(), 7);
-    let mut deleted: Vec<_> = report.deleted.iter().map(|d| d.relative_path.clone()).collect();
+    let mut deleted: Vec<_> = report
+        .deleted
+        .iter()
+        .map(|d| d.relative_path.clone())
+        .collect();
     deleted.sort();
-    let mut want = vec![old_note.relative_path.clone(), no_note.relative_path.clone()];
+    let mut want = vec![
+        old_note.relative_path.clone(),
+        no_note.relative_path.clone(),
+    ];
     want.sort();
     assert_eq!(deleted, want, "{report:?}");
     assert_eq!(report.kept_files, 1);
@@ -204,14 +213,22 @@ fn the_read_tool_refuses_a_file_replaced_behind_its_reference() {
             .run_read_tool(&json!({ "path": path }).to_string())
             .unwrap();
         assert!(out.is_error, "{}", out.text);
-        assert!(out.text.contains("no longer holds the output"), "{}", out.text);
+        assert!(
+            out.text.contains("no longer holds the output"),
+            "{}",
+            out.text
+        );
         assert!(!out.text.contains("forged!"), "{}", out.text);
     }
     fs::write(&file, &text[..100]).unwrap();
     let out = session
         .run_read_tool(&json!({ "path": capped.text }).to_string())
         .unwrap();
-    assert!(out.is_error && out.text.contains("has 100 bytes"), "{}", out.text);
+    assert!(
+        out.is_error && out.text.contains("has 100 bytes"),
+        "{}",
+        out.text
+    );
     fs::write(&file, &text).unwrap();
     let out = session
         .run_read_tool(&json!({ "path": spill.path, "grep": "genuine" }).to_string())

@@ -287,6 +287,12 @@ fn a_key_file_too_short_is_a_clear_error() {
     let sandbox = Sandbox::new();
     std::fs::create_dir_all(sandbox.key_file().parent().unwrap()).unwrap();
     std::fs::write(sandbox.key_file(), b"short").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let private = std::fs::Permissions::from_mode(0o600);
+        std::fs::set_permissions(sandbox.key_file(), private).unwrap();
+    }
     let output = run(sandbox.toolcap("cap"), b"hello\n");
     assert_eq!(output.status.code(), Some(2));
     let message = stderr(&output);

@@ -86,8 +86,8 @@ pub fn plan_sweep(spills: &mut [StoredSpill], policy: RetentionPolicy, now_ns: u
     };
     if let Some(age) = policy.max_age_seconds {
         let cutoff = now_ns.saturating_sub(age.saturating_mul(1_000_000_000));
-        for i in 0..spills.len() {
-            if spills[i].created_ns >= cutoff {
+        for (i, spill) in spills.iter().enumerate() {
+            if spill.created_ns >= cutoff {
                 break;
             }
             picker.pick(i, SweepReason::Age);
@@ -95,12 +95,12 @@ pub fn plan_sweep(spills: &mut [StoredSpill], policy: RetentionPolicy, now_ns: u
     }
     if let Some(max) = policy.max_total_bytes {
         let mut total: u64 = picker.left().map(|i| spills[i].bytes).sum();
-        for i in 0..spills.len() {
+        for (i, spill) in spills.iter().enumerate() {
             if total <= max {
                 break;
             }
             if !picker.gone[i] && picker.pick(i, SweepReason::TotalBytes) {
-                total -= spills[i].bytes;
+                total -= spill.bytes;
             }
         }
     }

@@ -53,8 +53,10 @@ pub fn run(args: CapArgs) -> Result<u8, Failure> {
         let status = source.wait();
         return Ok(interrupted.map_or(status, |signal| interrupted_notice(signal, false)));
     }
+    common.check_spill_dir()?;
     let key = common.key()?;
     let tool_cap = crate::runtime::tool_cap(&RuntimeOptions::default())?;
+    crate::sweep::now_and_then(&tool_cap, &common);
     let mut session = tool_cap
         .open_session(common.session_config(thread, key))
         .map_err(|e| Failure::failed(format!("cannot open a session: {e}")))?;

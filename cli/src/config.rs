@@ -15,6 +15,7 @@ pub struct FileConfig {
     pub key_file: Option<PathBuf>,
     pub thread: Option<String>,
     pub retention_days: Option<u64>,
+    pub allow_shared_spill_dir: Option<bool>,
     pub timeout_seconds: Option<u64>,
     pub resource_link: Option<bool>,
     pub passthrough: Option<bool>,

@@ -13,6 +13,7 @@ mod options;
 mod runtime;
 mod settings;
 mod signals;
+mod sweep;
 
 use std::process::ExitCode;
 

@@ -64,6 +64,11 @@ pub struct CommonArgs {
     /// Redact the saved files too (implies --redact).
     #[arg(long)]
     pub redact_spill: bool,
+    /// Use a spill directory (or thread folder) that another user owns or
+    /// that its group or others can write. Refused by default: whoever can
+    /// write there can read saved outputs and replace them.
+    #[arg(long)]
+    pub allow_shared_spill_dir: bool,
 }
 
 #[derive(Args, Debug)]

@@ -32,6 +32,8 @@ pub struct Common {
     pub retention_days: u64,
     /// Secret redaction, when asked for.
     pub redaction: Option<RedactionPolicy>,
+    /// `--allow-shared-spill-dir`: accept a spill directory others can write.
+    pub allow_shared_spill_dir: bool,
     /// The rest of the config file, for the subcommand's own keys.
     pub file: FileConfig,
 }
@@ -72,6 +74,8 @@ impl Common {
                 .or(file.retention_days)
                 .unwrap_or(DEFAULT_RETENTION_DAYS),
             redaction: redaction(args, &file),
+            allow_shared_spill_dir: args.allow_shared_spill_dir
+                || file.allow_shared_spill_dir.unwrap_or(false),
             file,
         })
     }
@@ -81,13 +85,28 @@ impl Common {
         (self.retention_days > 0).then(|| self.retention_days.saturating_mul(SECONDS_PER_DAY))
     }
 
+    /// Refuses a spill directory another user owns or others can write,
+    /// unless the user allowed it.
+    pub fn check_spill_dir(&self) -> Result<(), Failure> {
+        if self.allow_shared_spill_dir {
+            return Ok(());
+        }
+        match tool_output_cap::shared_dir_problem(&self.spill_dir) {
+            None => Ok(()),
+            Some(problem) => Err(Failure::usage(format!(
+                "refusing the spill directory: {problem}; pass --allow-shared-spill-dir (or set \
+                 allow_shared_spill_dir = true) to use it anyway"
+            ))),
+        }
+    }
+
     /// The session key from the key file. A file that cannot be read or made
     /// costs only the references' life beyond this run: warned about, and a
     /// key for this run only is drawn. A file that is too short is an error.
     pub fn key(&self) -> Result<Vec<u8>, Failure> {
         match key_file::load_or_create(&self.key_file) {
             Ok(key) => Ok(key),
-            Err(key_file::KeyError::TooShort(message)) => Err(Failure::usage(message)),
+            Err(key_file::KeyError::Refused(message)) => Err(Failure::usage(message)),
             Err(key_file::KeyError::Unavailable(message)) => {
                 log::line(&format!(
                     "{message}; using a key for this run only, so references to its outputs will not verify in a later run"
@@ -104,6 +123,7 @@ impl Common {
             key,
             retention_seconds: self.retention_seconds(),
             redaction: self.redaction.clone(),
+            allow_shared_spill_dir: self.allow_shared_spill_dir,
             ..SessionConfig::new(thread, &self.spill_dir)
         }
     }

@@ -287,6 +287,12 @@ fn a_key_file_too_short_is_a_clear_error() {
     let sandbox = Sandbox::new();
     std::fs::create_dir_all(sandbox.key_file().parent().unwrap()).unwrap();
     std::fs::write(sandbox.key_file(), b"short").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let private = std::fs::Permissions::from_mode(0o600);
+        std::fs::set_permissions(sandbox.key_file(), private).unwrap();
+    }
     let output = run(sandbox.toolcap("cap"), b"hello\n");
     assert_eq!(output.status.code(), Some(2));
     let message = stderr(&output);
@@ -556,4 +562,86 @@ fn redact_keys_of_the_config_file_redact_spills_and_literals() {
         saved.starts_with("GITHUB_TOKEN=[redacted: github-token]\nvault key [redacted: literal]\n")
     );
     assert!(!saved.contains(TOKEN) && !saved.contains("corp-vault"));
+}
+
+/// `bytes=` and `blake3=` of the reference in `notice`.
+fn reference_fields(notice: &str) -> (u64, String) {
+    let field = |name: &str| {
+        let start = notice.rfind(name).expect("a reference") + name.len();
+        let end = start + notice[start..].find([' ', ')']).unwrap();
+        notice[start..end].to_owned()
+    };
+    (field("bytes=").parse().unwrap(), field("blake3="))
+}
+
+/// Random bytes (not valid UTF-8), from a fixed seed.
+fn random_bytes(len: usize) -> Vec<u8> {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect()
+}
+
+/// An output that is not valid UTF-8 is saved as the bytes that arrived:
+/// the file, the reference's size and its digest are those bytes, below
+/// and above the one-pass threshold (4 MiB), from stdin or a command. The
+/// preview is lossy and its notice says so.
+#[test]
+fn output_that_is_not_utf8_is_saved_byte_for_byte() {
+    let latin1: Vec<u8> = (0..80_000u32)
+        .map(|i| {
+            if i % 50 == 49 {
+                b'\n'
+            } else {
+                0xC0 + (i % 40) as u8
+            }
+        })
+        .collect();
+    let mut big = random_bytes(5 << 20);
+    for (i, b) in big.iter_mut().enumerate() {
+        if i % 120 == 0 {
+            *b = b'\n';
+        }
+    }
+    for (label, input, through_command) in [
+        ("300,000 random bytes", random_bytes(300_000), false),
+        ("80,000 bytes of Latin-1", latin1, true),
+        ("5 MiB of random lines", big, false),
+    ] {
+        let sandbox = Sandbox::new();
+        std::fs::write(sandbox.path("input"), &input).unwrap();
+        let mut command = sandbox.toolcap("cap");
+        command.args(["--max-bytes", "8000"]);
+        if through_command {
+            command.arg("--").arg("cat").arg(sandbox.path("input"));
+        }
+        let output = run(command, if through_command { b"" } else { &input });
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{label}: {}",
+            stderr(&output)
+        );
+        let text = stdout(&output);
+        assert!(text.len() <= 8000, "{label}");
+        let path = spill_path(&text).unwrap_or_else(|| panic!("{label}: not saved: {text}"));
+        let saved = std::fs::read(&path).unwrap();
+        assert!(
+            saved == input,
+            "{label}: {} bytes saved of {}",
+            saved.len(),
+            input.len()
+        );
+        let (bytes, digest) = reference_fields(&text);
+        assert_eq!(bytes, input.len() as u64, "{label}");
+        let want = blake3::hash(&input).to_hex()[..16].to_owned();
+        assert_eq!(digest, want, "{label}");
+        assert!(path.to_string_lossy().contains(&want), "{label}");
+        assert!(text.contains("It is not valid UTF-8"), "{label}: {text}");
+    }
 }

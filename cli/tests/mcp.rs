@@ -768,6 +768,9 @@ fn spills_older_than_the_retention_are_swept_at_start() {
                 serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
             let created = meta["created_ns"].as_u64().expect("created_ns");
             meta["created_ns"] = json!(created - 30 * 86_400 * 1_000_000_000);
+            // Its promise (7 days from the save) moves back with it.
+            let expires = meta["expires_ns"].as_u64().expect("expires_ns");
+            meta["expires_ns"] = json!(expires - 30 * 86_400 * 1_000_000_000);
             std::fs::write(&path, meta.to_string()).unwrap();
         }
         let touched = std::process::Command::new("touch")

@@ -95,6 +95,14 @@ pub trait SpillStore {
         let _ = (thread_dir, digest, bytes);
         None
     }
+
+    /// `file_name`, found by [`existing`](Self::existing), is named again by
+    /// a new notice: a store that keeps promises renews the file's (its note
+    /// then promises what the new notice says, from now), so that no sweep
+    /// deletes the file the new reference points at. By default nothing.
+    fn renew(&mut self, thread_dir: &str, file_name: &str, bytes: u64, lines: u64) {
+        let _ = (thread_dir, file_name, bytes, lines);
+    }
 }
 
 /// A tool result fitted to a budget. Mirrors WIT `capped`.
@@ -405,7 +413,67 @@ impl Capper {
         let redacted = redacted.into_owned();
         // The model sees the redacted text; the file keeps the output as it
         // was unless the policy redacts spills too.
-        let original = (!self.redact_spill).then_some(text.as_ref());
+        let original = (!self.redact_spill).then_some(Original {
+            bytes: text.as_bytes(),
+            lossy: false,
+        });
+        let mut capped = self.cap_plain(Cow::Owned(redacted), budget, call, store, original)?;
+        capped.redactions = counts.iter().map(|(k, n)| (k.to_owned(), n)).collect();
+        Ok(capped)
+    }
+
+    /// [`cap_call`](Self::cap_call) of an output given as bytes, valid
+    /// UTF-8 or not, as [`crate::CapStream`] caps it: the preview is made
+    /// from `String::from_utf8_lossy` of `bytes`, and the file holds `bytes`
+    /// exactly (unless the session redacts spills: then the redacted text),
+    /// with the reference stating their size and digest. For bytes that are
+    /// not valid UTF-8, a full notice says the preview is a lossy decoding.
+    pub fn cap_bytes(
+        &self,
+        bytes: &[u8],
+        budget: &Budget,
+        call: &Call,
+        store: &mut dyn SpillStore,
+    ) -> Result<Capped, CapError> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => self.cap_call(text, budget, call, store),
+            Err(_) => {
+                let text = String::from_utf8_lossy(bytes).into_owned();
+                self.cap_stream_text(text, Some(bytes), budget, call, store)
+            }
+        }
+    }
+
+    /// [`cap_owned`](Self::cap_owned) of a stream's `text`, the lossy
+    /// decoding of `raw` when that was not valid UTF-8 (`None`: `text` is
+    /// the bytes). See [`cap_bytes`](Self::cap_bytes).
+    pub(crate) fn cap_stream_text(
+        &self,
+        text: String,
+        raw: Option<&[u8]>,
+        budget: &Budget,
+        call: &Call,
+        store: &mut dyn SpillStore,
+    ) -> Result<Capped, CapError> {
+        let Some(raw) = raw else {
+            return self.cap_owned(text, budget, call, store);
+        };
+        budget.validate(self.room)?;
+        // A session that redacts spills saves the redacted text (the text
+        // itself when there is nothing to redact), as a stream does.
+        let original = (self.redactor.is_none() || !self.redact_spill).then_some(Original {
+            bytes: raw,
+            lossy: true,
+        });
+        let Some(redactor) = &self.redactor else {
+            return self.cap_plain(Cow::Owned(text), budget, call, store, original);
+        };
+        let (redacted, counts) = redactor.redact(&text);
+        if counts.is_empty() {
+            drop(redacted);
+            return self.cap_plain(Cow::Owned(text), budget, call, store, original);
+        }
+        let redacted = redacted.into_owned();
         let mut capped = self.cap_plain(Cow::Owned(redacted), budget, call, store, original)?;
         capped.redactions = counts.iter().map(|(k, n)| (k.to_owned(), n)).collect();
         Ok(capped)
@@ -429,7 +497,7 @@ impl Capper {
         budget: &Budget,
         call: &Call,
         store: &mut dyn SpillStore,
-        original: Option<&str>,
+        original: Option<Original<'_>>,
     ) -> Result<Capped, CapError> {
         if let Some((lines, tokens)) = self.measure_if_fits(&text, budget) {
             return Ok(unchanged(text.into_owned(), lines, tokens));
@@ -476,7 +544,7 @@ impl Capper {
         budget: &Budget,
         call: &Call,
         store: &mut dyn SpillStore,
-        original: Option<&str>,
+        original: Option<Original<'_>>,
     ) -> Result<Capped, CapError> {
         let bytes = text.len() as u64;
         // Count the lines while hashing: one pass over memory, not two.
@@ -487,8 +555,8 @@ impl Capper {
         let saved = match original {
             None => spill_output(&self.scheme, store, call, text.as_bytes(), &digest, lines),
             Some(o) => {
-                let digest = naming::content_digest(o.as_bytes());
-                spill_output(&self.scheme, store, call, o.as_bytes(), &digest, lines)
+                let digest = naming::content_digest(o.bytes);
+                spill_output(&self.scheme, store, call, o.bytes, &digest, lines)
             }
         };
         let outcome = match &saved {
@@ -499,6 +567,7 @@ impl Capper {
             call,
             style: &self.settings.notice,
             features: self.settings.features,
+            lossy: original.is_some_and(|o| o.lossy),
         };
         let preview = self.within_tokens(budget, |b| {
             preview_within(text, b, &index, outcome, &notice, &self.patterns)
@@ -579,7 +648,10 @@ pub(crate) fn spill_output(
     let thread = scheme.thread_dir();
     let bytes = content.len() as u64;
     let file_name = match store.existing(thread, digest, bytes) {
-        Some(name) => name,
+        Some(name) => {
+            store.renew(thread, &name, bytes, lines);
+            name
+        }
         None => {
             let name = naming::spill_file_name(&call.id, digest);
             store.save_call(thread, &name, content, call, lines)?;
@@ -617,12 +689,25 @@ fn unchanged(text: String, lines: u64, tokens: u64) -> Capped {
     }
 }
 
+/// What the spill file holds when it is not the text the preview shows:
+/// the output as it was, beside its redacted text, or the bytes of an
+/// output that was not valid UTF-8 (the text being their lossy decoding).
+/// Its lines are the text's: a lossy decoding keeps every line break.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Original<'a> {
+    pub(crate) bytes: &'a [u8],
+    /// The text is a lossy decoding of `bytes`: a full notice says so.
+    pub(crate) lossy: bool,
+}
+
 /// What the notice of one cut is made of, besides its numbers.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct NoticeParts<'a> {
     pub(crate) call: &'a Call,
     pub(crate) style: &'a NoticeStyle,
     pub(crate) features: PreviewFeatures,
+    /// The preview is a lossy decoding of the saved bytes.
+    pub(crate) lossy: bool,
 }
 
 impl NoticeParts<'_> {
@@ -678,12 +763,16 @@ fn worst_room(
         is_error: true,
     };
     let style = &settings.notice;
-    let spilled =
-        notice::render_notice(&worst, Saved::Spilled(&long_ref), &failed_call, style, form).len()
-            + (scheme.max_token_len() - RefScheme::token(&long_ref).len());
+    // A full notice (the only form without adaptive notices) may state that
+    // the preview is a lossy decoding; a compact one never does.
+    let lossy = form == NoticeForm::Full;
+    let render = |saved: Saved<'_>, call: &Call| {
+        notice::render_notice_lossy(&worst, saved, call, style, form, lossy)
+    };
+    let spilled = render(Saved::Spilled(&long_ref), &failed_call).len()
+        + (scheme.max_token_len() - RefScheme::token(&long_ref).len());
     let reason = "x".repeat(notice::MAX_REASON_BYTES);
-    let failed =
-        notice::render_notice(&worst, Saved::Failed(&reason), &failed_call, style, form).len();
+    let failed = render(Saved::Failed(&reason), &failed_call).len();
     let gap_marker = notice::gap_marker(0, MAX_NUMBER, MAX_NUMBER);
     let gap = gap_marker.len() + 1;
     // In tokens, the worst is a notice whose free text is dense: the tool
@@ -704,20 +793,8 @@ fn worst_room(
         ..long_ref.clone()
     };
     let dense = [
-        notice::render_notice(
-            &worst,
-            Saved::Spilled(&long_ref_path),
-            &dense_call,
-            style,
-            form,
-        ),
-        notice::render_notice(
-            &worst,
-            Saved::Failed(&dense_reason),
-            &dense_call,
-            style,
-            form,
-        ),
+        render(Saved::Spilled(&long_ref_path), &dense_call),
+        render(Saved::Failed(&dense_reason), &dense_call),
     ]
     .iter()
     .map(|n| estimator.estimate(n))
@@ -748,7 +825,15 @@ pub(crate) fn call_room(
         omitted_lines: lines.max(2),
         gap_line: lines.max(1),
     };
-    let text = notice::render_notice(&bound, outcome, notice.call, notice.style, form).len();
+    let text = notice::render_notice_lossy(
+        &bound,
+        outcome,
+        notice.call,
+        notice.style,
+        form,
+        notice.lossy,
+    )
+    .len();
     let gap = "[...  bytes omitted here (bytes .. of the full output, from line ) ...]".len()
         + 3 * digits(bytes)
         + digits(lines.max(1))
@@ -915,12 +1000,13 @@ fn preview_within(
     if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
-    out.push_str(&notice::render_notice(
+    out.push_str(&notice::render_notice_lossy(
         &loss,
         outcome,
         notice.call,
         notice.style,
         form,
+        notice.lossy,
     ));
     debug_assert!(out.len() <= max_bytes, "{} > {max_bytes}", out.len());
     Preview {
@@ -1134,12 +1220,13 @@ fn json_within(
     out.push('\n');
     out.push_str(&json.text);
     out.push('\n');
-    out.push_str(&notice::render_notice(
+    out.push_str(&notice::render_notice_lossy(
         &loss,
         outcome,
         notice.call,
         notice.style,
         form,
+        notice.lossy,
     ));
     debug_assert!(out.len() <= budget.max_bytes as usize);
     Some(Preview {

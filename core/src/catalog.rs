@@ -33,6 +33,13 @@ pub struct SpillMeta {
     pub bytes: u64,
     /// Lines of the file.
     pub lines: u64,
+    /// Until when a notice promised the file is kept (nanoseconds since the
+    /// Unix epoch): no sweep deletes it before. `None`: nothing was promised
+    /// (the session stated no retention), or the note was written by a
+    /// version before 0.3; the sweep's policy alone then decides, from
+    /// `created_ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_ns: Option<u64>,
 }
 
 impl SpillMeta {
@@ -41,11 +48,32 @@ impl SpillMeta {
         serde_json::to_string(self).expect("a plain record always serialises")
     }
 
+    /// The note of a file named again by a notice (dedupe) that promises
+    /// `expires_ns`: the later promise wins, so reuse renews the file and
+    /// never shortens what an earlier notice promised.
+    pub fn renewed(mut self, expires_ns: Option<u64>) -> SpillMeta {
+        self.expires_ns = self.expires_ns.max(expires_ns);
+        self
+    }
+
     /// The note read back; `None` for anything else (a damaged or foreign
     /// file is ignored, not trusted).
     pub fn from_json(text: &[u8]) -> Option<SpillMeta> {
         serde_json::from_slice(text).ok()
     }
+}
+
+/// Until when a notice written at `now_ns` by a session keeping spills
+/// `retention_seconds` promises its file: `None` when it promises nothing.
+pub fn promised_expiry(now_ns: u64, retention_seconds: Option<u64>) -> Option<u64> {
+    retention_seconds.map(|s| now_ns.saturating_add(s.saturating_mul(1_000_000_000)))
+}
+
+/// The call id a spill file's name holds (its mapped form), for a file
+/// without a note.
+pub fn call_of_name(spill_name: &str) -> Option<&str> {
+    let digest = naming::digest_of_file_name(spill_name)?;
+    Some(&spill_name[..spill_name.len() - digest.len() - naming::SPILL_SUFFIX.len() - 1])
 }
 
 /// The name of the note beside spill file `spill_name`.
@@ -138,12 +166,36 @@ mod tests {
             created_ns: 1_795_000_000_000_000_000,
             bytes: 123,
             lines: 4,
+            expires_ns: Some(1_795_604_800_000_000_000),
         };
         assert_eq!(SpillMeta::from_json(meta.to_json().as_bytes()), Some(meta));
         assert_eq!(SpillMeta::from_json(b"{\"call_id\": 1}"), None);
         assert_eq!(SpillMeta::from_json(b"\xff"), None);
         assert!(!is_spill_name(&meta_name("c-0123456789abcdef.txt")));
         assert!(is_spill_name("c-0123456789abcdef.txt"));
+    }
+
+    #[test]
+    fn a_note_without_a_promise_reads_back_and_reuse_keeps_the_later_promise() {
+        // A note of a version before 0.3: no `expires_ns`.
+        let old = br#"{"call_id":"c","tool":null,"created_ns":5,"bytes":1,"lines":1}"#;
+        let meta = SpillMeta::from_json(old).expect("an old note is read");
+        assert_eq!(meta.expires_ns, None);
+        assert!(!meta.to_json().contains("expires_ns"));
+        let renewed = meta.renewed(Some(100));
+        assert_eq!(renewed.expires_ns, Some(100));
+        // A shorter promise never shortens a longer one, and none keeps it.
+        assert_eq!(renewed.clone().renewed(Some(50)).expires_ns, Some(100));
+        assert_eq!(renewed.clone().renewed(None).expires_ns, Some(100));
+        assert_eq!(renewed.renewed(Some(150)).expires_ns, Some(150));
+        assert_eq!(promised_expiry(10, None), None);
+        assert_eq!(promised_expiry(10, Some(2)), Some(2_000_000_010));
+        assert_eq!(
+            promised_expiry(u64::MAX - 1, Some(u64::MAX)),
+            Some(u64::MAX)
+        );
+        assert_eq!(call_of_name("call-7-0123456789abcdef.txt"), Some("call-7"));
+        assert_eq!(call_of_name("notes.txt"), None);
     }
 
     #[test]

@@ -153,13 +153,33 @@ pub fn render_notice(
     style: &NoticeStyle,
     form: NoticeForm,
 ) -> String {
+    render_notice_lossy(loss, saved, call, style, form, false)
+}
+
+/// What a full notice adds for an output that was not valid UTF-8.
+pub const LOSSY_STATEMENT: &str = " It is not valid UTF-8: this preview shows each invalid \
+     byte sequence as U+FFFD and counts the bytes of that decoded text; the saved file holds the \
+     exact bytes.";
+
+/// [`render_notice`] of a preview that is a lossy decoding of the output
+/// (`lossy`): a full notice says so after its numbers. A compact notice,
+/// the form of budgets too small for words, does not.
+pub fn render_notice_lossy(
+    loss: &Loss,
+    saved: Saved<'_>,
+    call: &Call,
+    style: &NoticeStyle,
+    form: NoticeForm,
+    lossy: bool,
+) -> String {
     let failure = call.failure_statement();
     if form == NoticeForm::Compact {
         return render_compact(loss, saved, &failure, style);
     }
+    let lossy = if lossy { LOSSY_STATEMENT } else { "" };
     let first = format!(
         "{NOTICE_HEAD}{failure}This tool output was cut to fit the context budget. Full size: {} \
-         bytes, {}; omitted: {} bytes and {} whole {}, starting at line {}.",
+         bytes, {}; omitted: {} bytes and {} whole {}, starting at line {}.{lossy}",
         loss.original_bytes,
         counted(loss.original_lines, "line", "lines"),
         loss.omitted_bytes,

@@ -182,6 +182,18 @@ fn stream_ending(
     (capped, saved)
 }
 
+/// [`Capper::cap_bytes`] of `bytes`, and the files it saved.
+fn whole_bytes(
+    capper: &Capper,
+    bytes: &[u8],
+    budget: Budget,
+    call: &Call,
+) -> (Capped, Vec<(String, Vec<u8>)>) {
+    let mut store = MemStore::default();
+    let capped = capper.cap_bytes(bytes, &budget, call, &mut store).unwrap();
+    (capped, store.files.into_iter().collect())
+}
+
 fn whole(
     capper: &Capper,
     text: &str,
@@ -204,8 +216,9 @@ const FEATURES: [PreviewFeatures; 2] = [
 proptest! {
     #![proptest_config(cases(300))]
 
-    /// Any chunking of any bytes streams to exactly `cap_call` of the lossy
-    /// text, every field, and the same file.
+    /// Any chunking of any bytes streams to exactly `cap_bytes` of them (for
+    /// valid UTF-8, `cap_call` of the text), every field, and the same file:
+    /// the bytes as written, valid UTF-8 or not.
     #[test]
     fn stream_is_cap_in_any_chunking(
         bytes in any_input(60),
@@ -217,11 +230,23 @@ proptest! {
         single in prop::bool::weighted(0.15),
     ) {
         let capper = capper_with(FEATURES[features], large);
-        let text = String::from_utf8_lossy(&bytes);
-        let want = whole(&capper, &text, budget, &call);
+        let want = whole_bytes(&capper, &bytes, budget, &call);
         let got = stream(&capper, &chunks(&bytes, &cuts, single), budget, &call);
         prop_assert_eq!(&got.0, &want.0);
         prop_assert_eq!(&got.1, &want.1);
+        if let Ok(text) = std::str::from_utf8(&bytes) {
+            prop_assert_eq!(&want, &whole(&capper, text, budget, &call));
+        }
+        // The file is the bytes, and the reference states them.
+        if let Some(r) = &got.0.spill {
+            prop_assert_eq!(got.1.len(), 1);
+            prop_assert_eq!(&got.1[0].1, &bytes);
+            prop_assert_eq!(r.bytes, bytes.len() as u64);
+            prop_assert_eq!(&r.digest, &toolcap_core::naming::content_digest(&bytes));
+            let lossy = std::str::from_utf8(&bytes).is_err();
+            let full = got.0.text.contains("The tool already ran");
+            prop_assert_eq!(got.0.text.contains("It is not valid UTF-8"), lossy && full);
+        }
     }
 
     /// An exit code given after the stream started (at any point before
@@ -239,9 +264,8 @@ proptest! {
         cuts in prop::collection::vec(any::<usize>(), 0..12),
     ) {
         let capper = capper_with(FEATURES[features], large);
-        let text = String::from_utf8_lossy(&bytes);
         let ended = Call { exit_code: Some(code), ..call.clone() };
-        let want = whole(&capper, &text, budget, &ended);
+        let want = whole_bytes(&capper, &bytes, budget, &ended);
         let chunks = chunks(&bytes, &cuts, false);
         let at = at % (chunks.len() + 1);
         let got = stream_ending(&capper, &chunks, budget, &call, Some((at, code)));
@@ -707,7 +731,7 @@ proptest! {
     ) {
         let capper = redacting_capper(large, spill);
         let text = String::from_utf8_lossy(&bytes);
-        let want = whole(&capper, &text, budget, &call);
+        let want = whole_bytes(&capper, &bytes, budget, &call);
         let got = stream(&capper, &chunks(&bytes, &cuts, single), budget, &call);
         prop_assert_eq!(&got.0, &want.0);
         prop_assert_eq!(&got.1, &want.1);

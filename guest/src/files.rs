@@ -42,15 +42,60 @@ pub fn temp_name(name: &str) -> String {
     )
 }
 
-/// Note where spill `name` came from, beside it. Best effort: a spill
+/// Note where spill `name` came from, beside it, with what its notice
+/// promised (kept `retention_seconds` from now). Best effort: a spill
 /// without its note is still listed (from its name and the file's time).
-pub fn write_meta(dir: &Descriptor, name: &str, call: &Call, bytes: u64, lines: u64) {
+pub fn write_meta(
+    dir: &Descriptor,
+    name: &str,
+    call: &Call,
+    bytes: u64,
+    lines: u64,
+    retention_seconds: Option<u64>,
+) {
+    let now = now_ns();
     let meta = SpillMeta {
         call_id: call.id.clone(),
         tool: call.tool.clone(),
-        created_ns: now_ns(),
+        created_ns: now,
         bytes,
         lines,
+        expires_ns: catalog::promised_expiry(now, retention_seconds),
+    };
+    let _ = write_atomic(dir, &catalog::meta_name(name), meta.to_json().as_bytes());
+}
+
+/// Spill `name` (of `bytes` bytes and `lines` lines) is named by a new
+/// notice that promises `retention_seconds` from now: its note keeps the
+/// later promise. A spill without a note (saved by an older version) gets
+/// one, dated by the file. Best effort, like [`write_meta`].
+pub fn renew_meta(
+    dir: &Descriptor,
+    name: &str,
+    bytes: u64,
+    lines: u64,
+    retention_seconds: Option<u64>,
+) {
+    let Some(promise) = catalog::promised_expiry(now_ns(), retention_seconds) else {
+        // Nothing promised: nothing to renew.
+        return;
+    };
+    let meta = match read_meta(dir, name, bytes) {
+        Some(meta) if meta.expires_ns >= Some(promise) => return,
+        Some(meta) => meta.renewed(Some(promise)),
+        None => {
+            let Some((_, mtime)) = file_stat(dir, name) else {
+                return;
+            };
+            SpillMeta {
+                call_id: catalog::call_of_name(name).unwrap_or(name).to_owned(),
+                tool: None,
+                created_ns: mtime,
+                bytes,
+                lines,
+                expires_ns: Some(promise),
+            }
+        }
     };
     let _ = write_atomic(dir, &catalog::meta_name(name), meta.to_json().as_bytes());
 }

@@ -66,8 +66,12 @@ pub fn catalog(dir: &Descriptor, scheme: &RefScheme) -> Result<Vec<Entry>, CapEr
         let (call_id, tool, lines) = match spill.meta {
             Some(m) => (m.call_id, m.tool, m.lines),
             None => {
-                let call = spill.name[..spill.name.len() - digest.len() - 5].to_owned();
-                (call, None, files::count_file_lines(dir, &spill.name)?)
+                let call = catalog::call_of_name(&spill.name).unwrap_or(digest);
+                (
+                    call.to_owned(),
+                    None,
+                    files::count_file_lines(dir, &spill.name)?,
+                )
             }
         };
         out.push(Entry {

@@ -1,6 +1,7 @@
 //! The `session` resource: one thread's capper and spill folder.
 
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::rc::Rc;
 
 use toolcap_core::readback::RedactedFile;
@@ -25,6 +26,9 @@ pub struct Inner {
     /// Mutable only by `calibrate`, which moves the token scale.
     pub capper: RefCell<Capper>,
     pub spill: SpillDir,
+    /// Files the read tool found to match their reference, with their size:
+    /// each is read whole once per session, not on every page.
+    pub checked: RefCell<HashSet<(String, u64)>>,
 }
 
 impl Inner {
@@ -47,8 +51,16 @@ impl Inner {
         RedactedFile::new(file, self.capper.borrow().redactor())
     }
 
-    fn store(&self) -> CallStore<'_> {
-        CallStore { dir: &self.spill }
+    pub fn store(&self) -> CallStore<'_> {
+        CallStore {
+            dir: &self.spill,
+            retention_seconds: self.retention_seconds(),
+        }
+    }
+
+    /// What this session's notices promise.
+    pub fn retention_seconds(&self) -> Option<u64> {
+        self.capper.borrow().settings().notice.retention_seconds
     }
 }
 
@@ -78,6 +90,7 @@ impl GuestSession for Session {
             inner: Rc::new(Inner {
                 capper: RefCell::new(capper),
                 spill: SpillDir::find(&settings.spill_dir),
+                checked: RefCell::default(),
             }),
         };
         Ok(capper::Session::new(session))
@@ -314,5 +327,19 @@ impl read_tool::SpillFiles for SessionFiles<'_> {
     fn open(&mut self, path: &str) -> Result<Self::File, toolcap_core::CapError> {
         let file = self.inner.open(path)?;
         RedactedFile::new(file, self.capper.redactor())
+    }
+
+    fn was_checked(&mut self, path: &str, bytes: u64) -> bool {
+        self.inner
+            .checked
+            .borrow()
+            .contains(&(path.to_owned(), bytes))
+    }
+
+    fn mark_checked(&mut self, path: &str, bytes: u64) {
+        self.inner
+            .checked
+            .borrow_mut()
+            .insert((path.to_owned(), bytes));
     }
 }

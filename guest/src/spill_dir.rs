@@ -114,6 +114,8 @@ impl SpillDir {
 /// Saves spills of one session, with the catalog note beside each.
 pub struct CallStore<'a> {
     pub dir: &'a SpillDir,
+    /// What the session's notices promise (`retention-seconds`).
+    pub retention_seconds: Option<u64>,
 }
 
 impl SpillStore for CallStore<'_> {
@@ -132,13 +134,26 @@ impl SpillStore for CallStore<'_> {
     ) -> Result<(), CapError> {
         self.save(thread, name, content)?;
         let dir = self.dir.thread_dir(thread, false)?;
-        files::write_meta(&dir, name, call, content.len() as u64, lines);
+        files::write_meta(
+            &dir,
+            name,
+            call,
+            content.len() as u64,
+            lines,
+            self.retention_seconds,
+        );
         Ok(())
     }
 
     fn existing(&mut self, thread: &str, digest: &str, bytes: u64) -> Option<String> {
         let dir = self.dir.thread_dir(thread, false).ok()?;
         files::find_digest(&dir, digest, bytes)
+    }
+
+    fn renew(&mut self, thread: &str, name: &str, bytes: u64, lines: u64) {
+        if let Ok(dir) = self.dir.thread_dir(thread, false) {
+            files::renew_meta(&dir, name, bytes, lines, self.retention_seconds);
+        }
     }
 }
 

@@ -99,6 +99,7 @@ impl Store {
                 relative_path: format!("{thread}/{}", spill.name),
                 bytes: spill.bytes,
                 created_ns: spill.created_ns,
+                expires_ns: spill.meta.and_then(|m| m.expires_ns),
             });
         }
         Ok(())
@@ -126,13 +127,14 @@ impl Store {
                     relative_path: path,
                     bytes,
                     created_ns: mtime,
+                    expires_ns: None,
                 };
                 deleted.push((spill, SweepReason::StaleTemporary));
             }
         }
-        let doomed = retention::plan_sweep(&mut walk.spills, policy, now);
-        let gone = doomed.len();
-        for &(i, reason) in &doomed {
+        let plan = retention::plan_sweep(&mut walk.spills, policy, now);
+        let mut gone = vec![false; walk.spills.len()];
+        for &(i, reason) in &plan.deleted {
             let spill = &walk.spills[i];
             let (thread, name) = spill
                 .relative_path
@@ -140,17 +142,41 @@ impl Store {
                 .expect("walk joins thread/name");
             let dir = open_dir(root, thread)
                 .map_err(|e| to_cap_error("cannot open the thread folder", e))?;
+            // A cap may have named the file again since the walk (dedupe
+            // renews its promise): read the note once more.
+            let renewed = files::read_meta(&dir, name, spill.bytes)
+                .and_then(|m| m.expires_ns)
+                .filter(|&e| e > now);
+            if let Some(expires) = renewed {
+                walk.skipped.push(held_message(spill, reason, expires));
+                continue;
+            }
             match dir.unlink_file_at(name) {
                 Ok(()) => {}
                 // Deleted meanwhile by another sweep or a purge.
-                Err(wasi::filesystem::types::ErrorCode::NoEntry) => continue,
+                Err(wasi::filesystem::types::ErrorCode::NoEntry) => {
+                    gone[i] = true;
+                    continue;
+                }
                 Err(e) => return Err(to_cap_error("cannot delete a spilled file", e)),
             }
+            gone[i] = true;
             let _ = dir.unlink_file_at(&catalog::meta_name(name));
             files::note_expired(&dir, name, now / 1_000_000);
             deleted.push((spill.clone(), reason));
         }
-        let kept = &walk.spills[gone..];
+        for &(i, reason) in &plan.held {
+            let spill = &walk.spills[i];
+            let expires = spill.expires_ns.unwrap_or(now);
+            walk.skipped.push(held_message(spill, reason, expires));
+        }
+        let kept: Vec<&StoredSpill> = walk
+            .spills
+            .iter()
+            .zip(&gone)
+            .filter(|(_, gone)| !**gone)
+            .map(|(s, _)| s)
+            .collect();
         Ok(Swept {
             deleted,
             kept_files: kept.len() as u64,
@@ -158,6 +184,22 @@ impl Store {
             skipped: walk.skipped,
         })
     }
+}
+
+/// The `skipped` line of a spill a promise keeps from `reason`.
+fn held_message(spill: &StoredSpill, reason: SweepReason, expires_ns: u64) -> String {
+    let limit = match reason {
+        SweepReason::Age => "max-age-seconds",
+        SweepReason::TotalBytes => "max-total-bytes",
+        SweepReason::FileCount => "max-files",
+        SweepReason::StaleTemporary => "stale temporary",
+    };
+    format!(
+        "{}: kept until {}, as its notice promised, although the policy's {limit} would \
+         delete it",
+        spill.relative_path,
+        catalog::utc_minute(expires_ns / 1_000_000)
+    )
 }
 
 /// Open the folder `name` of `dir`, not following a link.

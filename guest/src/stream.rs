@@ -14,7 +14,6 @@ use crate::convert::{self, CapResult};
 use crate::files;
 use crate::fs_error::to_cap_error;
 use crate::session::Inner;
-use crate::spill_dir::CallStore;
 
 /// State behind one `cap-stream` handle.
 pub struct Stream {
@@ -90,9 +89,7 @@ impl GuestCapStream for Stream {
             capper_stream,
             mut file,
         } = self.state.borrow_mut().take().ok_or_else(finished)?;
-        let mut store = CallStore {
-            dir: &self.session.spill,
-        };
+        let mut store = self.session.store();
         capper_stream
             .finish(&self.session.capper.borrow(), &mut file, &mut store)
             .map(convert::capped)
@@ -191,7 +188,15 @@ impl SpillWriter for StreamFile {
             let _ = open.dir.unlink_file_at(&open.tmp);
         }
         renamed?;
-        files::write_meta(&open.dir, file_name, &self.call, open.offset, lines);
+        let retention = self.session.retention_seconds();
+        files::write_meta(
+            &open.dir,
+            file_name,
+            &self.call,
+            open.offset,
+            lines,
+            retention,
+        );
         Ok(())
     }
 

@@ -131,6 +131,7 @@ pub use budget::{
 };
 pub use error::{Error, RuntimeError};
 pub use limits::{DEFAULT_CALL_DEADLINE, DEFAULT_MEMORY_LIMIT, LimitExceeded, Limits};
+pub use private_dir::shared_dir_problem;
 pub use recycle::{DEFAULT_RECYCLE_ABOVE, Recycling};
 pub use runtime::{RuntimeOptions, ToolCap};
 pub use sandbox::SPILL_GUEST_PATH;

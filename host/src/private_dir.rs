@@ -20,3 +20,45 @@ pub(crate) fn create(dir: &Path) -> io::Result<()> {
     }
     builder.create(dir)
 }
+
+/// Why `dir` is not this user's own folder: owned by another user, or
+/// writable by its group or by others, who could then read what is spilled
+/// there and replace a file behind a reference. `None` for a private folder,
+/// or for one that does not exist (it will be created owner-only). On other
+/// platforms than Unix, `None`.
+pub fn shared_dir_problem(dir: &Path) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        let meta = std::fs::metadata(dir).ok()?;
+        let me = rustix::process::geteuid().as_raw();
+        if meta.uid() != me {
+            return Some(format!(
+                "{} belongs to another user (uid {}, this process runs as uid {me}), who could \
+                 read the outputs saved there and replace them",
+                dir.display(),
+                meta.uid()
+            ));
+        }
+        let mode = meta.mode() & 0o777;
+        if mode & 0o022 != 0 {
+            return Some(format!(
+                "{} can be written by {} (mode {mode:04o}), who could replace the outputs saved \
+                 there; make it private with `chmod 700 {}`",
+                dir.display(),
+                if mode & 0o002 != 0 {
+                    "every user"
+                } else {
+                    "its group"
+                },
+                dir.display()
+            ));
+        }
+        None
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        None
+    }
+}

@@ -57,11 +57,19 @@ pub struct SessionConfig {
     /// in an earlier session; `None`: 1.
     pub token_scale: Option<f64>,
     /// How long the host keeps spills (the age its [`SpillStore::sweep`]
-    /// deletes at), in seconds: notices say "kept for 7 days". `None`: not
-    /// stated.
+    /// deletes at), in seconds: notices say "kept for 7 days", and each
+    /// spill's note records that promise, so that no sweep (of any process
+    /// or policy) deletes the file sooner; an identical output capped again
+    /// renews it. `None`: not stated, nothing promised.
     pub retention_seconds: Option<u64>,
     /// Opt-in secret redaction; `None` redacts nothing.
     pub redaction: Option<RedactionPolicy>,
+    /// Accept a spill directory (or thread folder) that another user owns
+    /// or that its group or others can write (see [`crate::shared_dir_problem`]).
+    /// `false` (the default): [`ToolCap::open_session`] refuses one, since
+    /// whoever can write there can read the spilled outputs and replace a
+    /// file behind a valid reference.
+    pub allow_shared_spill_dir: bool,
 }
 
 impl Default for SessionConfig {
@@ -80,6 +88,7 @@ impl Default for SessionConfig {
             token_scale: None,
             retention_seconds: None,
             redaction: None,
+            allow_shared_spill_dir: false,
         }
     }
 }
@@ -128,6 +137,16 @@ pub struct Session {
     display_root: String,
 }
 
+/// Refuses `dir` if another user owns it or others can write it.
+fn refuse_shared(dir: &Path) -> Result<(), Error> {
+    match private_dir::shared_dir_problem(dir) {
+        None => Ok(()),
+        Some(problem) => Err(Error::runtime(anyhow::anyhow!(
+            "refusing the spill directory: {problem} (allow_shared_spill_dir accepts it anyway)"
+        ))),
+    }
+}
+
 impl Session {
     pub(crate) fn open(tool_cap: &ToolCap, config: SessionConfig) -> Result<Self, Error> {
         let perms = if config.read_only {
@@ -147,6 +166,11 @@ impl Session {
             && !config.read_only
         {
             let _ = private_dir::create(dir);
+        }
+        if let Some(dir) = &requested
+            && !config.allow_shared_spill_dir
+        {
+            refuse_shared(dir)?;
         }
         let granted = match &requested {
             Some(dir) if dir.is_dir() => Some(
@@ -206,9 +230,14 @@ impl Session {
         };
         // The thread folder too is the owner's only: the component would
         // create it with the process's default mode.
-        if let (Some(dir), false) = (session.spill_dir.clone(), config.read_only) {
-            let folder = session.thread_folder()?;
-            let _ = private_dir::create(&dir.join(folder));
+        if let Some(dir) = session.spill_dir.clone() {
+            let folder = dir.join(session.thread_folder()?);
+            if !config.read_only {
+                let _ = private_dir::create(&folder);
+            }
+            if !config.allow_shared_spill_dir {
+                refuse_shared(&folder)?;
+            }
         }
         Ok(session)
     }

@@ -15,7 +15,10 @@ use crate::{Error, RetentionPolicy, StoreStats, SweepReport, ToolCap, private_di
 /// Every thread's spilled outputs under one spill directory: statistics, and
 /// sweeping by age, total size and count, oldest first. Sweeps never follow
 /// a link out of the directory and never touch a file a cap is still
-/// writing; a swept file's reference then reads as expired.
+/// writing; a swept file's reference then reads as expired. No file is
+/// deleted before the expiry its notice promised (its session's
+/// `retention_seconds`), whatever the policy: such files are kept and named
+/// in the report's `skipped`.
 ///
 /// ```
 /// # use tool_output_cap::{Budget, RetentionPolicy, SessionConfig, ToolCap};
@@ -86,7 +89,8 @@ impl SpillStore {
     }
 
     /// Deletes spilled outputs, oldest first, until every limit of `policy`
-    /// holds; reports what was deleted, kept and skipped.
+    /// holds (but never a file before the expiry its notice promised);
+    /// reports what was deleted, kept and skipped.
     pub fn sweep(&mut self, policy: &RetentionPolicy) -> Result<SweepReport, Error> {
         let resource = self.resource.expect("present until drop");
         self.enter(|exports, store| {

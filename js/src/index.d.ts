@@ -428,8 +428,11 @@ export interface SessionOptions {
   tokenScale?: number | null;
   /**
    * How long the host keeps spills (the `maxAgeSeconds` of its sweeps), in
-   * seconds: notices then say "kept for 7 days". A u64, at least 1, else
-   * ToolCapError 'invalid-settings'. Absent or null: not stated.
+   * seconds: notices then say "kept for 7 days", and each spill's note
+   * records that promise, so that no sweep (of any host or policy) deletes
+   * the file sooner; an identical output capped again renews it. A u64, at
+   * least 1, else ToolCapError 'invalid-settings'. Absent or null: not
+   * stated, nothing promised.
    */
   retentionSeconds?: number | bigint | null;
   /** Secret redaction; absent or null redacts nothing. */

@@ -461,7 +461,7 @@ function retentionVector(edit = () => {}) {
       thread_id: 't1',
       key_hex: '000102030405060708090a0b0c0d0e0f',
       read_tool: 'read_spilled_output',
-      retention_seconds: 604800,
+      // No retention stated: nothing is promised, so the sweep may delete.
     },
     steps: [
       { op: 'cap', input: log('a'), budget: b, call_id: 'c1', expect: { truncated: true, spilled: true } },

@@ -91,16 +91,27 @@ def test_a_5_mib_stream_gives_what_cap_gives_and_spills_the_input(
     assert spill_bytes(session, whole.report.spill) == data
 
 
-def test_chunks_may_split_characters_and_invalid_bytes_become_replacements(
+def test_chunks_may_split_characters_and_invalid_bytes_are_saved_as_they_came(
     session: Session,
 ) -> None:
     data = ("é✓🚀 mixed line\n" * 400).encode() + b"bad \xff\xfe bytes\n" + b"\xe2\x82"
+    text = data.decode("utf-8", "replace")
     for size in (1, 2, 3, 7, 4096):
         with session.stream(SMALL, f"c{size}") as stream:
             for at in range(0, len(data), size):
                 stream.write(data[at : at + size])
             streamed = stream.finish()
-        assert streamed == session.cap(data.decode("utf-8", "replace"), SMALL, f"c{size}")
+        # The preview is the lossy text's, as `cap` makes it; the file and
+        # its reference are the bytes that arrived.
+        whole = session.cap(text, SMALL, f"c{size}")
+        assert streamed.text.split("[toolcap]")[0] == whole.text.split("[toolcap]")[0]
+        assert "\ufffd" in streamed.text
+        assert streamed.report.original_bytes == len(text.encode())
+        assert streamed.report.original_lines == whole.report.original_lines
+        spill = streamed.report.spill
+        assert spill is not None and spill.bytes == len(data)
+        assert spill_bytes(session, spill) == data
+        assert spill.digest != whole.report.spill.digest
 
 
 def test_a_stream_takes_str_bytearray_and_memoryview(session: Session) -> None:

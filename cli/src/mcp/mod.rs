@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use tool_output_cap::{Limits, RetentionPolicy, RuntimeOptions, ToolCap};
+use tool_output_cap::{Limits, RuntimeOptions};
 
 use self::capper::{Capper, Policy};
 use self::lines::{Event, Flow};
@@ -90,6 +90,7 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         redact: common.redaction.is_some(),
     };
 
+    common.check_spill_dir()?;
     let key = common.key()?;
     let options = RuntimeOptions {
         limits: Limits {
@@ -99,7 +100,7 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         ..RuntimeOptions::default()
     };
     let tool_cap = crate::runtime::tool_cap(&options)?;
-    sweep(&tool_cap, &common);
+    crate::sweep::at_start(&tool_cap, &common);
     let config = tool_output_cap::SessionConfig {
         read_tool: Some(read_tool_name.clone()),
         ..common.session_config(thread, key)
@@ -135,34 +136,6 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         max_message,
     };
     Ok(proxy.serve())
-}
-
-/// Deletes spills older than the retention period, once at start.
-fn sweep(tool_cap: &ToolCap, common: &Common) {
-    let Some(max_age_seconds) = common.retention_seconds() else {
-        return;
-    };
-    let policy = RetentionPolicy {
-        max_age_seconds: Some(max_age_seconds),
-        max_total_bytes: None,
-        max_files: None,
-    };
-    let swept = tool_cap
-        .open_spill_store(&common.spill_dir)
-        .and_then(|mut store| store.sweep(&policy));
-    match swept {
-        Ok(report) if !report.deleted.is_empty() => log::line(&format!(
-            "deleted {} saved output{} older than {} days",
-            report.deleted.len(),
-            if report.deleted.len() == 1 { "" } else { "s" },
-            common.retention_days
-        )),
-        Ok(_) => {}
-        Err(e) => log::line(&format!(
-            "could not sweep old outputs in {}: {e}",
-            common.spill_dir.display()
-        )),
-    }
 }
 
 /// The first SIGINT, SIGTERM or SIGHUP goes to the router, which stops

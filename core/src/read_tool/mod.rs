@@ -31,6 +31,7 @@ mod render;
 mod search;
 mod spec;
 mod target;
+mod verify;
 
 use std::collections::HashMap;
 
@@ -102,6 +103,18 @@ pub trait SpillFiles {
     /// expired), `Io`. [`run`] gives it the canonical display path of a file
     /// of this thread, after checking it with [`RefScheme::resolve`].
     fn open(&mut self, path: &str) -> Result<Self::File, CapError>;
+    /// True when `path`, now of `bytes` bytes, was already found to match
+    /// its reference in this session: [`run`] then serves it without
+    /// reading it whole again. By default nothing is remembered (every call
+    /// checks).
+    fn was_checked(&mut self, path: &str, bytes: u64) -> bool {
+        let _ = (path, bytes);
+        false
+    }
+    /// Remember that `path`, of `bytes` bytes, matched its reference.
+    fn mark_checked(&mut self, path: &str, bytes: u64) {
+        let _ = (path, bytes);
+    }
 }
 
 /// Answer one call of the read tool. `arguments` is the JSON object the model
@@ -127,6 +140,9 @@ pub fn run(arguments: &str, files: &mut impl SpillFiles) -> ReadToolOutput {
         Ok(file) => file,
         Err(e) => return ReadToolOutput::error(target::open_failed(&path, &e)),
     };
+    if let Err(output) = check(files, &mut file, &path, &request.path) {
+        return output;
+    }
     let answer = match &request.mode {
         args::Mode::Lines { line, lines } => {
             pages::lines(&mut file, &path, *line, *lines, request.max_bytes)
@@ -141,6 +157,39 @@ pub fn run(arguments: &str, files: &mut impl SpillFiles) -> ReadToolOutput {
         Ok(Ok(text)) => ReadToolOutput::ok(text),
         Ok(Err(why)) => ReadToolOutput::error(why),
         Err(e) => ReadToolOutput::error(target::read_failed(&path, &e)),
+    }
+}
+
+/// Refuses a file that no longer matches its reference (the size in the
+/// genuine reference the model gave, if any, and the digest in its name),
+/// once per session per file.
+fn check<F: SpillFiles>(
+    files: &mut F,
+    file: &mut F::File,
+    path: &str,
+    given: &str,
+) -> Result<(), ReadToolOutput> {
+    // The saved bytes, not what the model is shown of them (a redacted view
+    // has another size and digest).
+    let file = file.saved();
+    let size = file
+        .size()
+        .map_err(|e| ReadToolOutput::error(target::read_failed(path, &e)))?;
+    let scheme = files.scheme();
+    let bytes = scheme.find_refs(given).first().map(|r| r.bytes);
+    let Ok(name) = scheme.resolve(path).map(str::to_owned) else {
+        return Ok(());
+    };
+    if bytes.is_none_or(|b| b == size) && files.was_checked(path, size) {
+        return Ok(());
+    }
+    match verify::matches(file, path, &name, bytes) {
+        Ok(Ok(())) => {
+            files.mark_checked(path, size);
+            Ok(())
+        }
+        Ok(Err(why)) => Err(ReadToolOutput::error(why)),
+        Err(e) => Err(ReadToolOutput::error(target::read_failed(path, &e))),
     }
 }
 

@@ -733,3 +733,82 @@ fn redacting_session_byte_pages_follow_saved_offsets_and_never_leak() {
     let start = text.find("ghp_").unwrap();
     assert!(page.contains(&format!("bytes {start}-")), "{page}");
 }
+
+/// A file changed or replaced after it was saved is refused, not served as
+/// the output its reference names: a different size than the reference
+/// states, or content that does not match the digest in its name.
+#[test]
+fn a_file_that_no_longer_matches_its_reference_is_refused() {
+    let content = b"line one\nline two\n".repeat(50);
+    let mut files = session();
+    let r = files.spill("call-1", &content);
+    let reference = RefScheme::token(&r);
+    // Served while intact, by path or by reference.
+    ok(&mut files, json!({ "path": r.path }));
+    ok(&mut files, json!({ "path": reference }));
+    // Same size, other bytes: the digest no longer matches.
+    let mut forged = content.clone();
+    forged[3] = b'X';
+    files.files.insert(r.relative_path.clone(), forged);
+    let out = call(&mut files, json!({ "path": r.path }));
+    assert!(out.is_error);
+    assert!(
+        out.text
+            .contains("no longer holds the output its reference names"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("does not match the digest"),
+        "{}",
+        out.text
+    );
+    assert!(!out.text.contains("line two"), "{}", out.text);
+    // Shorter: the reference's size says so before any digest.
+    files
+        .files
+        .insert(r.relative_path.clone(), content[..10].to_vec());
+    let out = call(&mut files, json!({ "path": reference }));
+    assert!(out.is_error);
+    assert!(
+        out.text.contains(&format!(
+            "has 10 bytes where the reference says {}",
+            content.len()
+        )),
+        "{}",
+        out.text
+    );
+    // Put back, it is served again.
+    files.files.insert(r.relative_path.clone(), content);
+    ok(&mut files, json!({ "path": r.path, "grep": "two" }));
+}
+
+/// Redaction × the file check: the size and digest are the saved file's,
+/// not the redacted view's, so a file with secrets is served (redacted) by
+/// path and by its genuine reference, and still refused once it is changed.
+#[test]
+fn a_redacting_session_checks_the_saved_bytes_not_the_redacted_view() {
+    let redactor = crate::redact::Redactor::new(&[]).unwrap();
+    let mut files = session().redacting(redactor);
+    let mut content: Vec<u8> = b"step ok\n".repeat(40);
+    content.extend_from_slice(b"GITHUB_TOKEN=ghp_FAKE0fake1FAKE0fake1FAKE0fake1FAKE0f\n");
+    let r = files.spill("call-1", &content);
+    let reference = RefScheme::token(&r);
+    for path in [&r.path, &reference] {
+        let text = ok(&mut files, json!({ "path": path, "grep": "GITHUB_TOKEN" }));
+        assert!(
+            text.contains("GITHUB_TOKEN=[redacted: github-token]"),
+            "{text}"
+        );
+        assert!(!text.contains("ghp_FAKE"), "{text}");
+    }
+    let mut changed = content.clone();
+    changed[0] = b'S';
+    files.files.insert(r.relative_path.clone(), changed);
+    let out = call(&mut files, json!({ "path": reference }));
+    assert!(
+        out.is_error && out.text.contains("does not match the digest"),
+        "{}",
+        out.text
+    );
+}

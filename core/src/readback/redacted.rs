@@ -226,6 +226,10 @@ impl<F: RandomRead> RandomRead for RedactedFile<F> {
     fn redactions(&self) -> Option<&SecretMap> {
         self.redacting.then_some(&self.map)
     }
+
+    fn saved(&mut self) -> &mut dyn RandomRead {
+        &mut self.file
+    }
 }
 
 /// Every secret of the file, in order, with its place in the view: the

@@ -17,6 +17,14 @@ pub trait RandomRead {
     fn redactions(&self) -> Option<&SecretMap> {
         None
     }
+    /// The file as saved, under any view of it (a redacted view reads
+    /// through to it): what its size and digest are checked against.
+    fn saved(&mut self) -> &mut dyn RandomRead
+    where
+        Self: Sized,
+    {
+        self
+    }
 }
 
 impl RandomRead for &[u8] {

@@ -11,6 +11,8 @@ const REPLACEMENT: &str = "\u{FFFD}";
 pub(crate) struct LossyDecoder {
     /// The start of a character whose last bytes have not come yet.
     pending: Vec<u8>,
+    /// An invalid sequence was replaced: the text is not the bytes.
+    lossy: bool,
 }
 
 impl LossyDecoder {
@@ -33,6 +35,7 @@ impl LossyDecoder {
                         // chunk: read them again.
                         i -= self.pending.len() - n;
                         self.pending.clear();
+                        self.lossy = true;
                         out(REPLACEMENT);
                     }
                 },
@@ -52,6 +55,7 @@ impl LossyDecoder {
                     }
                     match e.error_len() {
                         Some(n) => {
+                            self.lossy = true;
                             out(REPLACEMENT);
                             rest = &rest[valid + n..];
                         }
@@ -69,8 +73,20 @@ impl LossyDecoder {
     pub(crate) fn finish(&mut self, out: &mut impl FnMut(&str)) {
         if !self.pending.is_empty() {
             self.pending.clear();
+            self.lossy = true;
             out(REPLACEMENT);
         }
+    }
+
+    /// True once an invalid sequence was replaced: the decoded text is not
+    /// the bytes written.
+    pub(crate) fn is_lossy(&self) -> bool {
+        self.lossy
+    }
+
+    /// The bytes of a character not complete yet (at most 3).
+    pub(crate) fn pending(&self) -> &[u8] {
+        &self.pending
     }
 }
 
@@ -109,5 +125,23 @@ mod tests {
             let bytes: Vec<&[u8]> = s.chunks(1).collect();
             assert_eq!(decode(&bytes), want);
         }
+    }
+
+    #[test]
+    fn lossy_is_set_by_an_invalid_sequence_only() {
+        let lossy = |chunks: &[&[u8]]| {
+            let mut d = LossyDecoder::default();
+            for c in chunks {
+                d.feed(c, &mut |_| {});
+            }
+            d.finish(&mut |_| {});
+            d.is_lossy()
+        };
+        // A real U+FFFD, split anywhere, is valid.
+        assert!(!lossy(&[b"a\xEF\xBF", b"\xBDb"]));
+        assert!(!lossy(&["aж😀b".as_bytes()]));
+        assert!(lossy(&[b"ok\xFF"]));
+        assert!(lossy(&[b"\xE2\x82", b"x"]));
+        assert!(lossy(&[b"cut \xF0\x9F"]));
     }
 }

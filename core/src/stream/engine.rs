@@ -54,6 +54,8 @@ const MAX_KEEP: usize = 4096;
 pub struct OnePass {
     /// Secrets the stream's redaction replaced, for the report.
     redactions: Vec<(String, u64)>,
+    /// The text is a lossy decoding of the saved bytes: the notice says so.
+    lossy: bool,
     budget: Budget,
     call: Call,
     patterns: Patterns,
@@ -97,6 +99,7 @@ impl OnePass {
             .min(budget.max_line_bytes.map_or(usize::MAX, |m| m as usize));
         OnePass {
             redactions: Vec::new(),
+            lossy: false,
             budget: *budget,
             call: call.clone(),
             patterns: capper.patterns().clone(),
@@ -131,6 +134,12 @@ impl OnePass {
     /// What the stream's redaction replaced, for the report.
     pub fn set_redactions(&mut self, redactions: Vec<(String, u64)>) {
         self.redactions = redactions;
+    }
+
+    /// The text read is a lossy decoding of the output (not valid UTF-8):
+    /// a full notice says so.
+    pub fn set_lossy(&mut self, lossy: bool) {
+        self.lossy = lossy;
     }
 
     /// Read the next piece of the text.
@@ -236,6 +245,7 @@ impl OnePass {
             call: &self.call,
             style: &settings.notice,
             features: settings.features,
+            lossy: self.lossy,
         };
         let preview =
             capper.within_tokens(&self.budget, |b| preview::build(&view, b, outcome, &parts))?;

@@ -44,7 +44,7 @@
 
 use crate::budget::Budget;
 use crate::call::Call;
-use crate::cap::{Capped, Capper, SpillStore};
+use crate::cap::{Capped, Capper, Original, SpillStore};
 use crate::error::CapError;
 use crate::naming;
 use redacting::PieceRedactor;
@@ -117,22 +117,17 @@ pub(crate) fn cap_whole(
     budget: &Budget,
     call: &Call,
     store: &mut dyn SpillStore,
-    original: Option<&str>,
+    original: Option<Original<'_>>,
 ) -> Result<Capped, CapError> {
     let mut one = OnePass::new(capper, budget, call);
     one.push(text);
     let (content, digest) = match original {
-        None => (text, one.digest()),
-        Some(o) => (o, naming::content_digest(o.as_bytes())),
+        None => (text.as_bytes(), one.digest()),
+        Some(o) => (o.bytes, naming::content_digest(o.bytes)),
     };
-    let saved = crate::cap::spill_output(
-        capper.scheme(),
-        store,
-        call,
-        content.as_bytes(),
-        &digest,
-        one.lines(),
-    );
+    one.set_lossy(original.is_some_and(|o| o.lossy));
+    let saved =
+        crate::cap::spill_output(capper.scheme(), store, call, content, &digest, one.lines());
     one.finish(capper, saved)
 }
 
@@ -140,7 +135,11 @@ pub(crate) fn cap_whole(
 /// [`write`](CapStream::write) the output's bytes in any chunks, and
 /// [`finish`](CapStream::finish): the result is what
 /// [`Capper::cap_call`] gives for `String::from_utf8_lossy` of all the
-/// bytes, and the same bytes are saved.
+/// bytes, and the bytes as written are saved, valid UTF-8 or not (unless
+/// the session redacts spills: then the file holds the redacted text). The
+/// reference's size and digest are the file's; the preview of an output
+/// that is not valid UTF-8 shows each invalid sequence as U+FFFD, and a
+/// full notice says so.
 #[derive(Debug)]
 pub struct CapStream {
     budget: Budget,
@@ -149,6 +148,10 @@ pub struct CapStream {
     written: u64,
     decoder: LossyDecoder,
     state: State,
+    /// The bytes written so far, held only while the text is kept and
+    /// once it is known not to be valid UTF-8 (otherwise the kept text is
+    /// those bytes).
+    raw: Option<Vec<u8>>,
 }
 
 #[derive(Debug)]
@@ -166,6 +169,8 @@ struct Kept {
     /// Bytes of the text as `cap` will see it: redacted, when the session
     /// redacts (`tracker` redacts as it goes, only to count).
     len: usize,
+    /// Bytes of the text as written (in `blocks`).
+    text_len: usize,
     /// Whether that text looks like JSON, once known.
     json: Option<bool>,
     tracker: Option<Box<PieceRedactor<'static>>>,
@@ -181,25 +186,47 @@ struct Spilling {
     error: Option<CapError>,
     /// With a redaction policy: the engine reads the redacted text.
     redaction: Option<Box<Redacting>>,
+    /// The file holds the bytes as written (not the redacted text): their
+    /// size and digest, for the reference. The stream appends them.
+    raw_file: Option<RawFile>,
 }
 
-/// What a large stream's redaction leaves at the end.
+/// Size and digest of the bytes written to the file.
 #[derive(Debug, Default)]
-struct Finished {
-    counts: Vec<(String, u64)>,
-    /// Size and digest of the file, when it holds the text as written.
-    file: Option<(u64, String)>,
+struct RawFile {
+    hasher: blake3::Hasher,
+    bytes: u64,
+}
+
+impl RawFile {
+    fn digest(&self) -> String {
+        naming::hex(&self.hasher.finalize().as_bytes()[..naming::DIGEST_HEX / 2])
+    }
+}
+
+/// Where the input stood before a write: what the kept text and the
+/// decoder's pending bytes were, which are the bytes written so far when
+/// the text is valid UTF-8 so far.
+#[derive(Debug, Clone, Copy)]
+struct Before {
+    text_len: usize,
+    pending: [u8; 4],
+    pending_len: usize,
+}
+
+impl Before {
+    fn pending(&self) -> &[u8] {
+        &self.pending[..self.pending_len]
+    }
 }
 
 /// What redaction adds to a large stream.
 #[derive(Debug)]
 struct Redacting {
     pieces: PieceRedactor<'static>,
-    /// The file gets the redacted text; otherwise the text as written,
+    /// The file gets the redacted text; otherwise the bytes as written,
     /// whose size and digest the reference then states.
     spill_redacted: bool,
-    original: blake3::Hasher,
-    original_bytes: u64,
     scratch: String,
 }
 
@@ -214,6 +241,7 @@ impl CapStream {
             large_input: capper.large_input(),
             written: 0,
             decoder: LossyDecoder::default(),
+            raw: None,
             state: State::Keeping(Kept {
                 tracker: capper
                     .redactor()
@@ -232,7 +260,10 @@ impl CapStream {
     #[doc(hidden)]
     pub fn retained_bytes(&self) -> usize {
         match &self.state {
-            State::Keeping(k) => k.blocks.iter().map(String::capacity).sum(),
+            State::Keeping(k) => {
+                k.blocks.iter().map(String::capacity).sum::<usize>()
+                    + self.raw.as_ref().map_or(0, Vec::capacity)
+            }
             State::Spilling(s) => {
                 s.engine.retained_bytes()
                     + s.buffer.capacity()
@@ -258,6 +289,23 @@ impl CapStream {
     /// the write: it is reported by [`finish`](Self::finish).
     pub fn write(&mut self, capper: &Capper, chunk: &[u8], sink: &mut dyn SpillWriter) {
         self.written += chunk.len() as u64;
+        self.decode(capper, Some(chunk), sink);
+    }
+
+    /// Decode `chunk` (`None`: the end of the input) into the kept text or
+    /// the engine, and keep the bytes as written for the file: in `raw`
+    /// while the text is kept and not valid UTF-8, or appended to the file
+    /// once spilling.
+    fn decode(&mut self, capper: &Capper, chunk: Option<&[u8]>, sink: &mut dyn SpillWriter) {
+        let mut before = Before {
+            text_len: 0,
+            pending: [0; 4],
+            pending_len: self.decoder.pending().len(),
+        };
+        before.pending[..before.pending_len].copy_from_slice(self.decoder.pending());
+        if let State::Keeping(kept) = &self.state {
+            before.text_len = kept.text_len;
+        }
         let mut input = Input {
             capper,
             budget: &self.budget,
@@ -265,8 +313,28 @@ impl CapStream {
             large_input: self.large_input,
             state: &mut self.state,
             sink,
+            raw: &mut self.raw,
+            before,
         };
-        self.decoder.feed(chunk, &mut |piece| input.accept(piece));
+        match chunk {
+            Some(chunk) => self.decoder.feed(chunk, &mut |piece| input.accept(piece)),
+            None => self.decoder.finish(&mut |piece| input.accept(piece)),
+        }
+        let chunk = chunk.unwrap_or_default();
+        match &mut self.state {
+            State::Keeping(kept) => match &mut self.raw {
+                Some(raw) => raw.extend_from_slice(chunk),
+                None if self.decoder.is_lossy() => {
+                    let mut raw = kept.prefix(before.text_len);
+                    raw.extend_from_slice(before.pending());
+                    raw.extend_from_slice(chunk);
+                    self.raw = Some(raw);
+                }
+                None => {}
+            },
+            // The bytes before this chunk were written when it started.
+            State::Spilling(s) => s.write_raw(chunk, sink),
+        }
     }
 
     /// The capped result. A text that was not large is capped by
@@ -279,29 +347,31 @@ impl CapStream {
         sink: &mut dyn SpillWriter,
         store: &mut dyn SpillStore,
     ) -> Result<Capped, CapError> {
-        let mut input = Input {
-            capper,
-            budget: &self.budget,
-            call: &self.call,
-            large_input: self.large_input,
-            state: &mut self.state,
-            sink,
-        };
-        self.decoder.finish(&mut |piece| input.accept(piece));
+        self.decode(capper, None, sink);
         match self.state {
-            State::Keeping(kept) => capper.cap_owned(kept.join(), &self.budget, &self.call, store),
+            State::Keeping(kept) => {
+                // Held only when not valid UTF-8: the file gets those bytes.
+                let raw = self.raw;
+                let text = kept.join();
+                capper.cap_stream_text(text, raw.as_deref(), &self.budget, &self.call, store)
+            }
             State::Spilling(mut s) => {
-                let redaction = s.finish_redaction(sink);
+                let counts = s.finish_redaction(sink);
                 s.flush(sink);
                 let Spilling {
-                    mut engine, error, ..
+                    mut engine,
+                    error,
+                    raw_file,
+                    ..
                 } = *s;
-                // The file's own size and digest: the text as written when
-                // only what the model sees is redacted.
-                let (file_bytes, digest) = redaction
-                    .file
-                    .unwrap_or_else(|| (engine.bytes(), engine.digest()));
-                engine.set_redactions(redaction.counts);
+                // The file's own size and digest: the bytes as written,
+                // unless the file holds the redacted text the engine read.
+                let (file_bytes, digest) = match &raw_file {
+                    Some(f) => (f.bytes, f.digest()),
+                    None => (engine.bytes(), engine.digest()),
+                };
+                engine.set_lossy(self.decoder.is_lossy() && raw_file.is_some());
+                engine.set_redactions(counts);
                 let scheme = capper.scheme();
                 let thread = scheme.thread_dir();
                 // The thread may hold this output already: name that file.
@@ -309,8 +379,9 @@ impl CapStream {
                     None => store.existing(thread, &digest, file_bytes),
                     Some(_) => None,
                 };
-                if existing.is_some() {
+                if let Some(name) = &existing {
                     sink.abort();
+                    store.renew(thread, name, file_bytes, engine.lines());
                 }
                 let file_name = existing
                     .clone()
@@ -344,6 +415,9 @@ struct Input<'a> {
     large_input: usize,
     state: &'a mut State,
     sink: &'a mut dyn SpillWriter,
+    /// The stream's bytes as written, if held (see [`CapStream::raw`]).
+    raw: &'a mut Option<Vec<u8>>,
+    before: Before,
 }
 
 impl Input<'_> {
@@ -355,11 +429,13 @@ impl Input<'_> {
                 let json = kept.json.unwrap_or(false);
                 if is_large(kept.len, json, self.budget, self.large_input) {
                     let kept = std::mem::take(kept);
+                    let raw = self.raw.take();
                     *self.state = State::Spilling(Box::new(Spilling::start(
                         self.capper,
                         self.budget,
                         self.call,
                         kept,
+                        (raw, self.before),
                         self.sink,
                     )));
                 }
@@ -407,7 +483,21 @@ impl Kept {
         self.len += piece.len();
     }
 
+    /// The first `n` bytes of the kept text.
+    fn prefix(&self, n: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(n);
+        for block in &self.blocks {
+            let take = (n - out.len()).min(block.len());
+            out.extend_from_slice(&block.as_bytes()[..take]);
+            if out.len() == n {
+                break;
+            }
+        }
+        out
+    }
+
     fn store(&mut self, piece: &str) {
+        self.text_len += piece.len();
         let mut rest = piece;
         while !rest.is_empty() {
             if self.blocks.last().is_none_or(|b| b.len() >= BLOCK) {
@@ -446,91 +536,110 @@ impl Kept {
 
 impl Spilling {
     /// The text became large: write what was kept and read it once.
+    /// `before` holds the bytes written before the current write when the
+    /// stream held them (`raw`), else where the kept text stood then: the
+    /// file starts with those bytes, the engine reads all of `kept`.
     fn start(
         capper: &Capper,
         budget: &Budget,
         call: &Call,
         kept: Kept,
+        (raw, before): (Option<Vec<u8>>, Before),
         sink: &mut dyn SpillWriter,
     ) -> Spilling {
         let error = sink.create(capper.scheme().thread_dir()).err();
         if error.is_some() {
             sink.abort();
         }
+        let spill_redacted = capper.redactor().is_some() && capper.redacts_spill();
         let mut s = Spilling {
             engine: OnePass::new(capper, budget, call),
             buffer: Vec::new(),
             redaction: capper.redactor().map(|r| {
                 Box::new(Redacting {
                     pieces: PieceRedactor::owned(r.clone()),
-                    spill_redacted: capper.redacts_spill(),
-                    original: blake3::Hasher::new(),
-                    original_bytes: 0,
+                    spill_redacted,
                     scratch: String::new(),
                 })
             }),
             error,
+            raw_file: (!spill_redacted).then(RawFile::default),
         };
+        match raw {
+            Some(raw) => s.write_raw(&raw, sink),
+            None => {
+                // Valid UTF-8 so far: the text before this write is the bytes.
+                let mut left = before.text_len;
+                for block in &kept.blocks {
+                    let take = left.min(block.len());
+                    s.write_raw(&block.as_bytes()[..take], sink);
+                    left -= take;
+                }
+                s.write_raw(before.pending(), sink);
+            }
+        }
         for block in kept.blocks {
             s.push(&block, sink);
         }
         s
     }
 
+    /// Append bytes as written to the file, when it holds them.
+    fn write_raw(&mut self, bytes: &[u8], sink: &mut dyn SpillWriter) {
+        let Some(file) = &mut self.raw_file else {
+            return;
+        };
+        file.hasher.update(bytes);
+        file.bytes += bytes.len() as u64;
+        self.write_file(bytes, sink);
+    }
+
+    /// The engine reads `piece` (redacted, if the session redacts); the
+    /// file gets it only when it holds the redacted text (otherwise the
+    /// stream appends the bytes as written).
     fn push(&mut self, piece: &str, sink: &mut dyn SpillWriter) {
         let Some(mut r) = self.redaction.take() else {
-            self.read_and_write(piece, piece, sink);
+            self.engine.push(piece);
             return;
         };
         r.scratch.clear();
         r.pieces.push(piece, &mut r.scratch);
-        r.original.update(piece.as_bytes());
-        r.original_bytes += piece.len() as u64;
-        let written = if r.spill_redacted {
-            r.scratch.as_str()
-        } else {
-            piece
-        };
-        self.read_and_write(&r.scratch, written, sink);
+        self.engine.push(&r.scratch);
+        if r.spill_redacted {
+            self.write_file(r.scratch.as_bytes(), sink);
+        }
         self.redaction = Some(r);
     }
 
-    /// Flush the redacted text's last unit. The counts, and when the file
-    /// holds the text as written, its size and digest.
-    fn finish_redaction(&mut self, sink: &mut dyn SpillWriter) -> Finished {
+    /// Flush the redacted text's last unit; the counts.
+    fn finish_redaction(&mut self, sink: &mut dyn SpillWriter) -> Vec<(String, u64)> {
         let Some(r) = self.redaction.take() else {
-            return Finished::default();
+            return Vec::new();
         };
         let Redacting {
             pieces,
             spill_redacted,
             mut scratch,
-            original,
-            original_bytes,
         } = *r;
         scratch.clear();
         let counts = pieces.finish(&mut scratch);
-        let written = if spill_redacted { scratch.as_str() } else { "" };
-        self.read_and_write(&scratch, written, sink);
-        let digest = naming::hex(&original.finalize().as_bytes()[..naming::DIGEST_HEX / 2]);
-        Finished {
-            counts: counts.iter().map(|(k, n)| (k.to_owned(), n)).collect(),
-            file: (!spill_redacted).then_some((original_bytes, digest)),
+        self.engine.push(&scratch);
+        if spill_redacted {
+            self.write_file(scratch.as_bytes(), sink);
         }
+        counts.iter().map(|(k, n)| (k.to_owned(), n)).collect()
     }
 
-    /// The engine reads `read`; the spill file gets `written`.
-    fn read_and_write(&mut self, read: &str, written: &str, sink: &mut dyn SpillWriter) {
-        self.engine.push(read);
-        let piece = written;
+    /// Append `piece` to the file, through the write buffer.
+    fn write_file(&mut self, piece: &[u8], sink: &mut dyn SpillWriter) {
         if self.error.is_some() {
             return;
         }
         if self.buffer.is_empty() && piece.len() >= WRITE_BUFFER {
-            self.append(piece.as_bytes(), sink);
+            self.append(piece, sink);
             return;
         }
-        self.buffer.extend_from_slice(piece.as_bytes());
+        self.buffer.extend_from_slice(piece);
         if self.buffer.len() >= WRITE_BUFFER {
             self.flush(sink);
         }

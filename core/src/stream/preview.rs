@@ -195,12 +195,13 @@ pub(crate) fn build(
     if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
-    out.push_str(&notice::render_notice(
+    out.push_str(&notice::render_notice_lossy(
         &loss,
         outcome,
         parts.call,
         parts.style,
         form,
+        parts.lossy,
     ));
     debug_assert!(out.len() <= max_bytes, "{} > {max_bytes}", out.len());
     Preview {

@@ -88,7 +88,10 @@ def open_session(
 
     `retention_seconds` is how long the host keeps spilled outputs (the
     `max_age_seconds` of its `SpillStore.sweep`): notices then say how long
-    the full output is kept ("kept for 7 days"); `None`: not stated.
+    the full output is kept ("kept for 7 days"), and each spill's note
+    records that promise, so that no sweep (of any host or policy) deletes
+    the file sooner; an identical output capped again renews it. `None`: not
+    stated, nothing promised.
     `redaction` replaces secrets before text reaches the model (and, with
     `RedactionPolicy(spill=True)`, the disk); `None` redacts nothing.
 

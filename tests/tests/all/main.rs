@@ -22,6 +22,7 @@ mod host_embedding;
 mod host_limits;
 mod host_recycle;
 mod hostile_refs;
+mod promises;
 mod properties;
 mod sandbox;
 mod spill;

@@ -122,6 +122,7 @@ pub fn session_config(spec: &SessionSpec, dir: &std::path::Path) -> Result<Sessi
                 literals: r.literals.clone(),
                 spill: r.spill,
             }),
+        allow_shared_spill_dir: false,
     })
 }
 

@@ -1,6 +1,7 @@
-//! `CapStream` on any bytes in any chunking, against `Capper::cap_call` on
-//! the whole text (`String::from_utf8_lossy` of the bytes): the same
-//! `Capped`, field for field, and the same files saved, whether the spill
+//! `CapStream` on any bytes in any chunking, against `Capper::cap_bytes` on
+//! all of them (the preview from `String::from_utf8_lossy` of the bytes, the
+//! file the exact bytes), and on valid UTF-8 against `Capper::cap_call` on
+//! the text: the same `Capped`, field for field, and the same files saved, whether the spill
 //! works or the disk fills up part of the way. A small `set_large_input`
 //! threshold puts the one-pass mode (the spill written as chunks arrive)
 //! within reach of short inputs.
@@ -171,7 +172,7 @@ pub enum StreamPath {
 }
 
 /// Parse `data` as bytes, a chunking, a budget and failures, stream the
-/// bytes and compare with `cap_call` on the whole text. Panics when they
+/// bytes and compare with `cap_bytes` on all of them (and `cap_call` on text). Panics when they
 /// differ; `None` when `data` does not shape into an input.
 pub fn check_stream(data: &[u8]) -> Option<StreamPath> {
     let input = Input::arbitrary_take_rest(Unstructured::new(data)).ok()?;
@@ -247,10 +248,28 @@ pub fn check_stream(data: &[u8]) -> Option<StreamPath> {
         fails: failed,
         ..MemStore::default()
     };
+    // `cap_bytes`: the preview from the lossy text, the file the exact bytes.
     let want = capper
-        .cap_call(&text, &budget, &call, &mut oracle_store)
-        .unwrap_or_else(|e| panic!("cap_call failed where the stream did not: {e:?}"));
+        .cap_bytes(&bytes, &budget, &call, &mut oracle_store)
+        .unwrap_or_else(|e| panic!("cap_bytes failed where the stream did not: {e:?}"));
     assert_eq!(got, want, "the stream differs from cap");
+    if std::str::from_utf8(&bytes).is_ok() {
+        // On text, capping the bytes is capping the text.
+        let mut text_store = MemStore {
+            fails: failed,
+            ..MemStore::default()
+        };
+        let as_text = capper.cap_call(&text, &budget, &call, &mut text_store);
+        assert_eq!(
+            as_text.as_ref(),
+            Ok(&want),
+            "cap_bytes differs from cap on text"
+        );
+        assert!(
+            text_store.files == oracle_store.files,
+            "cap_bytes saved other files"
+        );
+    }
     let mut saved = store.files;
     saved.extend(writer.committed);
     assert!(saved == oracle_store.files, "saved files differ");

@@ -3,37 +3,9 @@
 
 mod common;
 
-use std::io::Write as _;
 use std::process::{Output, Stdio};
 
-use common::{Sandbox, numbered_lines, spill_path, varied_lines};
-
-/// Runs `command` with `input` on stdin.
-fn run(mut command: std::process::Command, input: &[u8]) -> Output {
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("toolcap starts");
-    let mut stdin = child.stdin.take().expect("piped");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        // The command may exit without reading everything (a bad budget).
-        let _ = stdin.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("toolcap ends");
-    writer.join().expect("writer");
-    output
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("UTF-8 stdout")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use common::{Sandbox, numbered_lines, run, spill_path, stderr, stdout, varied_lines, wait_gone};
 
 #[test]
 fn input_that_fits_comes_back_byte_for_byte() {
@@ -403,26 +375,6 @@ fn interrupt(sandbox: &Sandbox, args: &[&str], script: &str, signal: &str) -> (O
         .unwrap();
     assert!(status.success());
     (child.wait_with_output().expect("toolcap ends"), pid)
-}
-
-/// Whether process `pid` still runs (a zombie does not).
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            stat.rsplit(')')
-                .next()
-                .map(|rest| rest.trim_start().to_owned())
-        })
-        .is_some_and(|rest| !rest.starts_with('Z'))
-}
-
-fn wait_gone(pid: u32) {
-    let start = std::time::Instant::now();
-    while alive(pid) {
-        assert!(start.elapsed().as_secs() < 30, "process {pid} still runs");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
 }
 
 /// Files in the spill directory whose names say they are temporary.

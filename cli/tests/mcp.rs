@@ -10,7 +10,7 @@ use std::process::{Child, ChildStdin, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use common::Sandbox;
+use common::{Sandbox, wait_gone};
 use serde_json::{Value, json};
 
 const FAKE_SERVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake_mcp_server.py");
@@ -185,27 +185,6 @@ fn peak_mib(pid: u32) -> u64 {
     let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
     let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
     kib / 1024
-}
-
-/// Whether process `pid` still runs (a zombie does not).
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            stat.rsplit(')')
-                .next()
-                .map(|rest| rest.trim_start().to_owned())
-        })
-        .is_some_and(|rest| !rest.starts_with('Z'))
-}
-
-/// Waits until process `pid` has ended.
-fn wait_gone(pid: u32) {
-    let start = Instant::now();
-    while alive(pid) {
-        assert!(start.elapsed() < PATIENCE, "process {pid} still runs");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// Sends `signal` (`TERM`, `INT`) to process `pid`.

@@ -6,37 +6,14 @@
 mod common;
 
 use std::fs;
-use std::io::Write as _;
 use std::os::unix::fs::{PermissionsExt as _, symlink};
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
 use std::time::{Duration, SystemTime};
 
-use common::{Sandbox, numbered_lines, spill_path};
+use common::{Sandbox, numbered_lines, run, spill_path, stderr};
 use serde_json::{Value, json};
 
 const DAY_NS: u64 = 86_400 * 1_000_000_000;
-
-fn run(mut command: std::process::Command, input: &[u8]) -> Output {
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("toolcap starts");
-    let mut stdin = child.stdin.take().expect("piped");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("toolcap ends");
-    writer.join().expect("writer");
-    output
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 /// Caps `input` with `args`; the saved file.
 fn cap_saved(sandbox: &Sandbox, args: &[&str], input: &str) -> PathBuf {

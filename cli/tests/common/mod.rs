@@ -4,8 +4,9 @@
 
 #![allow(dead_code)] // each test crate uses its own part
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
 
 pub struct Sandbox {
     pub dir: tempfile::TempDir,
@@ -89,5 +90,53 @@ fn letters(mut n: usize) -> String {
         if n == 0 {
             return word;
         }
+    }
+}
+
+/// Runs `command` with `input` on stdin, and its whole output.
+pub fn run(mut command: Command, input: &[u8]) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("toolcap starts");
+    let mut stdin = child.stdin.take().expect("piped");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The command may exit without reading everything (a bad budget).
+        let _ = stdin.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("toolcap ends");
+    writer.join().expect("writer");
+    output
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 stdout")
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Whether process `pid` still runs (a zombie does not).
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit(')')
+                .next()
+                .map(|rest| rest.trim_start().to_owned())
+        })
+        .is_some_and(|rest| !rest.starts_with('Z'))
+}
+
+/// Waits until process `pid` has ended (at most 30 s, then fails).
+pub fn wait_gone(pid: u32) {
+    let start = std::time::Instant::now();
+    while alive(pid) {
+        assert!(start.elapsed().as_secs() < 30, "process {pid} still runs");
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }

@@ -1,12 +1,13 @@
 # The commands the README names. Each installs what it needs itself.
 #   make demo   - build the component and run the fake agent loop
-#   make test   - formatting, clippy (host and guest), every test: Rust, JS, Python
+#   make test   - lock check, formatting, clippy (host and guest), every test: Rust,
+#                 JS, Python, MCP end to end, the wheel and npm tarball as dependents
 #   make bench  - every benchmark against its baseline, one table (about a minute)
 #   make soak   - the property tests with many more cases (SOAK_CASES, default 100000)
 #   make fuzz   - each cargo-fuzz target for FUZZ_SECONDS (default 60) on nightly
 #   make wit    - print the component's WIT as built
-#   make package - put the component into host/ and check the crate packages
-#                  and builds for a dependent with no guest build
+#   make package - the crate, the wheel and the npm tarball, each installed
+#                  outside the repository as a dependent gets it, running its example
 
 CARGO ?= cargo
 GUEST_FLAGS := --profile guest --target wasm32-wasip2 -p toolcap-guest --target-dir target/wasm-guest

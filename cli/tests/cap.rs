@@ -243,13 +243,7 @@ fn the_key_file_is_made_private_once_and_reused() {
 
     // Another key signs the same output differently.
     let other = Sandbox::new();
-    let mut command = common::toolcap_bare();
-    command
-        .arg("cap")
-        .arg("--spill-dir")
-        .arg(sandbox.spill_dir())
-        .arg("--key-file")
-        .arg(other.key_file());
+    let command = sandbox.toolcap_with_key("cap", &other.key_file());
     let third = stdout(&run(command, input.as_bytes()));
     assert_ne!(tag(&first), tag(&third));
 }

@@ -168,23 +168,12 @@ fn a_key_file_others_could_read_or_swap_is_refused() {
 
     let link = sandbox.path("link-key");
     symlink(&key, &link).unwrap();
-    let mut command = common::toolcap_bare();
-    command
-        .arg("cap")
-        .arg("--spill-dir")
-        .arg(sandbox.spill_dir())
-        .arg("--key-file")
-        .arg(&link);
+    let command = sandbox.toolcap_with_key("cap", &link);
     assert!(refused(command).contains("symbolic link"));
 
     // A device is refused before a byte is read (reading /dev/zero would
     // never end); so is a pipe, which would block.
-    let mut command = common::toolcap_bare();
-    command
-        .arg("cap")
-        .arg("--spill-dir")
-        .arg(sandbox.spill_dir())
-        .args(["--key-file", "/dev/zero"]);
+    let command = sandbox.toolcap_with_key("cap", std::path::Path::new("/dev/zero"));
     assert!(refused(command).contains("not a regular file"));
     let fifo = sandbox.path("fifo");
     assert!(
@@ -194,13 +183,7 @@ fn a_key_file_others_could_read_or_swap_is_refused() {
             .unwrap()
             .success()
     );
-    let mut command = common::toolcap_bare();
-    command
-        .arg("cap")
-        .arg("--spill-dir")
-        .arg(sandbox.spill_dir())
-        .arg("--key-file")
-        .arg(&fifo);
+    let command = sandbox.toolcap_with_key("cap", &fifo);
     assert!(refused(command).contains("not a regular file"));
 
     // Still usable as it was made.

@@ -34,13 +34,18 @@ impl Sandbox {
     /// `toolcap <subcommand>` with this sandbox's spill directory and key
     /// file, and no setting taken from the environment.
     pub fn toolcap(&self, subcommand: &str) -> Command {
+        self.toolcap_with_key(subcommand, &self.key_file())
+    }
+
+    /// [`toolcap`](Self::toolcap) with another key file.
+    pub fn toolcap_with_key(&self, subcommand: &str, key_file: &Path) -> Command {
         let mut command = toolcap_bare();
         command
             .arg(subcommand)
             .arg("--spill-dir")
             .arg(self.spill_dir())
             .arg("--key-file")
-            .arg(self.key_file());
+            .arg(key_file);
         command
     }
 }

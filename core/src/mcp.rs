@@ -21,6 +21,7 @@
 //!   ([`meta::META_KEY`]) whenever something was cut or dropped.
 
 mod blocks;
+mod extras;
 mod json;
 pub mod meta;
 mod shown;
@@ -91,7 +92,7 @@ pub fn cap_mcp(
             _ => false,
         })
         .collect();
-    let layout = cut_layout(&parts);
+    let extras = extras::Extras::of(&parsed, &parts, capper.estimator(), budget);
     // With redaction, every string the model can be shown is redacted, the
     // structured content first: its redacted size is what the budget sees.
     let mut shown = capper.redactor().map(Shown::new);
@@ -100,7 +101,9 @@ pub fn cap_mcp(
         _ => None,
     };
     let structured = Structured::of(parsed.structured, structured_shown.as_deref());
-    let mut capped = fit(capper, parts, structured, budget, &call, store)?;
+    let mut capped = fit(
+        capper, parts, &parsed, extras, structured, budget, &call, store,
+    )?;
     if !capped.changed() && shown.is_none() {
         drop(parsed);
         return Ok(capped.into_result(result));
@@ -109,7 +112,6 @@ pub fn cap_mcp(
         &parsed,
         &capped,
         &textual,
-        &layout,
         options,
         shown.as_mut(),
         structured_shown.as_deref(),
@@ -155,6 +157,11 @@ pub(crate) fn merge_counts(counts: &mut Vec<(String, u64)>, more: &crate::redact
 struct Fitted {
     /// The parts as `cap-parts` returns them (redacted when they fit).
     parts: Vec<Part>,
+    /// Where each part of a cut result comes from ([`cut_layout`] of the
+    /// parts capped: the blocks', or with the extras as text).
+    layout: Vec<Placed>,
+    /// The extras took more than half of the budget and were capped as text.
+    extras_as_text: bool,
     report: Capped,
     dropped: Option<DroppedStructured>,
     /// The note on the dropped structured content, for the notice block.
@@ -177,26 +184,21 @@ impl Fitted {
     }
 }
 
-/// Cap the texts, keeping or dropping the structured content.
+/// Cap the texts, keeping the extras or capping them as text, and keeping
+/// or dropping the structured content.
+#[allow(clippy::too_many_arguments)]
 fn fit(
     capper: &Capper,
     parts: Vec<Part>,
+    parsed: &blocks::McpResult<'_>,
+    extras: extras::Extras,
     structured: Option<Structured<'_>>,
     budget: &Budget,
     call: &Call,
     store: &mut dyn SpillStore,
 ) -> Result<Fitted, CapError> {
-    let kept = |parts, b: &Budget, store: &mut dyn SpillStore| {
-        let c = cap_parts_checking_cut(capper, parts, b, call, store)?;
-        Ok(Fitted {
-            parts: c.parts,
-            report: c.report,
-            dropped: None,
-            note: None,
-        })
-    };
     if budget.is_disabled() {
-        return kept(parts, budget, store);
+        return kept(capper, parts, budget, call, store);
     }
     let raw = structured.map_or("", |s| s.shown.get());
     let tokens = if budget.max_tokens.is_some() {
@@ -204,16 +206,73 @@ fn fit(
     } else {
         0
     };
-    let beside_structured = less(budget, raw.len() as u64, tokens, 0);
-    if let Some(rest) = &beside_structured {
-        let fits = capper.fits_whole(&joined_text(&parts), rest);
+    // Everything fits as it is: nothing moves.
+    if let Some(rest) = less(
+        budget,
+        raw.len() as u64 + extras.bytes,
+        tokens + extras.tokens,
+        0,
+    ) && capper.fits_whole(&joined_text(&parts), &rest)
+    {
+        return kept(capper, parts, &rest, call, store);
+    }
+    // The extras keep their place in at most half of the budget, as long as
+    // the texts can still be cut in the rest; otherwise they are text.
+    let beside_extras = less(budget, extras.bytes, extras.tokens, 0)
+        .filter(|rest| extras.may_stay(budget) && rest.validate(capper.room()).is_ok());
+    let (parts, budget, extras_as_text) = match beside_extras {
+        Some(rest) => (parts, rest, false),
+        None => (extras::as_text(parts, parsed), *budget, true),
+    };
+    let mut fitted = match structured {
+        Some(s) => fit_structured(capper, parts, s, raw, tokens, &budget, call, store)?,
+        None => kept(capper, parts, &budget, call, store)?,
+    };
+    fitted.extras_as_text = extras_as_text;
+    Ok(fitted)
+}
+
+/// The texts capped in `budget`, everything else kept.
+fn kept(
+    capper: &Capper,
+    parts: Vec<Part>,
+    budget: &Budget,
+    call: &Call,
+    store: &mut dyn SpillStore,
+) -> Result<Fitted, CapError> {
+    let layout = cut_layout(&parts);
+    let c = cap_parts_checking_cut(capper, parts, budget, call, store)?;
+    Ok(Fitted {
+        parts: c.parts,
+        layout,
+        extras_as_text: false,
+        report: c.report,
+        dropped: None,
+        note: None,
+    })
+}
+
+/// Keep the structured content (`raw` as shown, `tokens` estimated when
+/// limited) when it takes at most half of `budget`, else drop it.
+#[allow(clippy::too_many_arguments)]
+fn fit_structured(
+    capper: &Capper,
+    parts: Vec<Part>,
+    structured: Structured<'_>,
+    raw: &str,
+    tokens: u64,
+    budget: &Budget,
+    call: &Call,
+    store: &mut dyn SpillStore,
+) -> Result<Fitted, CapError> {
+    if let Some(rest) = less(budget, raw.len() as u64, tokens, 0) {
+        let fits = capper.fits_whole(&joined_text(&parts), &rest);
         let half = raw.len() as u64 * 2 <= u64::from(budget.max_bytes)
             && budget.max_tokens.is_none_or(|t| tokens * 2 <= u64::from(t));
         if fits || (half && rest.validate(capper.room()).is_ok()) {
-            return kept(parts, rest, store);
+            return kept(capper, parts, &rest, call, store);
         }
     }
-    let structured = structured.expect("without structured content the whole budget is kept");
     drop_structured(capper, parts, structured, budget, call, store)
 }
 
@@ -262,6 +321,7 @@ fn drop_structured(
         capper.estimator().estimate(&longest) + 1,
         notice::STRUCTURED_NOTE_LINES as u32,
     );
+    let layout = cut_layout(&parts);
     let capped = room
         .ok_or_else(|| CapError::InvalidBudget(String::new()))
         .and_then(|rest| cap_parts_checking_cut(capper, parts, &rest, call, store))
@@ -282,6 +342,8 @@ fn drop_structured(
     let note = notice::structured_note(bytes, outcome, call, style, !capped.report.truncated);
     Ok(Fitted {
         parts: capped.parts,
+        layout,
+        extras_as_text: false,
         report: capped.report,
         dropped: Some(DroppedStructured {
             bytes,
@@ -319,27 +381,21 @@ fn write(
     parsed: &blocks::McpResult<'_>,
     fitted: &Fitted,
     textual: &[bool],
-    layout: &[Placed],
     options: McpOptions,
     mut shown: Option<&mut Shown<'_>>,
     structured_shown: Option<&RawValue>,
 ) -> String {
-    let content = content(
-        parsed,
-        fitted,
-        textual,
-        layout,
-        options,
-        shown.as_deref_mut(),
-    );
+    let content = content(parsed, fitted, textual, options, shown.as_deref_mut());
     let cut = fitted.report.truncated || fitted.dropped.is_some();
+    // Extras capped as text are in the preview and the spill, not here.
+    let extras_cut = fitted.extras_as_text && fitted.report.truncated;
     // The server's own `_meta` members, redacted when the session redacts;
     // the record of this cap is added when something was cut or dropped.
     let server_meta: Vec<(&str, String)> = parsed
         .meta
         .iter()
         .flat_map(|m| m.unique())
-        .filter(|(k, _)| !cut || *k != meta::META_KEY)
+        .filter(|(k, _)| !extras_cut && (!cut || *k != meta::META_KEY))
         .map(|(k, v)| {
             let value = shown.as_deref_mut().and_then(|s| s.value(v));
             (k, value.unwrap_or_else(|| v.get().to_owned()))
@@ -384,6 +440,7 @@ fn write(
                 members.push((key, structured_shown.unwrap_or(value).get()));
             }
             "_meta" => members.push((key, meta.as_deref().unwrap_or(value.get()))),
+            _ if extras_cut && extras::is_extra_member(key) => {}
             _ => members.push((key, other.as_deref().unwrap_or(value.get()))),
         }
     }
@@ -402,7 +459,6 @@ fn content(
     parsed: &blocks::McpResult<'_>,
     fitted: &Fitted,
     textual: &[bool],
-    layout: &[Placed],
     options: McpOptions,
     mut shown: Option<&mut Shown<'_>>,
 ) -> String {
@@ -438,7 +494,7 @@ fn content(
     // A block written as received, or with every string the model is shown
     // redacted (its other members: annotations, a link's uri and name...).
     if report.truncated {
-        for placed in layout {
+        for placed in &fitted.layout {
             list.push(match *placed {
                 Placed::Preview => Cow::Owned(text_block(preview)),
                 Placed::Kept(i) => raw_block(parsed.blocks[i], shown.as_deref_mut()),
@@ -450,7 +506,8 @@ fn content(
         }
     } else {
         let redacted = !report.redactions.is_empty();
-        for (i, part) in fitted.parts.iter().enumerate() {
+        // (Extras capped as text but not cut are written as received.)
+        for (i, part) in fitted.parts.iter().take(parsed.blocks.len()).enumerate() {
             list.push(match part {
                 Part::Text(t) if redacted && textual[i] => Cow::Owned(shown_block(
                     blocks::with_text(parsed.blocks[i], false, Some(t)),

@@ -542,3 +542,91 @@ fn a_dropped_structured_content_is_saved_redacted_as_valid_json_when_spills_are(
         }
     }
 }
+
+/// What the model is shown of `result` beside media and the structured
+/// content: texts, the JSON of every other block, the server's `_meta`
+/// members (not this cap's record) and members MCP does not define.
+fn shown_bytes(result: &str) -> usize {
+    let v: Value = serde_json::from_str(result).unwrap();
+    let blocks: usize = v["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| match b["type"].as_str() {
+            Some("text") if b["text"].is_string() => b["text"].as_str().unwrap().len(),
+            Some("image" | "audio") if b["data"].is_string() => 0,
+            _ => b.to_string().len(),
+        })
+        .sum();
+    let meta: usize = v["_meta"].as_object().map_or(0, |m| {
+        m.iter()
+            .filter(|(k, _)| *k != meta::META_KEY)
+            .map(|(k, v)| k.len() + v.to_string().len())
+            .sum()
+    });
+    let others: usize = v
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| {
+            !["content", "structuredContent", "_meta", "isError"].contains(&k.as_str())
+        })
+        .map(|(k, v)| k.len() + v.to_string().len())
+        .sum();
+    blocks + meta + others
+}
+
+#[test]
+fn blocks_and_members_beside_the_texts_count_against_the_budget() {
+    let big = "x".repeat(300_000);
+    let cases = [
+        // A block of a type the component does not know.
+        json!({"content": [{"type": "text", "text": "short"}, {"type": "x-trace", "data": big}]}),
+        // A known type with a field of the wrong kind.
+        json!({"content": [{"type": "text", "text": [big]}]}),
+        // A resource link with a huge name.
+        json!({"content": [{"type": "resource_link", "uri": "file:///a", "name": big}]}),
+        // The server's own _meta.
+        json!({"content": [{"type": "text", "text": "ok"}], "_meta": {"debug/trace": big}}),
+        // A member MCP does not define.
+        json!({"content": [{"type": "text", "text": "ok"}], "rows": [big]}),
+    ];
+    for input in cases {
+        let input = input.to_string();
+        for max_bytes in [1_000, 4_000, 20_000] {
+            let mut store = Memory::default();
+            let out = run(&input, max_bytes, &mut store);
+            assert!(out.report.truncated, "{max_bytes}: {}", &out.result[..200]);
+            assert!(
+                shown_bytes(&out.result) <= max_bytes as usize,
+                "{max_bytes}: {} bytes shown",
+                shown_bytes(&out.result)
+            );
+            // Nothing is lost: the spill holds the big value.
+            let saved = String::from_utf8(store.0[0].1.clone()).unwrap();
+            assert!(saved.contains(&big), "{max_bytes}");
+            assert!(serde_json::from_str::<Value>(&out.result).is_ok());
+        }
+    }
+}
+
+#[test]
+fn small_blocks_beside_the_texts_keep_their_place_and_take_their_room() {
+    let link = r#"{"type":"resource_link","uri":"file:///report.csv","name":"report.csv"}"#;
+    let text = lines("row", 100);
+    let input = format!(
+        r#"{{"content":[{{"type":"text","text":{}}},{link}],"_meta":{{"server/id":"abc"}}}}"#,
+        serde_json::to_string(&text).unwrap()
+    );
+    // The text alone fits 1 byte over its length; with the link it does not.
+    let max_bytes = text.len() as u32 + 1;
+    let out = run(&input, max_bytes, &mut Memory::default());
+    assert!(out.report.truncated);
+    assert!(out.result.contains(link), "the link stays in place");
+    let v: Value = serde_json::from_str(&out.result).unwrap();
+    assert_eq!(v["_meta"]["server/id"], "abc");
+    assert!(shown_bytes(&out.result) <= max_bytes as usize);
+    // With room for everything, the input comes back as it was.
+    let roomy = text.len() as u32 + link.len() as u32 + 100;
+    assert_eq!(run(&input, roomy, &mut Memory::default()).result, input);
+}

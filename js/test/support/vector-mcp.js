@@ -74,6 +74,53 @@ export const joinedText = (v) =>
     .filter((t) => t !== undefined)
     .join('\n');
 
+/** Media the budget does not count: an image or audio with string data and MIME type, or a valid resource with a blob. */
+function isMedia(block) {
+  if (!isObject(block)) return false;
+  const str = (o, k) => typeof o[k] === 'string';
+  if (block.type === 'image' || block.type === 'audio') return str(block, 'data') && str(block, 'mimeType');
+  if (block.type !== 'resource' || !isObject(block.resource)) return false;
+  const r = block.resource;
+  const stringOrAbsent = (k) => r[k] === undefined || typeof r[k] === 'string';
+  return str(r, 'uri') && str(r, 'blob') && stringOrAbsent('mimeType') && stringOrAbsent('text');
+}
+
+/** The blocks beside the texts that the budget counts (neither textual nor media). */
+const otherBlocks = (v) => blocks(v).filter((b) => textOf(b) === undefined && !isMedia(b));
+
+const HANDLED_MEMBERS = ['content', 'structuredContent', '_meta', 'isError'];
+
+/** The server's _meta members (as one _meta object) and members MCP does not define, as one JSON object; undefined when none. */
+function topLevelExtras(v) {
+  const members = [];
+  if (isObject(v._meta) && Object.keys(v._meta).length > 0) members.push(['_meta', v._meta]);
+  for (const [k, x] of Object.entries(v)) if (!HANDLED_MEMBERS.includes(k)) members.push([k, x]);
+  if (members.length === 0) return undefined;
+  return `{${members.map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(',')}}`;
+}
+
+/** The text spill when the extras were cut as text: each other block's JSON in place, media left out, top-level extras last. */
+function joinedWithExtras(v) {
+  const pieces = [];
+  for (const b of blocks(v)) {
+    const t = textOf(b);
+    if (t !== undefined) pieces.push(t);
+    else if (!isMedia(b)) pieces.push(canonical(b));
+  }
+  const top = topLevelExtras(v);
+  if (top !== undefined) pieces.push(top);
+  return pieces.join('\n');
+}
+
+/** Whether the blocks and members beside the texts were cut as text: the output lacks one of them. */
+function extrasCut(input, output, rest, alike) {
+  const blockMissing = otherBlocks(input).some((b) => !rest.some((o) => alike(o, b)));
+  const metaMissing = isObject(input._meta)
+    && Object.keys(input._meta).some((k) => k !== META_KEY && !(isObject(output._meta) && k in output._meta));
+  const memberMissing = Object.keys(input).some((k) => !HANDLED_MEMBERS.includes(k) && !(k in output));
+  return blockMissing || metaMissing || memberMissing;
+}
+
 const isPlainText = (b) => isObject(b) && b.type === 'text' && typeof b.text === 'string';
 const outputTexts = (v) => blocks(v).filter(isPlainText).map((b) => b.text);
 
@@ -131,13 +178,22 @@ export function checkMcpInvariants(chk, session, disk, sent, budget, resourceLin
   // then values are compared by their shape (keys, block types) only.
   const redacted = r.redactions.length > 0;
   const alike = (a, b) => isDeepStrictEqual(a, b) || (redacted && sameShape(a, b));
-  if (isObject(input._meta)) {
+  const inBlocks = blocks(input);
+  const links = resourceLink ? Number(r.spill !== null) + Number(got.structuredSpill !== null) : 0;
+  const rest = outBlocks.slice(Number(cut) + links);
+  // Blocks and members beside the texts that would take the texts' room are
+  // cut as text, all of them: nothing of them is left in the result.
+  const extrasAsText = r.truncated && extrasCut(input, output, rest, alike);
+  if (extrasAsText) {
+    const left = otherBlocks(input).some((b) => rest.some((o) => isDeepStrictEqual(o, b)));
+    chk.ensure(!left, () => 'some blocks beside the texts were cut as text, not all');
+  }
+  if (isObject(input._meta) && !extrasAsText) {
     for (const [k, v] of Object.entries(input._meta)) {
       if (k === META_KEY) continue;
       chk.ensure(isObject(output._meta) && k in output._meta && alike(output._meta[k], v), () => `the input's _meta key ${show(k)} was not kept`);
     }
   }
-  const inBlocks = blocks(input);
   if (cut) {
     const notice = typeof outBlocks[0]?.text === 'string' ? outBlocks[0].text : '';
     chk.ensure(notice.startsWith('[toolcap] '), () => `the first block is not the notice: ${excerpt(notice)}`);
@@ -146,10 +202,9 @@ export function checkMcpInvariants(chk, session, disk, sent, budget, resourceLin
       chk.ensure(refs.includes(refKey(spill)), () => `the notice does not hold the reference ${show(spill)}`);
     }
   }
-  const links = resourceLink ? Number(r.spill !== null) + Number(got.structuredSpill !== null) : 0;
-  const rest = outBlocks.slice(Number(cut) + links);
   if (r.truncated) {
-    const kept = inBlocks.filter((b) => textOf(b) === undefined);
+    // Only the media pass through when the other blocks were cut as text.
+    const kept = inBlocks.filter((b) => textOf(b) === undefined && (!extrasAsText || isMedia(b)));
     const passed = rest.filter((b) => !isPlainText(b) && !isTextlessResourceOfInput(b, inBlocks));
     const same = passed.length === kept.length && passed.every((b, i) => alike(b, kept[i]));
     chk.ensure(same, () => `the blocks that pass through changed: ${show(passed)} / ${show(kept)}`);
@@ -159,12 +214,12 @@ export function checkMcpInvariants(chk, session, disk, sent, budget, resourceLin
   if (input.structuredContent !== undefined && !got.structuredDropped) {
     chk.ensure(alike(output.structuredContent, input.structuredContent), () => 'structuredContent changed');
   }
-  checkMcpDisk(chk, session, disk, input, sent.canonical, got);
+  checkMcpDisk(chk, session, disk, input, sent.canonical, extrasAsText, got);
   return output;
 }
 
 /** The spills hold the joined text and the structured content (as sent); nothing else appeared. */
-function checkMcpDisk(chk, session, disk, input, isCanonical, got) {
+function checkMcpDisk(chk, session, disk, input, isCanonical, extrasAsText, got) {
   const redacted = got.report.redactions.length > 0;
   const files = [];
   const expectFile = (ref, content) => {
@@ -186,7 +241,11 @@ function checkMcpDisk(chk, session, disk, input, isCanonical, got) {
     }
     files.push(file);
   };
-  if (got.report.spill !== null) expectFile(got.report.spill, redacted ? null : joinedText(input));
+  if (got.report.spill !== null) {
+    // Blocks beside the texts cut as text are their JSON as sent.
+    const joined = extrasAsText ? (isCanonical ? joinedWithExtras(input) : null) : joinedText(input);
+    expectFile(got.report.spill, redacted ? null : joined);
+  }
   if (got.structuredSpill !== null) {
     const known = !redacted && isCanonical && input.structuredContent !== undefined;
     expectFile(got.structuredSpill, known ? canonical(input.structuredContent) : null);

@@ -88,6 +88,67 @@ def joined_text(v: Any) -> str:
     return "\n".join(t for t in map(_text_of, _blocks(v)) if t is not None)
 
 
+def _is_media(block: Any) -> bool:
+    """Media the budget does not count: an image or audio with string data
+    and MIME type, or a valid resource with a blob."""
+    if not isinstance(block, dict):
+        return False
+    if block.get("type") in ("image", "audio"):
+        return isinstance(block.get("data"), str) and isinstance(block.get("mimeType"), str)
+    r = block.get("resource")
+    if block.get("type") != "resource" or not isinstance(r, dict):
+        return False
+    string_or_absent = all(k not in r or isinstance(r[k], str) for k in ("mimeType", "text"))
+    return isinstance(r.get("uri"), str) and isinstance(r.get("blob"), str) and string_or_absent
+
+
+def _other_blocks(v: Any) -> list[Any]:
+    """The blocks beside the texts that the budget counts (neither textual nor media)."""
+    return [b for b in _blocks(v) if _text_of(b) is None and not _is_media(b)]
+
+
+_HANDLED_MEMBERS = ("content", "structuredContent", "_meta", "isError")
+
+
+def _top_level_extras(v: dict[str, Any]) -> Optional[str]:
+    """The server's _meta members (as one _meta object) and members MCP does
+    not define, as one JSON object; None when there are none."""
+    members = []
+    if isinstance(v.get("_meta"), dict) and v["_meta"]:
+        members.append(("_meta", v["_meta"]))
+    members += [(k, x) for k, x in v.items() if k not in _HANDLED_MEMBERS]
+    if not members:
+        return None
+    return "{" + ",".join(f"{canonical(k)}:{canonical(x)}" for k, x in members) + "}"
+
+
+def _joined_with_extras(v: dict[str, Any]) -> str:
+    """The text spill when the extras were cut as text: each other block's
+    JSON in place, media left out, the top-level extras last."""
+    pieces = []
+    for b in _blocks(v):
+        t = _text_of(b)
+        if t is not None:
+            pieces.append(t)
+        elif not _is_media(b):
+            pieces.append(canonical(b))
+    top = _top_level_extras(v)
+    if top is not None:
+        pieces.append(top)
+    return "\n".join(pieces)
+
+
+def _extras_cut(inp: dict[str, Any], output: dict[str, Any], rest: list[Any], alike: Any) -> bool:
+    """Whether the blocks and members beside the texts were cut as text: the
+    output lacks one of them."""
+    block_missing = any(not any(alike(o, b) for o in rest) for b in _other_blocks(inp))
+    meta = output.get("_meta")
+    meta_missing = isinstance(inp.get("_meta"), dict) and any(
+        k != META_KEY and not (isinstance(meta, dict) and k in meta) for k in inp["_meta"])
+    member_missing = any(k not in _HANDLED_MEMBERS and k not in output for k in inp)
+    return block_missing or meta_missing or member_missing
+
+
 def _is_plain_text(b: Any) -> bool:
     return isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
 
@@ -168,13 +229,21 @@ def check_invariants(
     def alike(a: Any, b: Any) -> bool:
         return _same(a, b) or (redacted and _same_shape(a, b))
 
-    if isinstance(inp.get("_meta"), dict):
+    in_blocks = _blocks(inp)
+    links = (int(r.spill is not None) + int(got.structured_spill is not None)) if resource_link else 0
+    rest = out_blocks[int(cut) + links:]
+    # Blocks and members beside the texts that would take the texts' room are
+    # cut as text, all of them: nothing of them is left in the result.
+    extras_as_text = r.truncated and _extras_cut(inp, output, rest, alike)
+    if extras_as_text:
+        left = any(_same(o, b) for b in _other_blocks(inp) for o in rest)
+        chk.ensure(not left, lambda: "some blocks beside the texts were cut as text, not all")
+    if isinstance(inp.get("_meta"), dict) and not extras_as_text:
         for k, v in inp["_meta"].items():
             if k == META_KEY:
                 continue
             kept = isinstance(meta, dict) and k in meta and alike(meta[k], v)
             chk.ensure(kept, lambda k=k: f"the input's _meta key {k!r} was not kept")
-    in_blocks = _blocks(inp)
     if cut:
         first = out_blocks[0] if out_blocks else {}
         notice = first.get("text") if isinstance(first.get("text"), str) else ""
@@ -184,10 +253,10 @@ def check_invariants(
         for spill in (s for s in (r.spill, got.structured_spill) if s is not None):
             chk.ensure(ref_key(spill) in found,
                        lambda spill=spill: f"the notice does not hold the reference {spill}")
-    links = (int(r.spill is not None) + int(got.structured_spill is not None)) if resource_link else 0
-    rest = out_blocks[int(cut) + links:]
     if r.truncated:
-        kept_blocks = [b for b in in_blocks if _text_of(b) is None]
+        # Only the media pass through when the other blocks were cut as text.
+        kept_blocks = [b for b in in_blocks
+                       if _text_of(b) is None and (not extras_as_text or _is_media(b))]
         passed = [b for b in rest if not _is_plain_text(b)
                   and not _textless_resource_of_input(b, in_blocks)]
         same = len(passed) == len(kept_blocks) and all(
@@ -200,12 +269,12 @@ def check_invariants(
         chk.ensure("structuredContent" in output
                    and alike(output["structuredContent"], inp["structuredContent"]),
                    lambda: "structuredContent changed")
-    _check_disk(chk, session, disk, inp, sent.canonical, got)
+    _check_disk(chk, session, disk, inp, sent.canonical, extras_as_text, got)
     return output
 
 
 def _check_disk(chk: Checker, session: Session, disk: Disk, inp: dict[str, Any],
-                is_canonical: bool, got: CappedMcp) -> None:
+                is_canonical: bool, extras_as_text: bool, got: CappedMcp) -> None:
     """The spills hold the joined text and the structured content (as sent);
     nothing else appeared."""
     redacted = bool(got.report.redactions)
@@ -228,7 +297,12 @@ def _check_disk(chk: Checker, session: Session, disk: Disk, inp: dict[str, Any],
         files.append(file)
 
     if got.report.spill is not None:
-        expect(got.report.spill, None if redacted else joined_text(inp))
+        # Blocks beside the texts cut as text are their JSON as sent.
+        if extras_as_text:
+            joined = _joined_with_extras(inp) if is_canonical else None
+        else:
+            joined = joined_text(inp)
+        expect(got.report.spill, None if redacted else joined)
     if got.structured_spill is not None:
         known = not redacted and is_canonical and "structuredContent" in inp
         expect(got.structured_spill, canonical(inp["structuredContent"]) if known else None)

@@ -94,6 +94,95 @@ pub fn joined_text(v: &Value) -> String {
         .join("\n")
 }
 
+/// Whether a block that is not textual is media the budget does not count:
+/// an image or audio with string `data` and `mimeType`, or a valid resource
+/// with a blob.
+fn is_media(block: &Value) -> bool {
+    let string = |v: &Value, k: &str| v.get(k).is_some_and(Value::is_string);
+    match block.get("type").and_then(Value::as_str) {
+        Some("image" | "audio") => string(block, "data") && string(block, "mimeType"),
+        Some("resource") => block.get("resource").is_some_and(|r| {
+            let string_or_absent = |k: &str| r.get(k).is_none_or(Value::is_string);
+            string(r, "uri")
+                && string(r, "blob")
+                && string_or_absent("mimeType")
+                && string_or_absent("text")
+        }),
+        _ => false,
+    }
+}
+
+/// The blocks beside the texts that the budget counts (neither textual nor media).
+fn other_blocks(v: &Value) -> Vec<&Value> {
+    blocks(v)
+        .iter()
+        .filter(|b| text_of(b).is_none() && !is_media(b))
+        .collect()
+}
+
+/// The result's members beside the texts that the budget counts: the
+/// server's `_meta` members (as one `_meta` object) and members MCP does
+/// not define, in that order, as one JSON object; `None` when there are none.
+fn top_level_extras(v: &Value) -> Option<String> {
+    let mut out = serde_json::Map::new();
+    if let Some(Value::Object(meta)) = v.get("_meta")
+        && !meta.is_empty()
+    {
+        out.insert("_meta".into(), Value::Object(meta.clone()));
+    }
+    let mut text = String::from("{");
+    let others = v.as_object().into_iter().flatten().filter(|(k, _)| {
+        !["content", "structuredContent", "_meta", "isError"].contains(&k.as_str())
+    });
+    for (k, value) in out.iter().chain(others) {
+        if text.len() > 1 {
+            text.push(',');
+        }
+        text.push_str(&Value::String(k.clone()).to_string());
+        text.push(':');
+        text.push_str(&value.to_string());
+    }
+    text.push('}');
+    (text.len() > 2).then_some(text)
+}
+
+/// What the text spill holds when the blocks and members beside the texts
+/// were cut as text: each such block's JSON in its place, media left out,
+/// and the top-level extras last.
+fn joined_with_extras(v: &Value) -> String {
+    let mut pieces: Vec<String> = blocks(v)
+        .iter()
+        .filter_map(|b| match text_of(b) {
+            Some(t) => Some(t.to_owned()),
+            None if is_media(b) => None,
+            None => Some(b.to_string()),
+        })
+        .collect();
+    pieces.extend(top_level_extras(v));
+    pieces.join("\n")
+}
+
+/// Whether the blocks and members beside the texts were cut as text: the
+/// output lacks one of them (then it lacks them all).
+fn extras_cut(input: &Value, output: &Value, rest: &[Value], redacted: bool) -> bool {
+    let block_missing = other_blocks(input).iter().any(|b| {
+        !rest
+            .iter()
+            .any(|o| o == *b || (redacted && same_shape(o, b)))
+    });
+    let meta_missing = match input.get("_meta") {
+        Some(Value::Object(meta)) => meta
+            .keys()
+            .any(|k| k != META_KEY && output["_meta"].get(k).is_none()),
+        _ => false,
+    };
+    let member_missing = input.as_object().into_iter().flatten().any(|(k, _)| {
+        !["content", "structuredContent", "_meta", "isError"].contains(&k.as_str())
+            && output.get(k).is_none()
+    });
+    block_missing || meta_missing || member_missing
+}
+
 /// The output's `text` blocks' texts.
 fn output_texts(v: &Value) -> Vec<&str> {
     blocks(v)
@@ -172,7 +261,28 @@ pub fn check_invariants(
     // Redaction rewrites every string the model is shown, beyond the texts:
     // then values are compared by their shape (keys, block types) only.
     let redacted = !r.redactions.is_empty();
-    if let Some(Value::Object(meta)) = input_value.get("_meta") {
+    let in_blocks = blocks(input_value);
+    let links = if resource_link {
+        usize::from(r.spill.is_some()) + usize::from(got.structured_spill.is_some())
+    } else {
+        0
+    };
+    let skip = usize::from(cut) + links;
+    let rest = out_blocks.get(skip..).unwrap_or(&[]);
+    // Blocks and members beside the texts that would take the texts' room
+    // are cut as text, all of them: nothing of them is left in the result.
+    let extras_as_text = r.truncated && extras_cut(input_value, &output, rest, redacted);
+    if extras_as_text {
+        let left = other_blocks(input_value)
+            .iter()
+            .any(|b| rest.iter().any(|o| o == *b));
+        chk.ensure(!left, || {
+            "some blocks beside the texts were cut as text, not all".into()
+        });
+    }
+    if let Some(Value::Object(meta)) = input_value.get("_meta")
+        && !extras_as_text
+    {
         for (k, v) in meta.iter().filter(|(k, _)| *k != META_KEY) {
             let kept = output["_meta"]
                 .get(k)
@@ -180,7 +290,6 @@ pub fn check_invariants(
             chk.ensure(kept, || format!("the input's _meta key {k:?} was not kept"));
         }
     }
-    let in_blocks = blocks(input_value);
     if cut {
         let notice = out_blocks
             .first()
@@ -199,16 +308,13 @@ pub fn check_invariants(
             }
         }
     }
-    let links = if resource_link {
-        usize::from(r.spill.is_some()) + usize::from(got.structured_spill.is_some())
-    } else {
-        0
-    };
-    let skip = usize::from(cut) + links;
-    let rest = out_blocks.get(skip..).unwrap_or(&[]);
     if r.truncated {
-        // Every block that is not textual passes through, in order.
-        let kept: Vec<&Value> = in_blocks.iter().filter(|b| text_of(b).is_none()).collect();
+        // Every block that is not textual passes through, in order (only
+        // the media when the others were cut as text).
+        let kept: Vec<&Value> = in_blocks
+            .iter()
+            .filter(|b| text_of(b).is_none() && (!extras_as_text || is_media(b)))
+            .collect();
         let passed: Vec<&Value> = rest
             .iter()
             .filter(|b| !is_plain_text(b) && !is_textless_resource_of_input(b, in_blocks))
@@ -234,7 +340,15 @@ pub fn check_invariants(
             .is_some_and(|got| got == structured || (redacted && same_shape(got, structured)));
         chk.ensure(kept, || "structuredContent changed".into());
     }
-    check_disk(chk, session, disk, input_value, sent.canonical, got);
+    check_disk(
+        chk,
+        session,
+        disk,
+        input_value,
+        sent.canonical,
+        extras_as_text,
+        got,
+    );
     Some(output)
 }
 
@@ -265,6 +379,7 @@ fn check_disk(
     disk: &Disk,
     input: &Value,
     canonical: bool,
+    extras_as_text: bool,
     got: &CappedMcp,
 ) {
     let redacted = !got.report.redactions.is_empty();
@@ -298,7 +413,12 @@ fn check_disk(
             }
         };
     if let Some(r) = &got.report.spill {
-        expect(r, (!redacted).then(|| joined_text(input)), &mut files);
+        let joined = match extras_as_text {
+            // Blocks beside the texts are their JSON as sent.
+            true => canonical.then(|| joined_with_extras(input)),
+            false => Some(joined_text(input)),
+        };
+        expect(r, joined.filter(|_| !redacted), &mut files);
     }
     if let Some(r) = &got.structured_spill {
         let structured = input.get("structuredContent").map(Value::to_string);

@@ -957,6 +957,39 @@ fn malformed_and_unusual_answers_never_pass_whole() {
 }
 
 #[test]
+fn what_is_shown_beside_the_texts_is_capped_too() {
+    let mut proxy = Proxy::start(&["--max-bytes", "3000"]);
+    let cases = [
+        // A block of a type the proxy does not know.
+        r#"{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"ok"},{"type":"x-trace","frames":$TEXT}]}}"#,
+        // A text block whose text is not a string.
+        r#"{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":[$TEXT]}]}}"#,
+        // A resource link with a huge name.
+        r#"{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"resource_link","uri":"file:///a","name":$TEXT}]}}"#,
+        // The server's own _meta.
+        r#"{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"ok"}],"_meta":{"debug":$TEXT}}}"#,
+        // A member MCP does not define.
+        r#"{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"ok"}],"rows":[$TEXT]}}"#,
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        raw_call(&mut proxy, i, &[case], 100_000);
+        let line = proxy.recv();
+        assert!(
+            !holds_big_text(&line) && line.len() < 6000,
+            "case {i}: {} bytes: {}",
+            line.len(),
+            &line[..line.len().min(300)]
+        );
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["id"], i, "case {i}: {answer}");
+        // Capped, not refused: the notice says where the whole is.
+        let notice = answer["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(notice.starts_with("[toolcap] "), "case {i}: {notice}");
+        assert_eq!(cap_meta(&answer["result"])["truncated"], true);
+    }
+}
+
+#[test]
 fn a_result_over_the_message_limit_becomes_an_error_result() {
     let mut proxy = Proxy::start(&["--max-message-bytes", "1000000", "--max-bytes", "3000"]);
     proxy.call(1, "big", json!({"bytes": 3_000_000}));

@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use tool_output_cap::{Budget, Call, CapError, CapStream, Capped, Error, RuntimeOptions};
 
+use crate::events::{self, EventLog};
 use crate::failure::{FAILED, Failure};
 use crate::log;
 use crate::options::CapArgs;
@@ -54,6 +55,12 @@ pub fn run(args: CapArgs) -> Result<u8, Failure> {
         return Ok(interrupted.map_or(status, |signal| interrupted_notice(signal, false)));
     }
     common.check_spill_dir()?;
+    let (tool_name, call_id) = (call.tool.clone(), call.id.clone());
+    let mut events = EventLog::open(
+        common.log_file.as_deref(),
+        "cap",
+        command_name(&args.command),
+    )?;
     let key = common.key()?;
     let tool_cap = crate::runtime::tool_cap(&RuntimeOptions::default())?;
     crate::sweep::now_and_then(&tool_cap, &common);
@@ -92,7 +99,17 @@ pub fn run(args: CapArgs) -> Result<u8, Failure> {
         stream.finish().map_err(cap_failure)
     });
     let capped = match (capped, start.bytes) {
-        (Ok(capped), bytes) => unless_unchanged(capped, bytes),
+        (Ok(capped), bytes) => {
+            if capped.report.truncated || !capped.report.redactions.is_empty() {
+                events.capped(&events::Capped {
+                    tool: tool_name.as_deref().unwrap_or("stdin"),
+                    call_id: &call_id,
+                    report: &capped.report,
+                    sent_bytes: capped.text.len() as u64,
+                });
+            }
+            unless_unchanged(capped, bytes)
+        }
         // Within the budget's bytes anyway: better whole than nothing.
         (Err(failure), Some(bytes)) if common.redaction.is_none() => {
             log::line(&format!("{}; passing it on whole", failure.message));

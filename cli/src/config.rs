@@ -8,6 +8,9 @@ use serde::Deserialize;
 
 use crate::failure::Failure;
 
+/// The environment variable naming the config file when `--config` does not.
+pub const CONFIG_VARIABLE: &str = "TOOLCAP_CONFIG";
+
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct FileConfig {
@@ -30,6 +33,8 @@ pub struct FileConfig {
     /// redacted wherever they occur; only in the file, never on the command
     /// line, where other users could read them.
     pub redact_literals: Option<Vec<String>>,
+    /// Append one JSON line per capped result (`--log-file`).
+    pub log_file: Option<PathBuf>,
     /// The default budget.
     #[serde(default)]
     pub budget: BudgetTable,
@@ -56,6 +61,24 @@ pub struct ToolTable {
 }
 
 impl FileConfig {
+    /// The config file of this run: `--config`, else the file
+    /// `TOOLCAP_CONFIG` names, else `<config dir>/toolcap/config.toml`
+    /// (`$XDG_CONFIG_HOME`, or `~/.config`) when it exists. A file named by
+    /// option or variable must exist; the default one may not.
+    pub fn discover(option: Option<&Path>) -> Result<Self, Failure> {
+        if let Some(path) = option {
+            return Self::load(Some(path));
+        }
+        if let Some(path) = std::env::var_os(CONFIG_VARIABLE).filter(|p| !p.is_empty()) {
+            return Self::load(Some(Path::new(&path)));
+        }
+        let default = dirs::config_dir().map(|dir| dir.join("toolcap").join("config.toml"));
+        match default.filter(|path| path.exists()) {
+            Some(path) => Self::load(Some(&path)),
+            None => Ok(Self::default()),
+        }
+    }
+
     /// Reads `path`, or gives the empty config without one. Relative paths
     /// in the file are taken from the file's own folder, so the file works
     /// from any working directory.
@@ -78,9 +101,13 @@ impl FileConfig {
             ))
         })?;
         let base = path.parent().unwrap_or(Path::new(""));
-        for dir in [&mut config.spill_dir, &mut config.key_file]
-            .into_iter()
-            .flatten()
+        for dir in [
+            &mut config.spill_dir,
+            &mut config.key_file,
+            &mut config.log_file,
+        ]
+        .into_iter()
+        .flatten()
         {
             if dir.is_relative() {
                 *dir = base.join(&*dir);

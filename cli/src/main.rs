@@ -5,6 +5,7 @@
 
 mod cap_command;
 mod config;
+mod events;
 mod failure;
 mod key_file;
 mod log;
@@ -13,6 +14,7 @@ mod options;
 mod runtime;
 mod settings;
 mod signals;
+mod spills;
 mod sweep;
 
 use std::process::ExitCode;
@@ -26,6 +28,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Cap(args) => cap_command::run(args),
         Command::Mcp(args) => mcp::run(args),
+        Command::Spills(args) => spills::run(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

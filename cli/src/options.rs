@@ -18,22 +18,100 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The end of `--help` of both subcommands: what an installed binary has
+/// no README for.
+const FILES_HELP: &str = "\
+Config file (TOML; every key optional, an unknown key is an error naming it):
+  spill_dir, key_file, thread, retention_days, allow_shared_spill_dir,
+  redact, redact_spill, redact_literals = [\"own secret\", ...] (file only),
+  log_file; for mcp also timeout_seconds, resource_link, passthrough,
+  read_tool_name, max_message_bytes;
+  [budget] max_bytes, max_lines, max_tokens;
+  [tools.NAME] max_bytes, max_lines, max_tokens, passthrough (mcp).
+  Options win over environment variables, which win over the file. Relative
+  paths in the file are taken from the file's folder.
+  Found at: --config FILE, else $TOOLCAP_CONFIG, else
+  $XDG_CONFIG_HOME/toolcap/config.toml (~/.config/toolcap/config.toml).
+
+Files:
+  Saved outputs: <spill dir>/<thread>/<call>-<digest>.txt, owner-only; the
+  spill dir defaults to ~/.cache/toolcap/spill. The key file (32 random
+  bytes, mode 0600, default ~/.cache/toolcap/key) makes references verify
+  across runs; whoever reads it can forge them. `toolcap spills` lists,
+  counts, sweeps and shows saved outputs.
+
+Exit status: the command's own (cap), 2 for bad options or files, 130/143
+when stopped by SIGINT/SIGTERM.";
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Cap standard input, or a command's joined stdout and stderr, to the
     /// budget; the full output is saved and the notice says where.
+    #[command(after_long_help = FILES_HELP)]
     Cap(CapArgs),
     /// Run an MCP server over stdio behind a proxy that caps its tool
     /// results and adds a tool to read saved outputs back.
+    #[command(after_long_help = FILES_HELP)]
     Mcp(McpArgs),
+    /// List, count, sweep or show the saved outputs of a spill directory.
+    #[command(after_long_help = FILES_HELP)]
+    Spills(SpillsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SpillsArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(subcommand)]
+    pub command: SpillsCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SpillsCommand {
+    /// Every saved output, oldest first per thread: saved at, bytes, lines,
+    /// tool, call id, path.
+    List {
+        /// Only this thread (needed for a thread whose id is not its
+        /// folder's name).
+        #[arg(long = "for-thread", value_name = "ID")]
+        thread: Option<String>,
+    },
+    /// How many saved outputs, their bytes, the oldest and the newest.
+    Stats,
+    /// Delete what the retention period (--retention-days) and the limits
+    /// below no longer keep, oldest first; never a file before the expiry
+    /// its notice promised.
+    Sweep {
+        /// Delete the oldest until the rest hold at most this many bytes.
+        #[arg(long, value_name = "BYTES")]
+        max_total_bytes: Option<u64>,
+        /// Delete the oldest until at most this many are left.
+        #[arg(long, value_name = "N")]
+        max_files: Option<u32>,
+    },
+    /// Write a saved output to stdout, given its reference (a notice, or
+    /// its `[toolcap-ref ...]` line); a forged or foreign reference is refused.
+    Show {
+        /// The text holding the reference.
+        #[arg(value_name = "REF")]
+        reference: String,
+    },
 }
 
 /// Options of both subcommands.
 #[derive(Args, Debug)]
 pub struct CommonArgs {
-    /// TOML config file (see cli/README.md); options given here win.
+    /// TOML config file (its keys: see the end of `--help`); options given
+    /// here win. Without it: the file TOOLCAP_CONFIG names, else
+    /// $XDG_CONFIG_HOME/toolcap/config.toml (~/.config/toolcap/config.toml)
+    /// when it exists.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Append one JSON line per capped result to FILE: time, server (mcp) or
+    /// command, tool, original and sent bytes and tokens, spill path, and
+    /// how many secrets of each kind were redacted (counts only).
+    #[arg(long, value_name = "FILE")]
+    pub log_file: Option<PathBuf>,
     /// Most bytes of a result's text, notice included (default 24576; 0 = no cap).
     #[arg(long, value_name = "N")]
     pub max_bytes: Option<u32>,
@@ -96,7 +174,9 @@ pub struct McpArgs {
     /// Forward every result untouched (the read tool is still added).
     #[arg(long)]
     pub passthrough: bool,
-    /// Seconds the server has to answer a request (default 300; 0 = no limit).
+    /// Seconds the server has to answer a request; an unanswered request
+    /// then gets an error and the server a cancellation (default: no limit,
+    /// as without the proxy).
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<u64>,
     /// Also add a `resource_link` block pointing at a saved output.

@@ -34,13 +34,15 @@ pub struct Common {
     pub redaction: Option<RedactionPolicy>,
     /// `--allow-shared-spill-dir`: accept a spill directory others can write.
     pub allow_shared_spill_dir: bool,
+    /// Where to append one JSON line per capped result.
+    pub log_file: Option<PathBuf>,
     /// The rest of the config file, for the subcommand's own keys.
     pub file: FileConfig,
 }
 
 impl Common {
     pub fn resolve(args: &CommonArgs) -> Result<Self, Failure> {
-        let file = FileConfig::load(args.config.as_deref())?;
+        let file = FileConfig::discover(args.config.as_deref())?;
         let table = BudgetTable {
             max_bytes: args.max_bytes.or(file.budget.max_bytes),
             max_lines: args.max_lines.or(file.budget.max_lines),
@@ -76,6 +78,7 @@ impl Common {
             redaction: redaction(args, &file),
             allow_shared_spill_dir: args.allow_shared_spill_dir
                 || file.allow_shared_spill_dir.unwrap_or(false),
+            log_file: args.log_file.clone().or_else(|| file.log_file.clone()),
             file,
         })
     }

@@ -257,10 +257,12 @@ fn the_first_tools_list_page_gets_the_read_tool() {
     let mut proxy = Proxy::start(&[]);
     proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
     let line = proxy.recv();
-    // The server's own entries keep their exact text.
+    // The server's own entries keep their members' exact text, and say how
+    // big a result Claude Code may show whole (the budget and a margin),
+    // so that it does not save a capped result to a file again.
     assert!(
         line.contains(
-            r#"{"name": "echo", "description": "fake echo", "inputSchema": {"type": "object"}}"#
+            r#"{"name":"echo","description":"fake echo","inputSchema":{"type": "object"},"_meta":{"anthropic/maxResultSizeChars":30720}}"#
         ),
         "{line}"
     );
@@ -285,14 +287,58 @@ fn the_first_tools_list_page_gets_the_read_tool() {
     assert!(read_tool["inputSchema"]["properties"]["path"].is_object());
     assert_eq!(read_tool["annotations"]["readOnlyHint"], true);
 
-    // Later pages pass as they are.
+    // Later pages do not get the read tool; their tools get the size too.
     proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"page2"}}"#);
     let line = proxy.recv();
     assert!(
-        line.starts_with(r#"{"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "progress""#),
+        line.starts_with(r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"progress""#),
         "{line}"
     );
     assert!(!line.contains("read_spilled_output"));
+    let page: Value = serde_json::from_str(&line).unwrap();
+    for tool in page["result"]["tools"].as_array().unwrap() {
+        assert_eq!(
+            tool["_meta"]["anthropic/maxResultSizeChars"], 30720,
+            "{tool}"
+        );
+    }
+    // A tool that passes through says nothing: its results are not capped.
+    let mut proxy = Proxy::start(&["--passthrough"]);
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let line = proxy.recv();
+    assert!(!line.contains("maxResultSizeChars"), "{line}");
+}
+
+#[test]
+fn the_log_file_gets_an_event_per_capped_result() {
+    let sandbox = Sandbox::new();
+    let log = sandbox.path("events.jsonl");
+    let mut proxy = Proxy::start_in(
+        sandbox,
+        &["--max-bytes", "3000", "--log-file", log.to_str().unwrap()],
+    );
+    proxy.call(1, "big", json!({"bytes": 200_000}));
+    let answer: Value = serde_json::from_str(&proxy.recv()).unwrap();
+    let sent = answer["result"].to_string().len() as u64;
+    proxy.call(2, "echo", json!({"text": "fits"}));
+    proxy.recv();
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    let event: Value = serde_json::from_str(text.trim_end()).unwrap();
+    assert_eq!(event["subcommand"], "mcp");
+    assert_eq!(event["server"], "python3");
+    assert_eq!(event["tool"], "big");
+    assert_eq!(event["truncated"], true);
+    assert!(event["originalBytes"].as_u64().unwrap() >= 200_000);
+    assert!(
+        event["sentBytes"].as_u64().unwrap().abs_diff(sent) < 100,
+        "{event} {sent}"
+    );
+    assert_eq!(
+        event["spill"],
+        cap_meta(&answer["result"])["spill"]["path"],
+        "{event}"
+    );
 }
 
 #[test]

@@ -8,6 +8,7 @@ use tool_output_cap::{
 };
 
 use crate::config::{BudgetTable, ToolTable};
+use crate::events::{self, EventLog};
 use crate::log;
 use crate::settings;
 
@@ -79,16 +80,23 @@ pub struct Capper {
     config: SessionConfig,
     session: Session,
     policy: Policy,
+    events: EventLog,
 }
 
 impl Capper {
-    pub fn open(tool_cap: ToolCap, config: SessionConfig, policy: Policy) -> Result<Self, Error> {
+    pub fn open(
+        tool_cap: ToolCap,
+        config: SessionConfig,
+        policy: Policy,
+        events: EventLog,
+    ) -> Result<Self, Error> {
         let session = tool_cap.open_session(config.clone())?;
         Ok(Self {
             tool_cap,
             config,
             session,
             policy,
+            events,
         })
     }
 
@@ -105,7 +113,15 @@ impl Capper {
     /// Whether `tool`'s results may be cut (it does not pass through; one
     /// that passes through only to be redacted is never cut).
     pub fn caps(&self, tool: &str) -> bool {
-        self.policy.budget(tool).is_some_and(|b| b.max_bytes > 0)
+        self.cap_bytes(tool).is_some()
+    }
+
+    /// The byte budget of `tool`'s results, when they may be cut.
+    pub fn cap_bytes(&self, tool: &str) -> Option<u32> {
+        self.policy
+            .budget(tool)
+            .map(|b| b.max_bytes)
+            .filter(|&bytes| bytes > 0)
     }
 
     /// The read tool's `tools/list` entry.
@@ -137,7 +153,15 @@ impl Capper {
             .cap_mcp(result, &budget, call.clone(), &options)
         {
             Ok(capped) if capped.result == result => Capping::Unchanged,
-            Ok(capped) => Capping::Capped(capped.result),
+            Ok(capped) => {
+                self.events.capped(&events::Capped {
+                    tool,
+                    call_id: &call.id,
+                    report: &capped.report,
+                    sent_bytes: capped.result.len() as u64,
+                });
+                Capping::Capped(capped.result)
+            }
             Err(e) => {
                 log::line(&format!(
                     "could not cap the result of `{tool}` (call {}): {e}",

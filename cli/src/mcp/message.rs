@@ -377,15 +377,22 @@ pub struct EditedToolList {
     pub name_taken: bool,
 }
 
-/// A `tools/list` result (`{"tools":[...],...}`) with `outputSchema` removed
-/// from every tool for which `strips_schema(name)` holds and, if `add` is
-/// `(tool, name)`, the tool `tool` (the JSON of a `Tool`, named `name`) added
-/// at the end unless the server has a tool of that name. Every other member
-/// and every other tool keeps its exact text.
+/// The `_meta` key of a tool by which Claude Code lets a server raise the
+/// size (in characters) above which it saves a result to a file instead of
+/// showing it (50,000 by default).
+pub const MAX_RESULT_SIZE_KEY: &str = "anthropic/maxResultSizeChars";
+
+/// A `tools/list` result (`{"tools":[...],...}`) in which every tool whose
+/// results are capped (`cap_bytes(name)` is its byte budget) loses its
+/// `outputSchema` and gets `_meta[MAX_RESULT_SIZE_KEY]` (see
+/// [`max_result_chars`]), and, if `add` is `(tool, name)`, the tool `tool`
+/// (the JSON of a `Tool`, named `name`) added at the end unless the server
+/// has a tool of that name. Every other member and every other tool keeps
+/// its exact text.
 pub fn edit_tool_list(
     result: &str,
     add: Option<(&str, &str)>,
-    strips_schema: &dyn Fn(&str) -> bool,
+    cap_bytes: &dyn Fn(&str) -> Option<u32>,
 ) -> Result<EditedToolList, NoToolList> {
     let Members(members) = serde_json::from_str(result).map_err(|_| NoToolList)?;
     let (_, tools) = members
@@ -401,8 +408,8 @@ pub fn edit_tool_list(
         name_taken |= add.is_some_and(|(_, added)| name.as_deref() == Some(added));
         let stripped = name
             .as_deref()
-            .filter(|name| strips_schema(name))
-            .and_then(|_| without_member(entry.get(), "outputSchema"));
+            .and_then(cap_bytes)
+            .and_then(|bytes| capped_tool(entry.get(), max_result_chars(bytes)));
         changed |= stripped.is_some();
         entries.push(stripped.unwrap_or_else(|| entry.get().to_owned()));
     }
@@ -426,21 +433,52 @@ fn tool_name(entry: &RawValue) -> Option<String> {
     named.name?.as_str().map(str::to_owned)
 }
 
-/// `object` without its member `key`, every other member verbatim; `None`
-/// if it is not an object or has no such member.
-fn without_member(object: &str, key: &str) -> Option<String> {
+/// The result size a host may show whole for a tool capped to `bytes`: the
+/// budget (characters never outnumber bytes) plus a quarter, and at least
+/// 4 KiB, for what a capped result carries beside its texts (a kept
+/// `structuredContent`, block wrappers); so a capped result is never saved
+/// to a file a second time by the host.
+pub fn max_result_chars(bytes: u32) -> u64 {
+    u64::from(bytes) + (u64::from(bytes) / 4).max(4096)
+}
+
+/// A tool entry without `outputSchema` and with `_meta[MAX_RESULT_SIZE_KEY]`
+/// set to `chars` (its other `_meta` members kept), every other member
+/// verbatim; `None` if it is not an object.
+fn capped_tool(object: &str, chars: u64) -> Option<String> {
     let Members(members) = serde_json::from_str(object).ok()?;
-    if !members.iter().any(|(name, _)| name == key) {
-        return None;
+    let meta = members
+        .iter()
+        .rev()
+        .find(|(name, _)| name == "_meta")
+        .and_then(|(_, raw)| serde_json::from_str::<Members<'_>>(raw.get()).ok());
+    let mut meta_members: Vec<String> = Vec::new();
+    for (name, raw) in meta.iter().flat_map(|m| &m.0) {
+        if name != MAX_RESULT_SIZE_KEY {
+            meta_members.push(format!(
+                "{}:{}",
+                serde_json::to_string(name).ok()?,
+                raw.get()
+            ));
+        }
     }
-    let mut kept = Vec::with_capacity(members.len());
-    for (name, raw) in members.iter().filter(|(name, _)| name != key) {
+    meta_members.push(format!(
+        "{}:{chars}",
+        serde_json::to_string(MAX_RESULT_SIZE_KEY).ok()?
+    ));
+    let meta = format!("{{{}}}", meta_members.join(","));
+    let mut kept = Vec::with_capacity(members.len() + 1);
+    for (name, raw) in members
+        .iter()
+        .filter(|(name, _)| name != "outputSchema" && name != "_meta")
+    {
         kept.push(format!(
             "{}:{}",
             serde_json::to_string(name).ok()?,
             raw.get()
         ));
     }
+    kept.push(format!("\"_meta\":{meta}"));
     Some(format!("{{{}}}", kept.join(",")))
 }
 
@@ -484,7 +522,7 @@ mod tests {
 
     #[test]
     fn edit_tool_list_adds_at_the_end_and_refuses_a_taken_name() {
-        let none = |_: &str| false;
+        let none = |_: &str| None;
         let result =
             r#"{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"c2"}"#;
         let out = edit_tool_list(result, Some((r#"{"name":"read"}"#, "read")), &none).unwrap();
@@ -507,16 +545,18 @@ mod tests {
     }
 
     #[test]
-    fn edit_tool_list_strips_output_schemas_of_capped_tools_only() {
-        let result = r#"{"tools":[{"name":"big","outputSchema":{"type":"object"},"x" : 1},{"name":"raw","outputSchema":{}}]}"#;
-        let capped = |name: &str| name == "big";
+    fn capped_tools_lose_their_output_schema_and_state_a_result_size() {
+        let result = r#"{"tools":[{"name":"big","outputSchema":{"type":"object"},"x" : 1,"_meta":{"own":true,"anthropic/maxResultSizeChars":9}},{"name":"raw","outputSchema":{}}]}"#;
+        let capped = |name: &str| (name == "big").then_some(24_576);
         let out = edit_tool_list(result, None, &capped).unwrap();
         assert_eq!(
             out.result.unwrap(),
-            r#"{"tools":[{"name":"big","x":1},{"name":"raw","outputSchema":{}}]}"#
+            r#"{"tools":[{"name":"big","x":1,"_meta":{"own":true,"anthropic/maxResultSizeChars":30720}},{"name":"raw","outputSchema":{}}]}"#
         );
-        let untouched = edit_tool_list(result, None, &|_: &str| false).unwrap();
+        let untouched = edit_tool_list(result, None, &|_: &str| None).unwrap();
         assert!(untouched.result.is_none() && !untouched.name_taken);
+        // A small budget still leaves room for what is beside the texts.
+        assert_eq!(max_result_chars(1000), 5096);
     }
 
     #[test]

@@ -24,14 +24,13 @@ use self::lines::{Event, Flow};
 use self::pending::Pending;
 use self::proxy::{Proxy, Server};
 use crate::config::ToolTable;
+use crate::events::EventLog;
 use crate::failure::Failure;
 use crate::log;
 use crate::options::McpArgs;
 use crate::settings::Common;
 use crate::signals::{self, Signal};
 
-/// Default seconds the server has to answer a request.
-const DEFAULT_TIMEOUT_SECONDS: u64 = 300;
 /// Default name of the added read tool.
 const DEFAULT_READ_TOOL: &str = "read_spilled_output";
 /// The component's memory limit in the proxy: a `tools/call` result of
@@ -62,10 +61,7 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         .clone()
         .or_else(|| file.read_tool_name.clone())
         .unwrap_or_else(|| DEFAULT_READ_TOOL.to_owned());
-    let timeout = args
-        .timeout
-        .or(file.timeout_seconds)
-        .unwrap_or(DEFAULT_TIMEOUT_SECONDS);
+    let timeout = timeout(args.timeout, file.timeout_seconds);
     let max_message = args
         .max_message_bytes
         .or(file.max_message_bytes)
@@ -105,7 +101,13 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         read_tool: Some(read_tool_name.clone()),
         ..common.session_config(thread, key)
     };
-    let mut capper = Capper::open(tool_cap, config, policy)
+    let program = args
+        .server
+        .first()
+        .and_then(|program| std::path::Path::new(program).file_name())
+        .map(|name| name.to_string_lossy().into_owned());
+    let events = EventLog::open(common.log_file.as_deref(), "mcp", program)?;
+    let mut capper = Capper::open(tool_cap, config, policy, events)
         .map_err(|e| Failure::failed(format!("cannot open a session: {e}")))?;
     capper.check_budgets().map_err(Failure::usage)?;
     let read_tool_entry = capper.read_tool_entry().map_err(Failure::failed)?;
@@ -130,12 +132,22 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         client_writer,
         server,
         capper,
-        pending: Pending::new((timeout > 0).then(|| Duration::from_secs(timeout))),
+        pending: Pending::new(timeout),
         read_tool_entry,
         read_tool_name,
         max_message,
     };
     Ok(proxy.serve())
+}
+
+/// How long the server has to answer a request: the option's seconds, else
+/// the file's; no limit unless asked (or 0), so a long tool call works as it
+/// does without the proxy.
+fn timeout(option: Option<u64>, file: Option<u64>) -> Option<Duration> {
+    option
+        .or(file)
+        .filter(|&seconds| seconds > 0)
+        .map(Duration::from_secs)
 }
 
 /// The first SIGINT, SIGTERM or SIGHUP goes to the router, which stops
@@ -266,4 +278,17 @@ fn forward_stderr(
         let _ = ended.send(());
     });
     stderr_ended
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_have_no_time_limit_unless_one_is_asked_for() {
+        assert_eq!(timeout(None, None), None);
+        assert_eq!(timeout(Some(0), Some(60)), None);
+        assert_eq!(timeout(None, Some(60)), Some(Duration::from_secs(60)));
+        assert_eq!(timeout(Some(5), Some(60)), Some(Duration::from_secs(5)));
+    }
 }

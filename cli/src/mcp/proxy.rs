@@ -592,13 +592,16 @@ impl Router {
     /// A `tools/list` page as the client gets it: the tools whose results
     /// may be capped lose their `outputSchema` (a client checks
     /// `structuredContent` against it, and a capped result may have had
-    /// its `structuredContent` dropped), and the first page gets the read
-    /// tool at the end.
+    /// its `structuredContent` dropped) and say how big a result the host
+    /// may show whole (`_meta["anthropic/maxResultSizeChars"]`, which
+    /// Claude Code reads), and the first page gets the read tool at the end.
     fn tool_list(&mut self, line: &str, result: &RawValue, first_page: bool) -> Option<String> {
         let name = self.proxy.read_tool_name.clone();
         let add = first_page.then_some((self.proxy.read_tool_entry.as_str(), name.as_str()));
         let capper = &self.proxy.capper;
-        let edited = match message::edit_tool_list(result.get(), add, &|tool| capper.caps(tool)) {
+        let edited = match message::edit_tool_list(result.get(), add, &|tool| {
+            capper.cap_bytes(tool)
+        }) {
             Ok(edited) => edited,
             Err(NoToolList) => {
                 log::line("the server's tools/list answer has no `tools` list: passed on as it is");

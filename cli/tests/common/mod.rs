@@ -55,6 +55,9 @@ pub fn toolcap_bare() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_toolcap"));
     command
         .env("XDG_CACHE_HOME", shared_cache())
+        // No config file of the machine's user is found.
+        .env("XDG_CONFIG_HOME", shared_cache().join("no-config"))
+        .env_remove("TOOLCAP_CONFIG")
         .env_remove("TOOLCAP_SPILL_DIR")
         .env_remove("TOOLCAP_KEY_FILE")
         .env_remove("TOOLCAP_THREAD");

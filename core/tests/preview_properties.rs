@@ -813,3 +813,89 @@ fn a_failed_call_leans_to_the_tail_and_says_so_first() {
             .contains("[toolcap] The tool `cargo` failed (exit code 101). ")
     );
 }
+
+// ---- max-line-bytes, as the WIT states it ----
+
+/// `count` lines of `len` bytes each, no two alike (nothing folds).
+fn long_varied_lines(count: u32, len: u32) -> String {
+    let mut text = String::new();
+    for i in 0..count {
+        let body: String = (0..len)
+            .map(|j| char::from(b'a' + ((i * 7 + j * 13 + j / 5) % 26) as u8))
+            .collect();
+        text.push_str(&format!("{i:04} {body}\n"));
+    }
+    text
+}
+
+fn cap_with_line_limit(text: &str, max_bytes: u32, max_line_bytes: u32) -> Capped {
+    let budget = Budget {
+        max_bytes,
+        max_lines: None,
+        max_line_bytes: Some(max_line_bytes),
+        ..Budget::default()
+    };
+    capper(PreviewFeatures::ALL, Vec::new())
+        .cap(text, &budget, "c", &mut Discard)
+        .unwrap()
+}
+
+/// The preview's lines before the notice.
+fn preview_lines(capped: &Capped) -> Vec<&str> {
+    capped
+        .text
+        .lines()
+        .take_while(|l| !l.starts_with("[toolcap]"))
+        .collect()
+}
+
+#[test]
+fn max_line_bytes_shortens_and_marks_long_lines_while_the_budget_is_shared() {
+    // 400 lines of 405 bytes in 4000 bytes: the budget is shared, every
+    // line shown is shortened to 120 bytes and marked.
+    let text = long_varied_lines(400, 400);
+    let capped = cap_with_line_limit(&text, 4000, 120);
+    let lines = preview_lines(&capped);
+    let shortened: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.ends_with(" bytes cut]"))
+        .collect();
+    assert!(shortened.len() >= 10, "{}", capped.text);
+    for line in &lines {
+        if line.starts_with("[...") {
+            continue;
+        }
+        let content = line.split(" [... ").next().unwrap();
+        assert!(content.len() <= 120, "{} bytes: {line}", content.len());
+    }
+    // With max-line-bytes 1, a 49-byte line is shortened to 1 byte and
+    // marked while other lines wait for the budget.
+    let text = long_varied_lines(400, 44);
+    let capped = cap_with_line_limit(&text, 1500, 1);
+    let lines = preview_lines(&capped);
+    assert!(
+        lines.iter().any(|l| *l == "0 [... 48 bytes cut]"),
+        "{}",
+        capped.text
+    );
+}
+
+#[test]
+fn budget_left_after_shortening_flows_back_to_the_shortened_lines() {
+    // 5 lines of 3000 bytes in 8000 bytes: shortened to 120 bytes each,
+    // they would leave most of the budget unused; it flows back to them.
+    let text = long_varied_lines(5, 3000);
+    let capped = cap_with_line_limit(&text, 8000, 120);
+    assert!(capped.truncated);
+    let longest = preview_lines(&capped)
+        .iter()
+        .map(|l| l.len())
+        .max()
+        .unwrap();
+    assert!(longest > 120, "{}", capped.text);
+    assert!(
+        capped.text.len() * 10 >= 8000 * 9,
+        "{} of 8000 bytes used",
+        capped.text.len()
+    );
+}

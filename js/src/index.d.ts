@@ -14,7 +14,7 @@ export interface Budget {
   maxBytes: number;
   /** Most lines of returned text; absent or null: no line limit. */
   maxLines?: number | null;
-  /** Preview lines longer than this are shortened; absent or null: kept whole. */
+  /** Preview lines longer than this are shortened and marked first; budget left over flows back to them (see the WIT); absent or null: kept whole. */
   maxLineBytes?: number | null;
   /** Default 'head-and-tail'. */
   keep?: Keep;

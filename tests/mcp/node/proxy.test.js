@@ -16,9 +16,15 @@ test('tools/list is the server\'s tools plus the read tool', async (t) => {
   const [direct, proxied] = await directAndProxied(t, dir, everythingServer(), async (c) => (await c.listTools()).tools);
   const added = proxied.pop();
   // Capped tools lose their outputSchema (a dropped structuredContent must
-  // not fail the client's check); nothing else of the list changes.
+  // not fail the client's check) and state the result size Claude Code may
+  // show whole (the default budget, 24576 bytes, plus a quarter); nothing
+  // else of the list changes.
   assert.ok(direct.some((tool) => tool.outputSchema));
-  assert.deepEqual(proxied, direct.map(({ outputSchema, ...tool }) => tool));
+  const asCapped = ({ outputSchema, _meta, ...tool }) => ({
+    ...tool,
+    _meta: { ...(_meta ?? {}), 'anthropic/maxResultSizeChars': 30720 },
+  });
+  assert.deepEqual(proxied, direct.map(asCapped));
   assert.equal(added.name, READ_TOOL);
   assert.deepEqual(added.inputSchema.required, ['path']);
 });

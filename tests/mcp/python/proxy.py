@@ -13,6 +13,21 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from paths import toolcap_bin
 
 READ_TOOL = "read_spilled_output"
+# What the proxy tells Claude Code of a tool it caps at the default budget
+# (24576 bytes, plus a quarter): a capped result is shown whole.
+MAX_RESULT_SIZE_KEY = "anthropic/maxResultSizeChars"
+DEFAULT_MAX_RESULT_CHARS = 30720
+
+
+def as_capped(tool: dict) -> dict:
+    """A server's tool entry as the proxy lists it when it caps the tool:
+    without `outputSchema` (a dropped structuredContent would fail the
+    client's check), with the result size Claude Code may show whole."""
+    listed = {key: value for key, value in tool.items() if key not in ("outputSchema", "_meta")}
+    meta = dict(tool.get("_meta") or {})
+    meta[MAX_RESULT_SIZE_KEY] = DEFAULT_MAX_RESULT_CHARS
+    listed["_meta"] = meta
+    return listed
 # A safety net for one test's whole conversation on a loaded machine; no
 # test waits for it to pass.
 SAFETY_SECONDS = 180

@@ -11,7 +11,7 @@ import mcp.types as types
 import pytest
 
 from paths import filesystem_server
-from proxy import READ_TOOL, Proxy, connect, dump, run
+from proxy import READ_TOOL, Proxy, as_capped, connect, dump, run
 from samples import big_text
 from spill import PAGE_BYTES, read_all, read_page, refs_in
 
@@ -52,10 +52,6 @@ def read_tool_of(session):
     return call
 
 
-def without_output_schema(tool: dict) -> dict:
-    return {key: value for key, value in tool.items() if key != "outputSchema"}
-
-
 def test_tools_list_is_the_servers_plus_the_read_tool(proxy: Proxy, shared: Path):
     async def body():
         async with connect(filesystem_server(shared), proxy.logs / "direct.log") as direct:
@@ -70,7 +66,7 @@ def test_tools_list_is_the_servers_plus_the_read_tool(proxy: Proxy, shared: Path
         # dropped structuredContent must not fail the client's check); with
         # --passthrough nothing is capped and the list is the server's.
         assert any("outputSchema" in t for t in expected)
-        assert got[:-1] == [without_output_schema(t) for t in expected]
+        assert got[:-1] == [as_capped(t) for t in expected]
         assert untouched[:-1] == expected
         read_tool = got[-1]
         assert read_tool["name"] == READ_TOOL

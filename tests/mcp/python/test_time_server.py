@@ -2,7 +2,7 @@
 `toolcap mcp`, driven by the official Python SDK client."""
 
 from paths import time_server
-from proxy import READ_TOOL, Proxy, connect, dump, run
+from proxy import READ_TOOL, Proxy, as_capped, connect, dump, run
 
 TO_TOKYO = {"source_timezone": "Etc/UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}
 
@@ -29,10 +29,9 @@ def test_tools_list_and_calls_through_the_proxy(proxy: Proxy):
     before, proxied, after = run(body)
     tools, converted, failed = proxied
     assert [t["name"] for t in tools] == ["get_current_time", "convert_time", READ_TOOL]
-    # Capped tools lose their outputSchema; nothing else of the list changes.
-    assert tools[:-1] == [
-        {key: value for key, value in tool.items() if key != "outputSchema"} for tool in before[0]
-    ]
+    # Capped tools lose their outputSchema and state the result size Claude
+    # Code may show whole; nothing else of the list changes.
+    assert tools[:-1] == [as_capped(tool) for tool in before[0]]
     assert (converted, failed) in [(before[1], before[2]), (after[1], after[2])]
     assert converted["structuredContent"]["target"]["datetime"].endswith("T21:00:00+09:00")
     assert failed["isError"] is True and "Mars/Olympus" in failed["content"][0]["text"]

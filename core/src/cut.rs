@@ -342,7 +342,11 @@ pub fn head(text: &str, end: usize, allow: Allowance, shape: Shape) -> (Side, us
             let spare = shape.spare_last_line && end == b.len();
             let run = run_after(b, &b[line_start..content_end], pos, end, reach, spare);
             let marker = fold::marker(run.lines, false).len() + 1;
-            if run.worth_it() && marker <= allow.bytes - side.bytes {
+            // Folding is worth it only when what follows the run can use the
+            // room it frees; otherwise the run's own lines fill the side.
+            let room_after = allow.bytes - side.bytes;
+            let frees_room = !run.by_reach && end - run.edge >= room_after;
+            if run.worth_it() && frees_room && marker <= room_after {
                 side.push(
                     Item::Fold {
                         lines: run.lines,
@@ -435,7 +439,9 @@ pub fn tail(text: &str, start: usize, allow: Allowance, shape: Shape) -> (Side, 
         if shape.fold_reach.is_some() && !continued && side.lines < allow.lines {
             let run = run_before(b, &b[line_start..content_end], pos, start, reach);
             let marker = fold::marker(run.lines, true).len() + 1;
-            if run.worth_it() && marker <= allow.bytes - side.bytes {
+            let room_after = allow.bytes - side.bytes;
+            let frees_room = !run.by_reach && run.edge - start >= room_after;
+            if run.worth_it() && frees_room && marker <= room_after {
                 let fold = Item::Fold {
                     lines: run.lines,
                     below: true,

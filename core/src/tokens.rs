@@ -1079,7 +1079,7 @@ const fn range_offsets() -> [u32; 5] {
 const RANGE_OFFSETS: [u32; 5] = range_offsets();
 
 /// Tokens of `cp` alone in o200k_base, from range `k` of the table.
-#[inline]
+#[inline(always)]
 fn table_cost(k: usize, cp: u32) -> u64 {
     let at = (RANGE_OFFSETS[k] + cp - CHAR_COST_RANGES[k].0) as usize;
     let bits = CHAR_COSTS
@@ -1090,7 +1090,7 @@ fn table_cost(k: usize, cp: u32) -> u64 {
 
 /// A CJK character or kana of range `k`: the common rate if it is a
 /// token alone, else what it costs alone.
-#[inline]
+#[inline(always)]
 fn han(k: usize, cp: u32) -> Wide {
     match table_cost(k, cp) {
         1 => Wide::Letter(RATES.han),

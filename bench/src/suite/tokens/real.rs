@@ -33,35 +33,59 @@ pub fn root() -> PathBuf {
     )
 }
 
-/// The languages: table name, Django's and Sphinx's locale, TypeScript's,
-/// CLDR's.
-const LANGUAGES: &[(&str, &str, Option<&str>, Option<&str>, &str)] = &[
-    ("Greek", "el", Some("el"), None, "el"),
-    (
+/// A language of the corpus: its kind's name, and its locale in each
+/// package that has it.
+struct Language {
+    kind: &'static str,
+    django: &'static str,
+    sphinx: Option<&'static str>,
+    typescript: Option<&'static str>,
+    cldr: &'static str,
+}
+
+const fn lang(
+    kind: &'static str,
+    django: &'static str,
+    sphinx: Option<&'static str>,
+    typescript: Option<&'static str>,
+    cldr: &'static str,
+) -> Language {
+    Language {
+        kind,
+        django,
+        sphinx,
+        typescript,
+        cldr,
+    }
+}
+
+const LANGUAGES: &[Language] = &[
+    lang("Greek", "el", Some("el"), None, "el"),
+    lang(
         "Chinese (Traditional)",
         "zh_Hant",
         Some("zh_TW"),
         Some("zh-tw"),
         "zh-Hant",
     ),
-    (
+    lang(
         "Chinese (Simplified)",
         "zh_Hans",
         Some("zh_CN"),
         Some("zh-cn"),
         "zh",
     ),
-    ("Japanese", "ja", Some("ja"), Some("ja"), "ja"),
-    ("Korean", "ko", Some("ko"), Some("ko"), "ko"),
-    ("Polish", "pl", Some("pl"), Some("pl"), "pl"),
-    ("Czech", "cs", Some("cs"), Some("cs"), "cs"),
-    ("Hebrew", "he", Some("he"), None, "he"),
-    ("Arabic", "ar", Some("ar"), None, "ar"),
-    ("Russian", "ru", Some("ru"), Some("ru"), "ru"),
-    ("Hindi", "hi", Some("hi"), None, "hi"),
-    ("Thai", "th", None, None, "th"),
-    ("Vietnamese", "vi", Some("vi"), None, "vi"),
-    ("Turkish", "tr", Some("tr"), Some("tr"), "tr"),
+    lang("Japanese", "ja", Some("ja"), Some("ja"), "ja"),
+    lang("Korean", "ko", Some("ko"), Some("ko"), "ko"),
+    lang("Polish", "pl", Some("pl"), Some("pl"), "pl"),
+    lang("Czech", "cs", Some("cs"), Some("cs"), "cs"),
+    lang("Hebrew", "he", Some("he"), None, "he"),
+    lang("Arabic", "ar", Some("ar"), None, "ar"),
+    lang("Russian", "ru", Some("ru"), Some("ru"), "ru"),
+    lang("Hindi", "hi", Some("hi"), None, "hi"),
+    lang("Thai", "th", None, None, "th"),
+    lang("Vietnamese", "vi", Some("vi"), None, "vi"),
+    lang("Turkish", "tr", Some("tr"), Some("tr"), "tr"),
 ];
 
 /// TypeScript's messages in Latin-1 languages, held out: accented Latin
@@ -111,7 +135,14 @@ pub fn texts() -> Result<Vec<Text>, String> {
             text,
         });
     };
-    for &(kind, django, sphinx, typescript, cldr) in LANGUAGES {
+    for &Language {
+        kind,
+        django,
+        sphinx,
+        typescript,
+        cldr,
+    } in LANGUAGES
+    {
         let catalogs = django_catalogs(&py.join("django"), django)?;
         add(kind, GETTEXT, true, format!("Django {django}"), catalogs);
         if let Some(l) = sphinx {

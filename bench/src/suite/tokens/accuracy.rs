@@ -14,10 +14,12 @@ use super::corpus::Text;
 pub const WINDOWS: [usize; 3] = [2 * 1024, 16 * 1024, usize::MAX];
 /// Most windows of one size taken from one text, spread evenly over it.
 const MAX_WINDOWS: usize = 12;
-/// The issue's targets, for o200k: the median error within ±10%,
+/// The targets, for o200k: over all samples, the median error within
+/// ±10%; and the issue's, in every kind (script, family of tool outputs) and
+/// every source, on held-out samples:
 pub const TARGET_MEDIAN: f64 = 0.10;
-/// the 95th percentile of |error| within 25%,
-pub const TARGET_P95: f64 = 0.25;
+/// the 95th percentile of |error| within 20%,
+pub const TARGET_P95: f64 = 0.20;
 /// and under 5% of samples under-estimated by more than 10%.
 pub const TARGET_UNDER: f64 = 0.05;
 /// An estimate below the exact count by more than this is an under-estimate.
@@ -28,6 +30,8 @@ const UNDER: f64 = 0.10;
 pub struct Sample {
     /// The kind of the text it comes from.
     pub kind: &'static str,
+    /// The source of that text.
+    pub source: &'static str,
     /// Whether that text was used to tune the rates.
     pub fit: bool,
     /// Its window size (`usize::MAX` for the whole text).
@@ -59,6 +63,7 @@ pub fn samples(texts: &[Text], estimator: &TokenEstimator) -> Vec<Sample> {
             for piece in windows(&t.text, window) {
                 out.push(Sample {
                     kind: t.kind,
+                    source: t.source,
                     fit: t.fit,
                     window,
                     bytes: piece.len(),
@@ -144,7 +149,15 @@ impl Summary {
         }
     }
 
-    /// Whether the issue's targets hold.
+    /// Whether the issue's targets for one kind or source hold: p95 and
+    /// the share under (the median of a small group is reported, not held
+    /// to a bound).
+    pub fn meets_row_targets(&self) -> bool {
+        self.p95 <= TARGET_P95 && self.under < TARGET_UNDER
+    }
+
+    /// Whether all the targets hold, the median's included (for the whole
+    /// corpus).
     pub fn meets_targets(&self) -> bool {
         self.median.abs() <= TARGET_MEDIAN && self.p95 <= TARGET_P95 && self.under < TARGET_UNDER
     }
@@ -181,23 +194,66 @@ fn row(out: &mut String, name: &str, samples: &[&Sample]) {
     );
 }
 
-/// The accuracy tables: per kind, per window size, fit and held out,
-/// overall.
-pub fn tables(samples: &[Sample]) -> String {
-    let mut out = String::from(
-        "| samples of | n | bytes/token (o200k) | o200k median | o200k p95 abs | o200k under >10% | cl100k median | cl100k p95 abs | cl100k under >10% |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
-    let mut kinds: Vec<&'static str> = Vec::new();
-    for s in samples {
-        if !kinds.contains(&s.kind) {
-            kinds.push(s.kind);
+const HEADER: &str = "| n | bytes/token (o200k) | o200k median | o200k p95 abs | o200k under >10% | cl100k median | cl100k p95 abs | cl100k under >10% |\n";
+const RULE: &str = "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+
+/// Kinds whose JSON files make the "CJK in JSON" group.
+const CJK: [&str; 4] = [
+    "Chinese (Traditional)",
+    "Chinese (Simplified)",
+    "Japanese",
+    "Korean",
+];
+
+/// The groups the targets hold in, each over `samples`: every kind, every
+/// source, and CJK text inside JSON.
+pub fn groups<'a>(samples: &[&'a Sample]) -> Vec<(String, Vec<&'a Sample>)> {
+    let mut out: Vec<(String, Vec<&Sample>)> = Vec::new();
+    let mut add = |name: String, s: &'a Sample| match out.iter_mut().find(|(n, _)| *n == name) {
+        Some((_, v)) => v.push(s),
+        None => out.push((name, vec![s])),
+    };
+    for &s in samples {
+        add(s.kind.to_owned(), s);
+    }
+    for &s in samples {
+        add(format!("source: {}", s.source), s);
+    }
+    for &s in samples {
+        if CJK.contains(&s.kind) && s.source.contains("JSON") {
+            add("CJK in JSON".to_owned(), s);
         }
     }
-    for kind in &kinds {
-        let of: Vec<&Sample> = samples.iter().filter(|s| s.kind == *kind).collect();
-        row(&mut out, kind, &of);
+    out
+}
+
+/// The groups of held-out samples that miss a target, for o200k
+/// (`cl100k` false) or cl100k, each with its summary.
+pub fn misses(samples: &[Sample], cl100k: bool) -> Vec<(String, Summary)> {
+    let held: Vec<&Sample> = samples.iter().filter(|s| !s.fit).collect();
+    groups(&held)
+        .into_iter()
+        .map(|(name, of)| (name, Summary::of(of, cl100k)))
+        .filter(|(_, summary)| !summary.meets_row_targets())
+        .collect()
+}
+
+/// The accuracy tables: per kind and per source on the held-out samples
+/// (where the targets are measured), then all samples per window size, fit
+/// and held out, overall.
+pub fn tables(samples: &[Sample]) -> String {
+    let mut out = String::new();
+    let held: Vec<&Sample> = samples.iter().filter(|s| !s.fit).collect();
+    out.push_str("Held-out samples, per kind and per source (the targets hold in each row):\n\n");
+    out.push_str("| held-out samples of ");
+    out.push_str(HEADER);
+    out.push_str(RULE);
+    for (name, of) in groups(&held) {
+        row(&mut out, &name, &of);
     }
+    out.push_str("\nAll samples:\n\n| samples of ");
+    out.push_str(HEADER);
+    out.push_str(RULE);
     for window in WINDOWS {
         let of: Vec<&Sample> = samples.iter().filter(|s| s.window == window).collect();
         let name = match window {

@@ -21,8 +21,11 @@ use crate::recall::{self, Family};
 /// One text of the corpus.
 #[derive(Debug, Clone)]
 pub struct Text {
-    /// Its kind, for the per-kind table.
+    /// Its kind (a family of tool outputs, a script), for the per-kind
+    /// table.
     pub kind: &'static str,
+    /// Where it comes from, for the per-source table.
+    pub source: &'static str,
     /// Unique name.
     pub name: String,
     /// Whether the rates were tuned on it.
@@ -30,6 +33,11 @@ pub struct Text {
     /// The text.
     pub text: String,
 }
+
+/// Source of the recall corpus's tool outputs.
+pub const RECALL: &str = "tool outputs (recall corpus)";
+/// Source of the generated texts.
+pub const GENERATED: &str = "generated (fixed seeds)";
 
 /// Bytes of each generated text: fit, held-out.
 const SIZES: [usize; 2] = [48 * 1024, 96 * 1024];
@@ -45,6 +53,7 @@ pub fn texts() -> Vec<Text> {
             *nth += 1;
             Text {
                 kind: c.family.name(),
+                source: RECALL,
                 name: c.name,
                 fit: *nth % 2 == 1,
                 text: c.text,
@@ -78,6 +87,7 @@ pub fn texts() -> Vec<Text> {
             }
             all.push(Text {
                 kind,
+                source: GENERATED,
                 name: format!("{kind} #{}", half + 1),
                 fit: half == 0,
                 text: g.out,

@@ -1,12 +1,16 @@
 //! How close is the token estimate (`toolcap_core::tokens`), and how fast?
 //! Accuracy: every text of the token corpus (corpus.rs: the recall corpus
 //! and generated code, prose in four scripts, emoji chat, ids and data
-//! formats) cut into samples and counted exactly by o200k_base and
+//! formats; real.rs: gettext catalogs, compiler messages, locale files and
+//! emoji and character tables in 14 languages, installed by `make
+//! bench-corpus`) cut into samples and counted exactly by o200k_base and
 //! cl100k_base (accuracy.rs). Speed: the estimate of 4 MiB texts, next to an
 //! exact o200k_base count of the same text measured in the same rounds.
 
 pub mod accuracy;
 pub mod corpus;
+pub mod real;
+pub mod table;
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -78,12 +82,14 @@ fn mixed(size: usize) -> String {
 }
 
 /// The accuracy section of the report: the corpus, the error tables for
-/// o200k_base and cl100k_base, and the issue's targets.
-pub fn report() -> String {
-    let texts = corpus::texts();
+/// o200k_base and cl100k_base, and the issue's targets; an error if the
+/// real texts are not installed (`make bench-corpus`).
+pub fn report() -> Result<String, String> {
+    let mut texts = corpus::texts();
+    texts.extend(real::texts()?);
     let estimator = TokenEstimator::default();
     let samples = accuracy::samples(&texts, &estimator);
-    report_of(&texts, &samples)
+    Ok(report_of(&texts, &samples))
 }
 
 fn report_of(texts: &[corpus::Text], samples: &[Sample]) -> String {
@@ -94,31 +100,45 @@ fn report_of(texts: &[corpus::Text], samples: &[Sample]) -> String {
         "Token estimates against exact counts: {} texts ({:.1} MiB), cut into {} samples \
          (windows of 2 and 16 KiB, at most 12 of each per text, and each whole text). \
          Error = estimate / exact - 1; under >10% = share of samples estimated more than \
-         10% below the exact count. The rates were fitted on the fit texts only.\n",
+         10% below the exact count. The rates were fitted on the fit texts only. Targets \
+         (o200k): median of all samples within {:.0}%; in every row of held-out samples, \
+         p95 of |error| at most {:.0}% and under by more than 10% in under {:.0}% of them.\n",
         texts.len(),
         bytes as f64 / MIB as f64,
         samples.len(),
+        TARGET_MEDIAN * 100.0,
+        TARGET_P95 * 100.0,
+        TARGET_UNDER * 100.0,
     );
     out.push_str(&accuracy::tables(samples));
-    let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
     for (cl100k, name) in [(false, "o200k_base"), (true, "cl100k_base")] {
         let all = Summary::of(samples, cl100k);
         let held = Summary::of(samples.iter().filter(|s| !s.fit), cl100k);
+        let misses = accuracy::misses(samples, cl100k);
+        let verdict = if misses.is_empty() {
+            "every held-out row meets the targets".to_owned()
+        } else {
+            let names: Vec<String> = misses
+                .iter()
+                .map(|(n, s)| {
+                    format!(
+                        "{n} ({:+.1}%, p95 {:.1}%, under {:.1}%)",
+                        s.median * 100.0,
+                        s.p95 * 100.0,
+                        s.under * 100.0
+                    )
+                })
+                .collect();
+            format!("rows missing a target: {}", names.join("; "))
+        };
         let _ = writeln!(
             out,
-            "\n{name}: median {:+.1}% (target within {:.0}%: {}), p95 of |error| {:.1}% \
-             (target {:.0}%: {}), under by more than 10% in {:.1}% of samples (target under \
-             {:.0}%: {}); held-out texts alone: median {:+.1}%, p95 {:.1}%, under {:.1}%. \
+            "\n{name}: all samples median {:+.1}%, p95 of |error| {:.1}%, under by more than \
+             10% in {:.1}%; held-out samples median {:+.1}%, p95 {:.1}%, under {:.1}%; {verdict}. \
              A session calibrated on this corpus would settle at scale {:.2}.",
             all.median * 100.0,
-            TARGET_MEDIAN * 100.0,
-            verdict(all.median.abs() <= TARGET_MEDIAN),
             all.p95 * 100.0,
-            TARGET_P95 * 100.0,
-            verdict(all.p95 <= TARGET_P95),
             all.under * 100.0,
-            TARGET_UNDER * 100.0,
-            verdict(all.under < TARGET_UNDER),
             held.median * 100.0,
             held.p95 * 100.0,
             held.under * 100.0,
@@ -151,12 +171,29 @@ mod tests {
         }
     }
 
+    /// The generated and recall texts, which need no download.
     #[test]
-    fn the_report_meets_the_o200k_targets() {
+    fn the_built_in_corpus_meets_the_o200k_targets_in_every_kind() {
         let texts = corpus::texts();
         let samples = accuracy::samples(&texts, &TokenEstimator::default());
         assert!(Summary::of(&samples, false).meets_targets());
+        let misses = accuracy::misses(&samples, false);
+        assert!(misses.is_empty(), "{misses:?}");
         let report = report_of(&texts, &samples);
         assert!(report.contains("| **all** |"), "{report}");
+    }
+
+    /// The real texts in every script: the issue's targets, on held-out
+    /// files. Needs `make bench-corpus` (the network, once), so `make test`
+    /// does not run it; `cargo test --release -p toolcap-bench -- --ignored`.
+    #[test]
+    #[ignore = "needs the real token corpus: make bench-corpus"]
+    fn the_real_corpus_meets_the_o200k_targets_in_every_script() {
+        let texts = real::texts().expect("make bench-corpus");
+        let kinds: std::collections::BTreeSet<&str> = texts.iter().map(|t| t.kind).collect();
+        assert!(kinds.len() >= 16, "{kinds:?}");
+        let samples = accuracy::samples(&texts, &TokenEstimator::default());
+        let misses = accuracy::misses(&samples, false);
+        assert!(misses.is_empty(), "{misses:?}");
     }
 }

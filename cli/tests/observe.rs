@@ -80,7 +80,7 @@ fn spills_lists_counts_shows_and_sweeps_saved_outputs() {
         stderr(&refused)
     );
     // A path alone is not a reference.
-    let path = spill_path(&format!("{ref_a}")).unwrap();
+    let path = spill_path(&ref_a).unwrap();
     assert_eq!(
         spills(&sandbox, &["show", &path.display().to_string()])
             .status

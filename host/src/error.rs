@@ -130,6 +130,19 @@ impl From<CapError> for Error {
     }
 }
 
+impl CapError {
+    /// The WIT case name (`invalid-budget`, `not-found`, ...), as JS and
+    /// Python give it in `.case`: what to match on across hosts.
+    pub fn case(&self) -> &'static str {
+        describe(self).0
+    }
+
+    /// The sentence the component wrote for a human or a model.
+    pub fn message(&self) -> &str {
+        describe(self).1
+    }
+}
+
 /// The WIT case name and its sentence.
 fn describe(err: &CapError) -> (&'static str, &str) {
     match err {
@@ -141,5 +154,17 @@ fn describe(err: &CapError) -> (&'static str, &str) {
         CapError::NoSpillDir(m) => ("no-spill-dir", m),
         CapError::Io(m) => ("io", m),
         CapError::Other(m) => ("other", m),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cap_error_names_its_wit_case() {
+        let err = CapError::NotFound("expired".into());
+        assert_eq!((err.case(), err.message()), ("not-found", "expired"));
+        assert_eq!(CapError::NoSpillDir(String::new()).case(), "no-spill-dir");
     }
 }

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use tool_output_cap::{Budget, CapError, Error, Keep, Session, SessionConfig, ToolCap};
+use tool_output_cap::{Budget, Error, Keep, Session, SessionConfig, ToolCap};
 
 /// Display root of the sessions opened here: deliberately not the host path,
 /// so tests see that notices show what the host chose.
@@ -69,16 +69,7 @@ pub fn count_lines(text: &str) -> u64 {
 /// `poisoned`, `runtime` (a trap or host failure).
 pub fn case_name(err: &Error) -> &'static str {
     match err {
-        Error::Cap(cap) => match cap {
-            CapError::InvalidBudget(_) => "invalid-budget",
-            CapError::InvalidSettings(_) => "invalid-settings",
-            CapError::InvalidArgument(_) => "invalid-argument",
-            CapError::OutsideRoot(_) => "outside-root",
-            CapError::NotFound(_) => "not-found",
-            CapError::NoSpillDir(_) => "no-spill-dir",
-            CapError::Io(_) => "io",
-            CapError::Other(_) => "other",
-        },
+        Error::Cap(cap) => cap.case(),
         Error::LimitExceeded(_) => "limit-exceeded",
         Error::Poisoned { .. } => "poisoned",
         _ => "runtime",

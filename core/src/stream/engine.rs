@@ -7,10 +7,11 @@
 //! (a quarter of `W` over 12 bytes a line, at most 4096):
 //!
 //! - totals: bytes, LFs, the BLAKE3 digest (hashed as it goes), and a
-//!   [`TokenCounter`] fed every piece (in steps of at most [`TOKEN_STEP`]
-//!   bytes), which gives exactly the estimate of the whole text however it
-//!   was split, and holds under
-//!   [`MAX_SPAN`](crate::tokens::MAX_SPAN) + [`TOKEN_STEP`] bytes;
+//!   [`SampledTokens`] fed every piece, which gives exactly the
+//!   `original-tokens` `cap` reports for the whole text however it was
+//!   split ([`crate::token_sample`]: its samples, at most 256 of 256 bytes,
+//!   or with `max-tokens` an exact count holding under
+//!   [`MAX_SPAN`](crate::tokens::MAX_SPAN) + 64 KiB);
 //! - the head: the first `W` bytes, and where the line that goes on past
 //!   them ends (to state how much of it a cut hides);
 //! - the tail: the last `W` bytes (a buffer of at most `2 W`), and where the
@@ -38,13 +39,8 @@ use crate::notice::Saved;
 use crate::refs::OverflowRef;
 use crate::stream::notables::{CLASSIFY_BYTES, NotableScan};
 use crate::stream::preview::{self, Retained};
-use crate::tokens::{TokenCounter, TokenEstimator};
-
-/// Most bytes given to the token counter at a time: it holds the text not
-/// yet counted (under [`MAX_SPAN`](crate::tokens::MAX_SPAN)) and the step
-/// it is given, so a piece of any size (`cap` gives the whole text as one)
-/// keeps it bounded.
-pub(crate) const TOKEN_STEP: usize = 64 << 10;
+use crate::token_sample::{SampledTokens, Sampling};
+use crate::tokens::TokenEstimator;
 
 /// Most notable lines kept per pool.
 const MAX_KEEP: usize = 4096;
@@ -66,7 +62,7 @@ pub struct OnePass {
     lfs: u64,
     last_byte: Option<u8>,
     hasher: blake3::Hasher,
-    tokens: TokenCounter,
+    tokens: SampledTokens,
     head: Vec<u8>,
     /// The first LF at or after byte `window`.
     lf_after_head: Option<u64>,
@@ -109,7 +105,7 @@ impl OnePass {
             lfs: 0,
             last_byte: None,
             hasher: blake3::Hasher::new(),
-            tokens: TokenCounter::default(),
+            tokens: SampledTokens::new(Sampling::unless_max_tokens(budget, Sampling::REPORT)),
             head: Vec::new(),
             lf_after_head: None,
             ring: Vec::new(),
@@ -150,7 +146,7 @@ impl OnePass {
         }
         let base = self.total;
         self.hasher.update(b);
-        self.push_tokens(piece);
+        self.tokens.push(&self.estimator, piece);
         if self.head.len() < self.window {
             let take = (self.window - self.head.len()).min(b.len());
             self.head.extend_from_slice(&b[..take]);
@@ -263,25 +259,12 @@ impl OnePass {
             gap_line: Some(preview.loss.gap_line),
             notable_lines: preview.notable,
             folded_lines: 0,
-            original_tokens: self.estimator.estimate_counted(self.tokens),
+            original_tokens: self.tokens.finish(&self.estimator),
             tokens: preview.tokens,
             spill,
             spill_error,
             redactions: self.redactions,
         })
-    }
-
-    /// Count `piece`'s tokens, [`TOKEN_STEP`] bytes at most at a time.
-    fn push_tokens(&mut self, piece: &str) {
-        let mut p = piece;
-        while !p.is_empty() {
-            let mut k = p.floor_char_boundary(TOKEN_STEP.min(p.len()));
-            if k == 0 {
-                k = p.ceil_char_boundary(1);
-            }
-            self.tokens.push(&p[..k]);
-            p = &p[k..];
-        }
     }
 
     /// Keep the last `window` bytes (and up to as many more, so that bytes

@@ -10,11 +10,12 @@ mod common;
 
 use common::{MemStore, cases, rich_text};
 use proptest::prelude::*;
-use toolcap_core::stream::MemoryWriter;
+use toolcap_core::stream::{MemoryWriter, OnePass};
 use toolcap_core::text::count_lines;
 use toolcap_core::token_sample::{Sampling, sampled_estimate};
 use toolcap_core::{
-    Budget, Call, CapStream, Capped, Capper, Keep, PreviewFeatures, PreviewSettings, RefScheme,
+    Budget, Call, CapError, CapStream, Capped, Capper, Keep, PreviewFeatures, PreviewSettings,
+    RefScheme,
 };
 
 fn capper_with(features: PreviewFeatures, large_input: usize) -> Capper {
@@ -759,5 +760,61 @@ proptest! {
             prop_assert_eq!(!saved.contains("hunter2-corp-literal"), spill || !text.contains("hunter2-corp-literal"));
         }
         prop_assert!(!want.0.text.contains("hunter2-corp-literal"));
+    }
+}
+
+proptest! {
+    #![proptest_config(cases(300))]
+
+    /// The one-pass engine's prefilter (one search of each piece for the
+    /// notable patterns, instead of a check of each line) keeps exactly the
+    /// lines the check of every line keeps: the same result, in any
+    /// chunking, host patterns included.
+    #[test]
+    fn the_piece_prefilter_keeps_what_the_line_check_keeps(
+        text in rich_text(300),
+        extra in prop::collection::vec(
+            prop_oneof![
+                Just("QUOTA-EXCEEDED on shard 7\n"),
+                Just("x ERROR y\n"),
+                Just("error"),
+                Just("Kill"),
+                Just("\u{2716} failed\n"),
+            ],
+            0..20,
+        ),
+        cuts in prop::collection::vec(any::<usize>(), 0..12),
+        max_bytes in 0u32..3000,
+        max_lines in prop::option::of(3u32..80),
+        max_line_bytes in prop::option::of(1u32..300),
+    ) {
+        let scheme = RefScheme::new("/spill", "thread-1", vec![7; 32]).unwrap();
+        let settings = PreviewSettings {
+            notable_patterns: vec!["QUOTA-EXCEEDED".to_owned()],
+            ..PreviewSettings::default()
+        };
+        let capper = Capper::with_settings(scheme, settings).unwrap();
+        let room = capper.room();
+        let budget = Budget {
+            max_bytes: room.bytes as u32 + max_bytes,
+            max_lines: max_lines.map(|m| m + room.lines as u32),
+            max_line_bytes,
+            ..Budget::default()
+        };
+        let text = format!("{text}{}{text}", extra.concat());
+        let mut at: Vec<usize> = cuts.iter().map(|c| text.ceil_char_boundary(c % (text.len() + 1))).collect();
+        at.sort_unstable();
+        let call = Call::new("c");
+        let run = |prefilter: bool| {
+            let mut one = OnePass::new(&capper, &budget, &call);
+            one.set_line_prefilter(prefilter);
+            let mut prev = 0;
+            for c in at.iter().copied().chain([text.len()]) {
+                one.push(&text[prev..c]);
+                prev = c;
+            }
+            one.finish(&capper, Err(CapError::Io("not saved".into()))).unwrap()
+        };
+        prop_assert_eq!(run(true), run(false));
     }
 }

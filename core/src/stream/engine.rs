@@ -27,6 +27,8 @@
 //! Nothing depends on where the pieces were split, so a text read in any
 //! chunking gives the same preview as the whole text given at once.
 
+use std::sync::Arc;
+
 use memchr::{memchr_iter, memrchr};
 
 use crate::budget::Budget;
@@ -54,7 +56,8 @@ pub struct OnePass {
     lossy: bool,
     budget: Budget,
     call: Call,
-    patterns: Patterns,
+    /// Shared, so that a piece's search can hold it while lines are noted.
+    patterns: Arc<Patterns>,
     estimator: TokenEstimator,
     /// `max-bytes`: what the head keeps, and the tail.
     window: usize,
@@ -77,6 +80,10 @@ pub struct OnePass {
     line_head: String,
     line_head_full: bool,
     notables: NotableScan,
+    /// Lines that start and end within one piece are prefiltered by one
+    /// search of the piece ([`Patterns::occurrences`]) instead of a check
+    /// each; off only in tests, to compare with the check of every line.
+    prefilter: bool,
 }
 
 impl OnePass {
@@ -98,7 +105,7 @@ impl OnePass {
             lossy: false,
             budget: *budget,
             call: call.clone(),
-            patterns: capper.patterns().clone(),
+            patterns: Arc::new(capper.patterns().clone()),
             estimator: capper.estimator().clone(),
             window,
             total: 0,
@@ -116,7 +123,15 @@ impl OnePass {
             line_head: String::new(),
             line_head_full: false,
             notables: NotableScan::new(window as u64, keep, prefix_cap),
+            prefilter: true,
         }
+    }
+
+    /// Check every line for notable patterns, as without the prefilter
+    /// (tests compare both).
+    #[doc(hidden)]
+    pub fn set_line_prefilter(&mut self, on: bool) {
+        self.prefilter = on;
     }
 
     /// The command ended with `code` (see [`CapStream::set_exit_code`]):
@@ -153,14 +168,37 @@ impl OnePass {
         }
         self.push_ring(b, base);
         let mut seg = 0;
+        // Where notable patterns occur in the piece, consumed as the lines
+        // go by: a line of the piece before the next one holds none.
+        let patterns = Arc::clone(&self.patterns);
+        let mut found = self.prefilter.then(|| patterns.occurrences(piece));
+        let mut next_found = found.as_mut().and_then(Iterator::next);
         for i in memchr_iter(b'\n', b) {
             let at = base + i as u64;
             if self.lf_after_head.is_none() && at >= self.window as u64 {
                 self.lf_after_head = Some(at);
             }
-            self.take_line_head(&piece[seg..i]);
             self.lfs += 1;
-            self.end_line(at + 1, 1);
+            let whole_line_here = self.line_start == base + seg as u64;
+            match (&mut found, whole_line_here) {
+                (Some(found), true) => {
+                    while next_found.is_some_and(|f| f < seg) {
+                        next_found = found.next();
+                    }
+                    if next_found.is_some_and(|f| f < i) {
+                        let line = &piece[seg..i];
+                        let head = &line[..line.floor_char_boundary(CLASSIFY_BYTES)];
+                        self.end_line_with(at + 1, 1, head);
+                    } else {
+                        self.notables.settle(at + 1);
+                        self.next_line(at + 1);
+                    }
+                }
+                _ => {
+                    self.take_line_head(&piece[seg..i]);
+                    self.end_line(at + 1, 1);
+                }
+            }
             seg = i + 1;
         }
         self.take_line_head(&piece[seg..]);
@@ -318,7 +356,8 @@ impl OnePass {
         }
     }
 
-    /// The current line ends at `end`, with `lf` LF bytes (0 or 1).
+    /// The current line ends at `end`, with `lf` LF bytes (0 or 1); its
+    /// first bytes are in `line_head`.
     fn end_line(&mut self, end: u64, lf: u64) {
         let content = end - lf - self.line_start;
         self.notables.line(
@@ -329,6 +368,26 @@ impl OnePass {
             &self.line_head,
             &self.patterns,
         );
+        self.next_line(end);
+    }
+
+    /// The current line, read whole within one piece, ends at `end` with
+    /// `lf` LF bytes; `head` is its first [`CLASSIFY_BYTES`].
+    fn end_line_with(&mut self, end: u64, lf: u64, head: &str) {
+        let content = end - lf - self.line_start;
+        self.notables.line(
+            self.line_start,
+            end,
+            self.line_no,
+            content,
+            head,
+            &self.patterns,
+        );
+        self.next_line(end);
+    }
+
+    /// The next line starts at `end`.
+    fn next_line(&mut self, end: u64) {
         self.line_head.clear();
         self.line_head_full = false;
         self.line_start = end;

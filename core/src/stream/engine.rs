@@ -168,10 +168,12 @@ impl OnePass {
         }
         self.push_ring(b, base);
         let mut seg = 0;
-        // Where notable patterns occur in the piece, consumed as the lines
-        // go by: a line of the piece before the next one holds none.
+        // Where notable patterns occur in the piece's whole lines (up to its
+        // last LF: a piece with none, a long line's middle, is not searched),
+        // consumed as the lines go by: a line before the next one holds none.
         let patterns = Arc::clone(&self.patterns);
-        let mut found = self.prefilter.then(|| patterns.occurrences(piece));
+        let whole_lines = memrchr(b'\n', b).filter(|_| self.prefilter);
+        let mut found = whole_lines.map(|last| patterns.occurrences(&piece[..=last]));
         let mut next_found = found.as_mut().and_then(Iterator::next);
         for i in memchr_iter(b'\n', b) {
             let at = base + i as u64;

@@ -68,6 +68,36 @@ pub fn text(kind: Kind, size: usize) -> String {
     fit(out, size)
 }
 
+/// A JSON document of about `size` bytes (at least `size`, up to one item
+/// more), as an API lists records: a 2-space pretty array of objects, one
+/// in 50 with a failed status. Valid JSON, so the JSON preview applies.
+pub fn json(size: usize) -> String {
+    use std::fmt::Write as _;
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D ^ size as u64);
+    let mut out = String::with_capacity(size + 512);
+    out.push_str("[\n");
+    let mut id = 0u64;
+    while out.len() + 4 < size {
+        if id > 0 {
+            out.push_str(",\n");
+        }
+        let status = if id % 50 == 49 { "failed" } else { "ok" };
+        let _ = write!(
+            out,
+            "  {{\n    \"id\": {id},\n    \"name\": \"worker-{}-{:x}\",\n    \"status\": \"{status}\",\n    \"tags\": [\"zone-{}\", \"tier-{}\"],\n    \"latency_ms\": {}.{}\n  }}",
+            rng.below(8),
+            rng.below(1 << 32),
+            rng.below(4),
+            rng.below(3),
+            rng.below(500),
+            rng.below(10),
+        );
+        id += 1;
+    }
+    out.push_str("\n]\n");
+    out
+}
+
 /// `s` cut to exactly `size` bytes: cut on a char boundary, then padded with
 /// spaces (never a LF, so the minified bundle stays one line).
 fn fit(mut s: String, size: usize) -> String {
@@ -211,5 +241,16 @@ mod tests {
             assert_eq!(wide == 0, matches!(kind, Kind::Ascii | Kind::Minified));
         }
         assert!(text(Kind::Ascii, 4 * MIB).contains(" ERROR "));
+    }
+
+    #[test]
+    fn json_is_one_valid_document_of_about_the_size() {
+        for size in [KIB, 64 * KIB] {
+            let t = json(size);
+            assert!(t.len() >= size && t.len() < size + 256, "{}", t.len());
+            let v: serde_json::Value = serde_json::from_str(&t).expect("valid JSON");
+            assert!(v.as_array().is_some_and(|a| a.len() > 1));
+            assert_eq!(t, json(size), "deterministic");
+        }
     }
 }

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use tool_output_cap::{COMPONENT_WASM, RuntimeOptions, Session, SessionConfig, ToolCap};
-use toolcap_core::{Budget, Capper, Keep, RefScheme};
+use toolcap_core::{Budget, Capper, Keep, PreviewFeatures, PreviewSettings, RefScheme};
 
 use crate::corpus::KIB;
 
@@ -64,6 +64,16 @@ pub fn session(tool_cap: &ToolCap, spill_dir: Option<&Path>) -> Session {
 /// The native core with the benchmark identity.
 pub fn capper() -> Capper {
     Capper::new(RefScheme::new(DISPLAY_ROOT, THREAD, KEY.to_vec()).expect("valid scheme"))
+}
+
+/// The native core with the benchmark identity and only `features` on.
+pub fn capper_with(features: PreviewFeatures) -> Capper {
+    let scheme = RefScheme::new(DISPLAY_ROOT, THREAD, KEY.to_vec()).expect("valid scheme");
+    let settings = PreviewSettings {
+        features,
+        ..PreviewSettings::default()
+    };
+    Capper::with_settings(scheme, settings).expect("valid settings")
 }
 
 /// A budget that cuts an input of `size` bytes: the host defaults at 16 KiB,

@@ -44,6 +44,12 @@
 //! the input, `omitted-lines` how many fewer lines it has, and `gap-line` the
 //! first line where it differs from the input.
 //!
+//! Tokens: the preview's `tokens` are always counted whole. The input's
+//! (`original-tokens` of a cut output, and `tokens` of a result that fits
+//! a budget without `max-tokens`) only report, so a large input's are
+//! estimated from evenly spread samples ([`crate::token_sample`], which
+//! states the bounds); with `max-tokens` they are counted whole.
+//!
 //! # Large inputs
 //!
 //! A text above [`crate::stream::LARGE_INPUT`] (8 MiB for what looks like
@@ -64,6 +70,7 @@ use crate::notice::{self, GAP_LINES, Loss, NoticeForm, NoticeStyle, Saved};
 use crate::redact::Redactor;
 use crate::refs::{OverflowRef, RefScheme};
 use crate::text::{LineIndex, count_lfs, count_lines, digits};
+use crate::token_sample::{Sampling, sampled_estimate};
 use crate::tokens::{MediaCosts, TokenEstimator};
 use crate::{diff, fold, json_preview, naming};
 
@@ -515,26 +522,36 @@ impl Capper {
     /// whole (bytes, lines and estimated tokens), whatever room the budget
     /// leaves for a notice. Nothing is saved.
     pub fn fits_whole(&self, text: &str, budget: &Budget) -> bool {
+        let fits = |text: &str| {
+            lines_if_fit(text, budget).is_some()
+                && self.exact_tokens_if_fit(text, budget) != Some(None)
+        };
         match self.redactor.as_ref().map(|r| r.redact(text).0) {
-            Some(redacted) => self.measure_if_fits(&redacted, budget).is_some(),
-            None => self.measure_if_fits(text, budget).is_some(),
+            Some(redacted) => fits(&redacted),
+            None => fits(text),
         }
     }
 
     /// The lines and estimated tokens of `text` when it fits `budget` whole.
+    /// Without `max-tokens` no token limit can bind, so the tokens only
+    /// report, and a large text's are estimated from samples
+    /// ([`Sampling::FIT`]).
     fn measure_if_fits(&self, text: &str, budget: &Budget) -> Option<(u64, u64)> {
-        let bytes = text.len() as u64;
-        if !budget.is_disabled() && bytes > u64::from(budget.max_bytes) {
-            return None;
-        }
-        let lines = count_lines(text.as_bytes());
-        if !fits(budget, bytes, lines) {
-            return None;
-        }
+        let lines = lines_if_fit(text, budget)?;
+        let tokens = match self.exact_tokens_if_fit(text, budget) {
+            Some(exact) => exact?,
+            None => sampled_estimate(&self.estimator, text, Sampling::FIT),
+        };
+        Some((lines, tokens))
+    }
+
+    /// With `max-tokens`: `Some` of the exact estimate of `text` when it is
+    /// within the limit (or the budget is disabled), `Some(None)` when it
+    /// is over. Without: `None`, nothing counted.
+    fn exact_tokens_if_fit(&self, text: &str, budget: &Budget) -> Option<Option<u64>> {
+        let limit = budget.max_tokens?;
         let tokens = self.estimator.estimate(text);
-        let within =
-            budget.is_disabled() || budget.max_tokens.is_none_or(|t| tokens <= u64::from(t));
-        within.then_some((lines, tokens))
+        Some((budget.is_disabled() || tokens <= u64::from(limit)).then_some(tokens))
     }
 
     /// Spill and preview a text that does not fit.
@@ -586,7 +603,11 @@ impl Capper {
             gap_line: Some(preview.loss.gap_line),
             notable_lines: preview.notable,
             folded_lines: preview.folded,
-            original_tokens: self.estimator.estimate(text),
+            original_tokens: sampled_estimate(
+                &self.estimator,
+                text,
+                Sampling::unless_max_tokens(budget, Sampling::REPORT),
+            ),
             tokens: preview.tokens,
             spill,
             spill_error,
@@ -663,6 +684,16 @@ pub(crate) fn spill_output(
 
 /// Rounds of [`Capper::within_tokens`] at most.
 const TOKEN_ROUNDS: usize = 8;
+
+/// The lines of `text` when it fits `budget`'s bytes and lines.
+fn lines_if_fit(text: &str, budget: &Budget) -> Option<u64> {
+    let bytes = text.len() as u64;
+    if !budget.is_disabled() && bytes > u64::from(budget.max_bytes) {
+        return None;
+    }
+    let lines = count_lines(text.as_bytes());
+    fits(budget, bytes, lines).then_some(lines)
+}
 
 fn fits(budget: &Budget, bytes: u64, lines: u64) -> bool {
     budget.is_disabled()

@@ -57,12 +57,26 @@ pub fn max_marker_len(lines: u64) -> usize {
 
 /// True when `a` and `b` are equal once every run of ASCII digits counts as
 /// equal to every other (`Downloading 4%` and `Downloading 100%`).
+///
+/// Folding compares up to [`MIN_REACH`] bytes a side this way, so equal
+/// stretches are skipped in blocks ([`common_prefix`]) rather than byte by
+/// byte; the digit runs are still compared as wholes.
 pub fn similar(a: &[u8], b: &[u8]) -> bool {
     if a == b {
         return true;
     }
     let (mut i, mut j) = (0, 0);
     loop {
+        // Equal bytes move both sides on together. A common stretch that
+        // ends in digits may have stopped inside a run of digits: go back
+        // to its start, where the two runs are compared as wholes. (Each
+        // step starts after a whole run or at 0, so this stays in the step.)
+        let mut k = common_prefix(&a[i..], &b[j..]);
+        while k > 0 && a[i + k - 1].is_ascii_digit() {
+            k -= 1;
+        }
+        i += k;
+        j += k;
         match (a.get(i), b.get(j)) {
             (None, None) => return true,
             (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
@@ -73,18 +87,91 @@ pub fn similar(a: &[u8], b: &[u8]) -> bool {
                     j += 1;
                 }
             }
-            (Some(x), Some(y)) if x == y => {
-                i += 1;
-                j += 1;
-            }
             _ => return false,
         }
     }
 }
 
+/// Length of the longest common prefix of `a` and `b`, compared 16 bytes
+/// at a time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut k = 0;
+    while k + 16 <= n && a[k..k + 16] == b[k..k + 16] {
+        k += 16;
+    }
+    while k < n && a[k] == b[k] {
+        k += 1;
+    }
+    k
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte-by-byte definition: digit runs, wherever both sides have
+    /// one, are skipped whole.
+    fn similar_bytewise(a: &[u8], b: &[u8]) -> bool {
+        let (mut i, mut j) = (0, 0);
+        loop {
+            match (a.get(i), b.get(j)) {
+                (None, None) => return true,
+                (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+                    while a.get(i).is_some_and(u8::is_ascii_digit) {
+                        i += 1;
+                    }
+                    while b.get(j).is_some_and(u8::is_ascii_digit) {
+                        j += 1;
+                    }
+                }
+                (Some(x), Some(y)) if x == y => {
+                    i += 1;
+                    j += 1;
+                }
+                _ => return false,
+            }
+        }
+    }
+
+    fn line() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        prop::collection::vec(
+            prop_oneof![
+                Just(b'1'),
+                Just(b'9'),
+                Just(b'0'),
+                Just(b'a'),
+                Just(b' '),
+                Just(b'%')
+            ],
+            0..60,
+        )
+    }
+
+    proptest::proptest! {
+        /// Skipping equal bytes in blocks decides exactly as the bytewise
+        /// comparison, on lines alike and not.
+        #[test]
+        fn similar_is_the_bytewise_comparison(
+            a in line(),
+            b in line(),
+            edits in proptest::collection::vec((0usize..64, proptest::prelude::any::<bool>()), 0..4),
+        ) {
+            proptest::prop_assert_eq!(similar(&a, &b), similar_bytewise(&a, &b));
+            // `a` with a few digits changed, inserted or removed: mostly alike.
+            let mut c = a.clone();
+            for (at, insert) in edits {
+                let at = at.min(c.len());
+                if insert {
+                    c.insert(at, b'7');
+                } else if at < c.len() {
+                    c.remove(at);
+                }
+            }
+            proptest::prop_assert_eq!(similar(&a, &c), similar_bytewise(&a, &c));
+        }
+    }
 
     #[test]
     fn lines_that_differ_only_in_numbers_are_similar() {

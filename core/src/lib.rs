@@ -58,6 +58,7 @@ pub mod refs;
 pub mod retention;
 pub mod stream;
 pub mod text;
+pub mod token_sample;
 pub mod tokens;
 
 pub use budget::{Budget, Keep, NoticeRoom};

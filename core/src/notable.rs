@@ -194,6 +194,15 @@ impl Patterns {
         self.any.is_match(line)
     }
 
+    /// Where anchors, rare signs and host patterns occur in `hay`
+    /// (non-overlapping, in order). None spans a line break, so a line of
+    /// `hay` that holds none of these starts holds no occurrence at all and
+    /// [`may_be_notable`](Self::may_be_notable) of any part of it is false:
+    /// one search of a whole buffer stands in for a call per line.
+    pub fn occurrences<'a>(&'a self, hay: &'a str) -> impl Iterator<Item = usize> + 'a {
+        self.any.find_iter(hay).map(|m| m.start())
+    }
+
     /// True when one of the host's patterns occurs in `s`.
     pub fn host_matches(&self, s: &str) -> bool {
         self.host.iter().any(|f| f.find(s.as_bytes()).is_some())

@@ -10,10 +10,12 @@ mod common;
 
 use common::{MemStore, cases, rich_text};
 use proptest::prelude::*;
-use toolcap_core::stream::MemoryWriter;
+use toolcap_core::stream::{MemoryWriter, OnePass};
 use toolcap_core::text::count_lines;
+use toolcap_core::token_sample::{Sampling, sampled_estimate};
 use toolcap_core::{
-    Budget, Call, CapStream, Capped, Capper, Keep, PreviewFeatures, PreviewSettings, RefScheme,
+    Budget, Call, CapError, CapStream, Capped, Capper, Keep, PreviewFeatures, PreviewSettings,
+    RefScheme,
 };
 
 fn capper_with(features: PreviewFeatures, large_input: usize) -> Capper {
@@ -300,7 +302,9 @@ proptest! {
         prop_assert!(c.omitted_bytes > 0 && c.omitted_bytes <= c.original_bytes);
         prop_assert!(c.omitted_lines <= c.original_lines);
         prop_assert!(c.gap_line.unwrap() <= c.original_lines + 1);
-        prop_assert_eq!(c.original_tokens, capper.estimator().estimate(&text));
+        // What `cap` reports of a cut text: from samples, whole under max-tokens.
+        let sampling = Sampling::unless_max_tokens(&budget, Sampling::REPORT);
+        prop_assert_eq!(c.original_tokens, sampled_estimate(capper.estimator(), &text, sampling));
         prop_assert_eq!(c.folded_lines, 0);
         let r = c.spill.clone().unwrap();
         let refs = capper.scheme().find_refs(&c.text);
@@ -633,7 +637,11 @@ fn a_huge_single_line_shows_both_of_its_ends() {
             assert_eq!((c.original_lines, c.omitted_lines), (1, 0), "{what}");
             assert_eq!(c.gap_line, Some(1), "{what}");
             assert_eq!(c.original_bytes, text.len() as u64);
-            assert_eq!(c.original_tokens, one_pass.estimator().estimate(&text));
+            let sampling = Sampling::unless_max_tokens(&budget, Sampling::REPORT);
+            assert_eq!(
+                c.original_tokens,
+                sampled_estimate(one_pass.estimator(), &text, sampling)
+            );
             assert_eq!(files[0].1, text.as_bytes());
             // What `cap` gives a line of this size below the threshold.
             let (below, _) = whole(&full, &text, budget, &call);
@@ -652,20 +660,32 @@ fn a_huge_single_line_shows_both_of_its_ends() {
 fn original_tokens_are_the_estimate_of_the_whole_text() {
     // Long runs of letters and of blanks across every 64 KiB: a sum of
     // block estimates would count them differently from the whole text.
+    // Under max-tokens the whole text is counted; without, its samples
+    // (`token_sample`); `cap` and the stream agree on both.
     let capper = capper_with(PreviewFeatures::ALL, toolcap_core::stream::LARGE_INPUT);
     let text = runs(9 << 20);
-    let budget = Budget::default();
-    let (c, _) = whole(&capper, &text, budget, &Call::new("t"));
-    let want = capper.estimator().estimate(&text);
-    assert_eq!(c.original_tokens, want);
     let cuts = [3, 70_000, 1 << 20, 1 << 22, 7_777_777];
-    let got = stream(
-        &capper,
-        &chunks(text.as_bytes(), &cuts, false),
-        budget,
-        &Call::new("t"),
-    );
-    assert_eq!(got.0.original_tokens, want);
+    for budget in [
+        Budget {
+            max_tokens: Some(4000),
+            ..Budget::default()
+        },
+        Budget::default(),
+    ] {
+        let (c, _) = whole(&capper, &text, budget, &Call::new("t"));
+        let want = match budget.max_tokens {
+            Some(_) => capper.estimator().estimate(&text),
+            None => sampled_estimate(capper.estimator(), &text, Sampling::REPORT),
+        };
+        assert_eq!(c.original_tokens, want);
+        let got = stream(
+            &capper,
+            &chunks(text.as_bytes(), &cuts, false),
+            budget,
+            &Call::new("t"),
+        );
+        assert_eq!(got.0.original_tokens, want);
+    }
 }
 
 /// `len` bytes and more of long runs of letters, digits, blanks and
@@ -740,5 +760,61 @@ proptest! {
             prop_assert_eq!(!saved.contains("hunter2-corp-literal"), spill || !text.contains("hunter2-corp-literal"));
         }
         prop_assert!(!want.0.text.contains("hunter2-corp-literal"));
+    }
+}
+
+proptest! {
+    #![proptest_config(cases(300))]
+
+    /// The one-pass engine's prefilter (one search of each piece for the
+    /// notable patterns, instead of a check of each line) keeps exactly the
+    /// lines the check of every line keeps: the same result, in any
+    /// chunking, host patterns included.
+    #[test]
+    fn the_piece_prefilter_keeps_what_the_line_check_keeps(
+        text in rich_text(300),
+        extra in prop::collection::vec(
+            prop_oneof![
+                Just("QUOTA-EXCEEDED on shard 7\n"),
+                Just("x ERROR y\n"),
+                Just("error"),
+                Just("Kill"),
+                Just("\u{2716} failed\n"),
+            ],
+            0..20,
+        ),
+        cuts in prop::collection::vec(any::<usize>(), 0..12),
+        max_bytes in 0u32..3000,
+        max_lines in prop::option::of(3u32..80),
+        max_line_bytes in prop::option::of(1u32..300),
+    ) {
+        let scheme = RefScheme::new("/spill", "thread-1", vec![7; 32]).unwrap();
+        let settings = PreviewSettings {
+            notable_patterns: vec!["QUOTA-EXCEEDED".to_owned()],
+            ..PreviewSettings::default()
+        };
+        let capper = Capper::with_settings(scheme, settings).unwrap();
+        let room = capper.room();
+        let budget = Budget {
+            max_bytes: room.bytes as u32 + max_bytes,
+            max_lines: max_lines.map(|m| m + room.lines as u32),
+            max_line_bytes,
+            ..Budget::default()
+        };
+        let text = format!("{text}{}{text}", extra.concat());
+        let mut at: Vec<usize> = cuts.iter().map(|c| text.ceil_char_boundary(c % (text.len() + 1))).collect();
+        at.sort_unstable();
+        let call = Call::new("c");
+        let run = |prefilter: bool| {
+            let mut one = OnePass::new(&capper, &budget, &call);
+            one.set_line_prefilter(prefilter);
+            let mut prev = 0;
+            for c in at.iter().copied().chain([text.len()]) {
+                one.push(&text[prev..c]);
+                prev = c;
+            }
+            one.finish(&capper, Err(CapError::Io("not saved".into()))).unwrap()
+        };
+        prop_assert_eq!(run(true), run(false));
     }
 }

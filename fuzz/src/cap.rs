@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use arbitrary::{Arbitrary, Unstructured};
 use toolcap_core::text::count_lines;
+use toolcap_core::token_sample::{Sampling, sampled_estimate};
 use toolcap_core::{
     Budget, Call, CapError, Capper, Keep, NoticeRoom, NoticeStyle, PreviewFeatures,
     PreviewSettings, RefScheme, SpillStore,
@@ -228,9 +229,27 @@ pub fn check_cap(data: &[u8]) -> Option<CapPath> {
     );
     assert_eq!(capped.original_bytes, text.len() as u64);
     assert_eq!(capped.original_lines, lines);
+    // The input's tokens only report unless max-tokens is set: a large
+    // input's are estimated from samples (`token_sample`), the same ones
+    // whatever the chunking; a preview's are always counted whole.
     let estimator = capper.estimator();
-    assert_eq!(capped.original_tokens, estimator.estimate(&text));
-    assert_eq!(capped.tokens, estimator.estimate(&capped.text));
+    let sampling = if capped.truncated {
+        Sampling::REPORT
+    } else {
+        Sampling::FIT
+    };
+    let original = sampled_estimate(
+        estimator,
+        &text,
+        Sampling::unless_max_tokens(&budget, sampling),
+    );
+    assert_eq!(capped.original_tokens, original);
+    let shown = if capped.truncated {
+        estimator.estimate(&capped.text)
+    } else {
+        original
+    };
+    assert_eq!(capped.tokens, shown);
     if fits(&budget, &text, capped.original_tokens) {
         assert_eq!(capped.text, text, "fitting text changed");
         assert!(!capped.truncated && capped.spill.is_none() && capped.spill_error.is_none());

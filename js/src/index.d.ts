@@ -77,7 +77,9 @@ export interface CapReport {
   foldedLines: number;
   /**
    * Estimated tokens of the input (for parts: its text plus the fixed cost of
-   * each image, audio, resource blob and other part).
+   * each image, audio, resource blob and other part). Counted whole under a
+   * budget with `maxTokens`; without, a large input is estimated from evenly
+   * spread samples (the WIT's `original-tokens` states the bounds).
    */
   originalTokens: number;
   /** Estimated tokens of what is returned (the text, or the parts likewise). */

@@ -6,14 +6,57 @@
 
 use std::hint::black_box;
 
-use crate::corpus::{self, Kind, SIZES};
+use toolcap_core::PreviewFeatures;
+
+use crate::corpus::{self, Kind, MIB, SIZES};
 use crate::measure::{self, Plan};
 use crate::native::Discard;
 use crate::setup::{self, CALL_ID};
 use crate::table::Row;
 
-/// Every kind at every size: cap without the write, naive, memcpy.
+/// Every kind at every size: cap without the write, naive, memcpy; then the
+/// full-feature cap against the plain one.
 pub fn run(plan: Plan, rows: &mut Vec<Row>) {
+    run_against_memcpy(plan, rows);
+    run_features(plan, rows);
+}
+
+/// The full-feature cap against `PreviewFeatures::NONE` at 4 and 64 MiB,
+/// the same text, budget and notice on both sides.
+fn run_features(plan: Plan, rows: &mut Vec<Row>) {
+    let full = setup::capper_with(PreviewFeatures::ALL);
+    let plain = setup::capper_with(PreviewFeatures::NONE);
+    for size in [4 * MIB, 64 * MIB] {
+        let inputs = [
+            ("log", corpus::text(Kind::Ascii, size)),
+            ("minified", corpus::text(Kind::Minified, size)),
+            ("JSON", corpus::json(size)),
+        ];
+        for (name, text) in inputs {
+            let budget = setup::cut_budget(size);
+            for capper in [&full, &plain] {
+                let capped = capper.cap(&text, &budget, CALL_ID, &mut Discard).unwrap();
+                assert!(capped.truncated, "{name} {size} must be cut");
+            }
+            let mut with_full = || {
+                black_box(full.cap(black_box(&text), &budget, CALL_ID, &mut Discard)).ok();
+            };
+            let mut with_none = || {
+                black_box(plain.cap(black_box(&text), &budget, CALL_ID, &mut Discard)).ok();
+            };
+            let m = measure::medians(&mut [&mut with_full, &mut with_none], plan);
+            rows.push(Row::vs(
+                format!("cap, core native, all preview features, {name}"),
+                Some(size),
+                m[0],
+                "PreviewFeatures::NONE",
+                m[1],
+            ));
+        }
+    }
+}
+
+fn run_against_memcpy(plan: Plan, rows: &mut Vec<Row>) {
     let capper = setup::capper();
     for size in SIZES {
         for kind in Kind::ALL {

@@ -7,10 +7,11 @@
 //! (a quarter of `W` over 12 bytes a line, at most 4096):
 //!
 //! - totals: bytes, LFs, the BLAKE3 digest (hashed as it goes), and a
-//!   [`TokenCounter`] fed every piece (in steps of at most [`TOKEN_STEP`]
-//!   bytes), which gives exactly the estimate of the whole text however it
-//!   was split, and holds under
-//!   [`MAX_SPAN`](crate::tokens::MAX_SPAN) + [`TOKEN_STEP`] bytes;
+//!   [`SampledTokens`] fed every piece, which gives exactly the
+//!   `original-tokens` `cap` reports for the whole text however it was
+//!   split ([`crate::token_sample`]: its samples, at most 256 of 256 bytes,
+//!   or with `max-tokens` an exact count holding under
+//!   [`MAX_SPAN`](crate::tokens::MAX_SPAN) + 64 KiB);
 //! - the head: the first `W` bytes, and where the line that goes on past
 //!   them ends (to state how much of it a cut hides);
 //! - the tail: the last `W` bytes (a buffer of at most `2 W`), and where the
@@ -26,6 +27,8 @@
 //! Nothing depends on where the pieces were split, so a text read in any
 //! chunking gives the same preview as the whole text given at once.
 
+use std::sync::Arc;
+
 use memchr::{memchr_iter, memrchr};
 
 use crate::budget::Budget;
@@ -38,13 +41,8 @@ use crate::notice::Saved;
 use crate::refs::OverflowRef;
 use crate::stream::notables::{CLASSIFY_BYTES, NotableScan};
 use crate::stream::preview::{self, Retained};
-use crate::tokens::{TokenCounter, TokenEstimator};
-
-/// Most bytes given to the token counter at a time: it holds the text not
-/// yet counted (under [`MAX_SPAN`](crate::tokens::MAX_SPAN)) and the step
-/// it is given, so a piece of any size (`cap` gives the whole text as one)
-/// keeps it bounded.
-pub(crate) const TOKEN_STEP: usize = 64 << 10;
+use crate::token_sample::{SampledTokens, Sampling};
+use crate::tokens::TokenEstimator;
 
 /// Most notable lines kept per pool.
 const MAX_KEEP: usize = 4096;
@@ -58,7 +56,8 @@ pub struct OnePass {
     lossy: bool,
     budget: Budget,
     call: Call,
-    patterns: Patterns,
+    /// Shared, so that a piece's search can hold it while lines are noted.
+    patterns: Arc<Patterns>,
     estimator: TokenEstimator,
     /// `max-bytes`: what the head keeps, and the tail.
     window: usize,
@@ -66,7 +65,7 @@ pub struct OnePass {
     lfs: u64,
     last_byte: Option<u8>,
     hasher: blake3::Hasher,
-    tokens: TokenCounter,
+    tokens: SampledTokens,
     head: Vec<u8>,
     /// The first LF at or after byte `window`.
     lf_after_head: Option<u64>,
@@ -81,6 +80,10 @@ pub struct OnePass {
     line_head: String,
     line_head_full: bool,
     notables: NotableScan,
+    /// Lines that start and end within one piece are prefiltered by one
+    /// search of the piece ([`Patterns::occurrences`]) instead of a check
+    /// each; off only in tests, to compare with the check of every line.
+    prefilter: bool,
 }
 
 impl OnePass {
@@ -102,14 +105,14 @@ impl OnePass {
             lossy: false,
             budget: *budget,
             call: call.clone(),
-            patterns: capper.patterns().clone(),
+            patterns: Arc::new(capper.patterns().clone()),
             estimator: capper.estimator().clone(),
             window,
             total: 0,
             lfs: 0,
             last_byte: None,
             hasher: blake3::Hasher::new(),
-            tokens: TokenCounter::default(),
+            tokens: SampledTokens::new(Sampling::unless_max_tokens(budget, Sampling::REPORT)),
             head: Vec::new(),
             lf_after_head: None,
             ring: Vec::new(),
@@ -120,7 +123,15 @@ impl OnePass {
             line_head: String::new(),
             line_head_full: false,
             notables: NotableScan::new(window as u64, keep, prefix_cap),
+            prefilter: true,
         }
+    }
+
+    /// Check every line for notable patterns, as without the prefilter
+    /// (tests compare both).
+    #[doc(hidden)]
+    pub fn set_line_prefilter(&mut self, on: bool) {
+        self.prefilter = on;
     }
 
     /// The command ended with `code` (see [`CapStream::set_exit_code`]):
@@ -150,21 +161,46 @@ impl OnePass {
         }
         let base = self.total;
         self.hasher.update(b);
-        self.push_tokens(piece);
+        self.tokens.push(&self.estimator, piece);
         if self.head.len() < self.window {
             let take = (self.window - self.head.len()).min(b.len());
             self.head.extend_from_slice(&b[..take]);
         }
         self.push_ring(b, base);
         let mut seg = 0;
+        // Where notable patterns occur in the piece's whole lines (up to its
+        // last LF: a piece with none, a long line's middle, is not searched),
+        // consumed as the lines go by: a line before the next one holds none.
+        let patterns = Arc::clone(&self.patterns);
+        let whole_lines = memrchr(b'\n', b).filter(|_| self.prefilter);
+        let mut found = whole_lines.map(|last| patterns.occurrences(&piece[..=last]));
+        let mut next_found = found.as_mut().and_then(Iterator::next);
         for i in memchr_iter(b'\n', b) {
             let at = base + i as u64;
             if self.lf_after_head.is_none() && at >= self.window as u64 {
                 self.lf_after_head = Some(at);
             }
-            self.take_line_head(&piece[seg..i]);
             self.lfs += 1;
-            self.end_line(at + 1, 1);
+            let whole_line_here = self.line_start == base + seg as u64;
+            match (&mut found, whole_line_here) {
+                (Some(found), true) => {
+                    while next_found.is_some_and(|f| f < seg) {
+                        next_found = found.next();
+                    }
+                    if next_found.is_some_and(|f| f < i) {
+                        let line = &piece[seg..i];
+                        let head = &line[..line.floor_char_boundary(CLASSIFY_BYTES)];
+                        self.end_line_with(at + 1, 1, head);
+                    } else {
+                        self.notables.settle(at + 1);
+                        self.next_line(at + 1);
+                    }
+                }
+                _ => {
+                    self.take_line_head(&piece[seg..i]);
+                    self.end_line(at + 1, 1);
+                }
+            }
             seg = i + 1;
         }
         self.take_line_head(&piece[seg..]);
@@ -263,25 +299,12 @@ impl OnePass {
             gap_line: Some(preview.loss.gap_line),
             notable_lines: preview.notable,
             folded_lines: 0,
-            original_tokens: self.estimator.estimate_counted(self.tokens),
+            original_tokens: self.tokens.finish(&self.estimator),
             tokens: preview.tokens,
             spill,
             spill_error,
             redactions: self.redactions,
         })
-    }
-
-    /// Count `piece`'s tokens, [`TOKEN_STEP`] bytes at most at a time.
-    fn push_tokens(&mut self, piece: &str) {
-        let mut p = piece;
-        while !p.is_empty() {
-            let mut k = p.floor_char_boundary(TOKEN_STEP.min(p.len()));
-            if k == 0 {
-                k = p.ceil_char_boundary(1);
-            }
-            self.tokens.push(&p[..k]);
-            p = &p[k..];
-        }
     }
 
     /// Keep the last `window` bytes (and up to as many more, so that bytes
@@ -335,7 +358,8 @@ impl OnePass {
         }
     }
 
-    /// The current line ends at `end`, with `lf` LF bytes (0 or 1).
+    /// The current line ends at `end`, with `lf` LF bytes (0 or 1); its
+    /// first bytes are in `line_head`.
     fn end_line(&mut self, end: u64, lf: u64) {
         let content = end - lf - self.line_start;
         self.notables.line(
@@ -346,6 +370,26 @@ impl OnePass {
             &self.line_head,
             &self.patterns,
         );
+        self.next_line(end);
+    }
+
+    /// The current line, read whole within one piece, ends at `end` with
+    /// `lf` LF bytes; `head` is its first [`CLASSIFY_BYTES`].
+    fn end_line_with(&mut self, end: u64, lf: u64, head: &str) {
+        let content = end - lf - self.line_start;
+        self.notables.line(
+            self.line_start,
+            end,
+            self.line_no,
+            content,
+            head,
+            &self.patterns,
+        );
+        self.next_line(end);
+    }
+
+    /// The next line starts at `end`.
+    fn next_line(&mut self, end: u64) {
         self.line_head.clear();
         self.line_head_full = false;
         self.line_start = end;

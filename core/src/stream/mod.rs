@@ -34,10 +34,10 @@
 //! over flow back to lines cut by `max-line-bytes`, or start new lines
 //! with it. The head shows lines of the first `max-bytes` bytes only, the
 //! tail lines of the last `max-bytes`; a notable line is found by its
-//! first 4 KiB. `original-tokens` is exactly
-//! [`TokenEstimator::estimate`](crate::tokens::TokenEstimator::estimate) of
-//! the whole text, counted as it goes by a
-//! [`TokenCounter`](crate::tokens::TokenCounter).
+//! first 4 KiB. `original-tokens` is what `cap` reports for the whole text
+//! ([`crate::token_sample`]: from evenly spread samples, or counted whole
+//! under `max-tokens`), counted as it goes by a
+//! [`SampledTokens`](crate::token_sample::SampledTokens).
 //!
 //! A disabled budget (`max-bytes` 0) returns the text unchanged, so the
 //! stream keeps all of it.

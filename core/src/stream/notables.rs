@@ -186,8 +186,9 @@ impl NotableScan {
     }
 
     /// Lines with more than `window` bytes after them, `now` being the end
-    /// of what was read, can no longer be in the tail.
-    fn settle(&mut self, now: u64) {
+    /// of what was read, can no longer be in the tail. [`line`](Self::line)
+    /// does this first; a line known not to be notable only needs this.
+    pub(crate) fn settle(&mut self, now: u64) {
         while let Some(&(end, rank)) = self.arrivals.front() {
             if end + self.window >= now {
                 break;

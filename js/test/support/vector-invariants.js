@@ -41,6 +41,26 @@ export function checkCap(chk, session, disk, input, budget, got, fixed = NO_MEDI
  */
 const redacted = (got) => (got.redactions ?? []).length > 0;
 
+// What the WIT's `original-tokens` says a report may count from samples when
+// the budget has no `maxTokens`: a cut input over 64 KiB (within 20% of the
+// whole estimate), an input that fits over 16 KiB (within 30%).
+const SAMPLED_CUT = { exactUpTo: 64 * 1024, percent: 20n };
+const SAMPLED_FIT = { exactUpTo: 16 * 1024, percent: 30n };
+
+/** The bound in percent (a BigInt) of a count the report may give from samples, or null: exact. */
+function sampledBound(inputBytes, budget, truncated) {
+  const s = truncated ? SAMPLED_CUT : SAMPLED_FIT;
+  return budget.maxTokens === null && inputBytes > s.exactUpTo ? s.percent : null;
+}
+
+/** `got` (BigInt) is `whole + fixed` (BigInts), or within `bound` percent of it when sampled. */
+function tokensAgree(got, whole, fixed, bound) {
+  const f = BigInt(fixed);
+  if (bound === null) return got === whole + f;
+  const diff = got - f - whole;
+  return got >= f && (diff < 0n ? -diff : diff) * 100n <= whole * bound;
+}
+
 /**
  * checkCap without the look for stray files (cap-batch looks once for all
  * its results); returns the host file of the spill, or null. `disk.redaction`
@@ -60,17 +80,18 @@ export function checkResult(chk, session, disk, input, budget, got, fixed = NO_M
   for (const literal of disk.redaction?.literals ?? []) {
     chk.ensure(!got.text.includes(literal), () => `the text shows the redacted literal ${show(literal)}`);
   }
+  const bound = sampledBound(inputBytes, budget, got.truncated);
   if (inputTokens !== null && !wasRedacted) {
     const want = inputTokens + fixed.input;
     chk.ensure(
-      BigInt(got.originalTokens) === want,
+      tokensAgree(BigInt(got.originalTokens), inputTokens, fixed.input, bound),
       () => `original_tokens ${got.originalTokens} but estimate-tokens of the input${fixedNote(fixed.input)} is ${want}`,
     );
   }
   if (textTokens !== null) {
     const want = textTokens + fixed.output;
     chk.ensure(
-      BigInt(got.tokens) === want,
+      tokensAgree(BigInt(got.tokens), textTokens, fixed.output, got.truncated ? null : bound),
       () => `tokens ${got.tokens} but estimate-tokens of the text${fixedNote(fixed.output)} is ${want}`,
     );
   }

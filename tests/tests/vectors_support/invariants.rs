@@ -162,9 +162,36 @@ pub fn parts_body(session: &mut Session, costs: MediaCosts, parts: &[ContentPart
     text + fixed_cost(session, costs, parts).1
 }
 
+/// Whether the report may give `input`'s tokens from samples
+/// (`toolcap_core::token_sample`, as the WIT's `original-tokens` says): with
+/// no `max-tokens`, a cut input over 64 KiB or one that fits over 16 KiB.
+/// Then the count must be within the stated bound of the whole estimate.
+fn sampled_bound(input: &str, budget: &Budget, truncated: bool) -> Option<u64> {
+    use toolcap_core::token_sample::{self as sample, Sampling};
+    let (sampling, bound) = if truncated {
+        (Sampling::REPORT, sample::REPORT_BOUND_PERCENT)
+    } else {
+        (Sampling::FIT, sample::FIT_BOUND_PERCENT)
+    };
+    (budget.max_tokens.is_none() && input.len() > sampling.exact_up_to).then_some(bound)
+}
+
+/// Whether a reported count agrees with the whole estimate `want`: equal,
+/// or within `bound` percent of it when the count is from samples.
+fn tokens_agree(got: u64, want: u64, fixed: u64, bound: Option<u64>) -> bool {
+    match bound {
+        None => got == want,
+        Some(percent) => {
+            let whole = want - fixed;
+            got >= fixed && (got - fixed).abs_diff(whole) * 100 <= whole * percent
+        }
+    }
+}
+
 /// Tokens: the report's counts are the session's estimates of the input and
 /// of the text (parts: plus what passes through whole), and within
-/// `max-tokens`.
+/// `max-tokens`; a count the report may give from samples is within the
+/// stated bound of the estimate.
 pub fn check_tokens(
     chk: &mut Checker<'_>,
     session: &mut Session,
@@ -175,18 +202,23 @@ pub fn check_tokens(
 ) {
     let original = session.estimate_tokens(input).expect("estimate") + fixed_tokens;
     let shown = session.estimate_tokens(&got.text).expect("estimate") + fixed_tokens;
+    let bound = sampled_bound(input, budget, got.truncated);
     chk.ensure(
-        got.redacted() || u64::from(got.original_tokens) == original,
+        got.redacted()
+            || tokens_agree(u64::from(got.original_tokens), original, fixed_tokens, bound),
         || {
             format!(
-                "original_tokens {} but the session estimates {original}",
+                "original_tokens {} but the session estimates {original} (sampled within {bound:?}%)",
                 got.original_tokens
             )
         },
     );
-    chk.ensure(u64::from(got.tokens) == shown, || {
-        format!("tokens {} but the session estimates {shown}", got.tokens)
-    });
+    // A text that fits is the input: its tokens are counted as the input's.
+    let shown_bound = if got.truncated { None } else { bound };
+    chk.ensure(
+        tokens_agree(u64::from(got.tokens), shown, fixed_tokens, shown_bound),
+        || format!("tokens {} but the session estimates {shown}", got.tokens),
+    );
     if let Some(max) = budget.max_tokens.filter(|_| budget.max_bytes > 0) {
         chk.ensure(
             u64::from(got.tokens) - fixed_tokens <= u64::from(max),

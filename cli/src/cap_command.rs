@@ -252,8 +252,9 @@ fn copy_through(
     failed.map_or(Ok(interrupted), Err)
 }
 
-/// The command's file name, as the default tool name.
-fn command_name(command: &[OsString]) -> Option<String> {
+/// The command's file name (no arguments): the default tool name, and
+/// the program a `--log-file` event names (`toolcap mcp` too).
+pub(crate) fn command_name(command: &[OsString]) -> Option<String> {
     let program = Path::new(command.first()?);
     Some(
         program

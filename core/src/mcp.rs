@@ -422,9 +422,9 @@ fn write(
     let others: Vec<Option<String>> = parsed
         .members
         .unique()
-        .map(|(key, value)| match key {
-            "content" | "structuredContent" | "_meta" | "isError" => None,
-            _ => shown.as_deref_mut().and_then(|s| s.value(value)),
+        .map(|(key, value)| match extras::is_extra_member(key) {
+            false => None,
+            true => shown.as_deref_mut().and_then(|s| s.value(value)),
         })
         .collect();
     let has = |key: &str| parsed.members.get(key).is_some();

@@ -101,11 +101,7 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         read_tool: Some(read_tool_name.clone()),
         ..common.session_config(thread, key)
     };
-    let program = args
-        .server
-        .first()
-        .and_then(|program| std::path::Path::new(program).file_name())
-        .map(|name| name.to_string_lossy().into_owned());
+    let program = crate::cap_command::command_name(&args.server);
     let events = EventLog::open(common.log_file.as_deref(), "mcp", program)?;
     let mut capper = Capper::open(tool_cap, config, policy, events)
         .map_err(|e| Failure::failed(format!("cannot open a session: {e}")))?;

@@ -35,6 +35,12 @@ pub struct FileConfig {
     pub redact_literals: Option<Vec<String>>,
     /// Append one JSON line per capped result (`--log-file`).
     pub log_file: Option<PathBuf>,
+    /// `toolcap mcp`: a remote server's endpoint (`--url`).
+    pub url: Option<String>,
+    /// `toolcap mcp --url`: headers sent with every request; `${NAME}` in a
+    /// value is taken from the environment.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
     /// The default budget.
     #[serde(default)]
     pub budget: BudgetTable,

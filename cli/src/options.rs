@@ -25,7 +25,8 @@ Config file (TOML; every key optional, an unknown key is an error naming it):
   spill_dir, key_file, thread, retention_days, allow_shared_spill_dir,
   redact, redact_spill, redact_literals = [\"own secret\", ...] (file only),
   log_file; for mcp also timeout_seconds, resource_link, passthrough,
-  read_tool_name, max_message_bytes;
+  read_tool_name, max_message_bytes, url, [headers] NAME = \"value\"
+  (values take ${ENV_VAR});
   [budget] max_bytes, max_lines, max_tokens;
   [tools.NAME] max_bytes, max_lines, max_tokens, passthrough (mcp).
   Options win over environment variables, which win over the file. Relative
@@ -49,8 +50,9 @@ pub enum Command {
     /// budget; the full output is saved and the notice says where.
     #[command(after_long_help = FILES_HELP)]
     Cap(CapArgs),
-    /// Run an MCP server over stdio behind a proxy that caps its tool
-    /// results and adds a tool to read saved outputs back.
+    /// Run an MCP server over stdio (or reach one over HTTP with --url)
+    /// behind a proxy that caps its tool results and adds a tool to read
+    /// saved outputs back.
     #[command(after_long_help = FILES_HELP)]
     Mcp(McpArgs),
     /// List, count, sweep or show the saved outputs of a spill directory.
@@ -189,8 +191,18 @@ pub struct McpArgs {
     /// 256 MiB); a longer one is answered with an error that says so.
     #[arg(long, value_name = "BYTES")]
     pub max_message_bytes: Option<u64>,
-    /// The MCP server's command and arguments, after `--`.
-    #[arg(last = true, required = true, value_name = "SERVER")]
+    /// A remote MCP server's endpoint (Streamable HTTP), instead of a
+    /// command: `--url https://host/mcp`.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// A header sent with every request to the --url server (repeatable):
+    /// `--header 'Authorization: Bearer ${TOKEN}'`. `${NAME}` is taken from
+    /// the environment, so the token stays out of argv; values are never
+    /// logged nor written in notices.
+    #[arg(long = "header", value_name = "NAME: VALUE", value_parser = crate::mcp::parse_header)]
+    pub headers: Vec<crate::mcp::HeaderSpec>,
+    /// The MCP server's command and arguments, after `--` (or --url).
+    #[arg(last = true, value_name = "SERVER")]
     pub server: Vec<OsString>,
 }
 

@@ -26,6 +26,9 @@ pub const TOO_LARGE: ErrorCode = ErrorCode(-32004);
 pub const INVALID_REQUEST: ErrorCode = ErrorCode::INVALID_REQUEST;
 /// Too many requests are waiting for the server already.
 pub const TOO_MANY: ErrorCode = ErrorCode(-32005);
+/// A remote server answered with an HTTP error (401, 5xx...), or ended the
+/// session and would not open a new one.
+pub const HTTP_ERROR: ErrorCode = ErrorCode(-32006);
 /// The proxy is stopping (a signal): the request will not be answered.
 pub const STOPPING: ErrorCode = ErrorCode(-32000);
 

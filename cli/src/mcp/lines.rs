@@ -19,7 +19,7 @@ use crate::log;
 use crate::signals::Signal;
 
 /// Bytes of a too-long line kept to find its `id`.
-const TOO_LONG_START_BYTES: usize = 64 * 1024;
+pub const TOO_LONG_START_BYTES: usize = 64 * 1024;
 
 /// What happened on one of the proxy's inputs.
 #[derive(Debug)]
@@ -65,15 +65,20 @@ impl Flow {
         })
     }
 
+    /// Whether fewer than the limit's bytes are in flight.
+    pub fn has_room(&self) -> bool {
+        *self.in_flight.lock().unwrap_or_else(|e| e.into_inner()) < self.limit
+    }
+
     /// Waits until fewer than the limit's bytes are in flight.
-    fn wait_for_room(&self) {
+    pub fn wait_for_room(&self) {
         let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
         while *in_flight >= self.limit {
             in_flight = self.room.wait(in_flight).unwrap_or_else(|e| e.into_inner());
         }
     }
 
-    fn take(self: &Arc<Self>, bytes: usize) -> Credit {
+    pub fn take(self: &Arc<Self>, bytes: usize) -> Credit {
         *self.in_flight.lock().unwrap_or_else(|e| e.into_inner()) += bytes;
         Credit {
             flow: Some(Arc::clone(self)),

@@ -1,5 +1,6 @@
-//! `toolcap mcp`: starts an MCP server over stdio and stands between it and
-//! the client, capping tool results and adding the read tool.
+//! `toolcap mcp`: starts an MCP server over stdio (or reaches a remote one
+//! over Streamable HTTP) and stands between it and the client, capping tool
+//! results and adding the read tool.
 
 mod answers;
 mod capper;
@@ -7,6 +8,9 @@ mod lines;
 mod message;
 mod pending;
 mod proxy;
+mod remote;
+
+pub use self::remote::{HeaderSpec, parse_header};
 
 use std::ffi::OsString;
 use std::io;
@@ -22,7 +26,8 @@ use tool_output_cap::{Limits, RuntimeOptions};
 use self::capper::{Capper, Policy};
 use self::lines::{Event, Flow};
 use self::pending::Pending;
-use self::proxy::{Proxy, Server};
+use self::proxy::{Proxy, Server, Upstream};
+use self::remote::Remote;
 use crate::config::ToolTable;
 use crate::events::EventLog;
 use crate::failure::Failure;
@@ -52,10 +57,11 @@ const STDERR_LINE_BYTES: usize = 8 << 10;
 pub fn run(args: McpArgs) -> Result<u8, Failure> {
     let common = Common::resolve(&args.common)?;
     let file = &common.file;
-    let thread = common
-        .thread
-        .clone()
-        .unwrap_or_else(|| default_thread(&args.server));
+    let remote = remote_of(&args, file)?;
+    let thread = common.thread.clone().unwrap_or_else(|| match &remote {
+        Some(remote) => remote_thread(remote),
+        None => default_thread(&args.server),
+    });
     let read_tool_name = args
         .read_tool_name
         .clone()
@@ -101,7 +107,10 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         read_tool: Some(read_tool_name.clone()),
         ..common.session_config(thread, key)
     };
-    let program = crate::cap_command::command_name(&args.server);
+    let program = match &remote {
+        Some(remote) => remote.url.host_str().map(str::to_owned),
+        None => crate::cap_command::command_name(&args.server),
+    };
     let events = EventLog::open(common.log_file.as_deref(), "mcp", program)?;
     let mut capper = Capper::open(tool_cap, config, policy, events)
         .map_err(|e| Failure::failed(format!("cannot open a session: {e}")))?;
@@ -111,8 +120,20 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
     let (events, received) = mpsc::channel();
     // Heard before the server starts, so that no signal leaves it behind.
     let server_pid = watch_signals(events.clone());
-    let server = start_server(&args.server, events.clone(), max_line)?;
-    server_pid.store(server.child.id(), Ordering::SeqCst);
+    let server = match &remote {
+        Some(remote) => {
+            let (to_server, connection) =
+                remote::connect(remote, events.clone(), IN_FLIGHT_BYTES, max_line)?;
+            Server {
+                to_server: Some(to_server),
+                upstream: Upstream::Remote(connection),
+            }
+        }
+        None => start_server(&args.server, events.clone(), max_line)?,
+    };
+    if let Upstream::Process { child, .. } = &server.upstream {
+        server_pid.store(child.id(), Ordering::SeqCst);
+    }
     lines::read_lines(
         io::stdin(),
         events,
@@ -198,6 +219,75 @@ fn default_thread(command: &[OsString]) -> String {
     format!("mcp-{name}-{hex}")
 }
 
+/// The remote server of `--url` (or the file's `url`), with the headers of
+/// the file and `--header` (options win, name by name); `None` for a server
+/// command. One of the two, not both.
+fn remote_of(args: &McpArgs, file: &crate::config::FileConfig) -> Result<Option<Remote>, Failure> {
+    let url = args.url.as_deref().or(file.url.as_deref());
+    let url = match (url, args.server.is_empty()) {
+        (None, true) => {
+            return Err(Failure::usage(
+                "no MCP server: give its command after `--`, or its URL with --url",
+            ));
+        }
+        (None, false) => return Ok(None),
+        (Some(_), false) if args.url.is_some() => {
+            return Err(Failure::usage(
+                "--url and a server command after `--` cannot be used together",
+            ));
+        }
+        // The file's URL is for runs without a command.
+        (Some(_), false) => return Ok(None),
+        (Some(url), true) => remote::parse_url(url).map_err(Failure::usage)?,
+    };
+    let mut headers: Vec<HeaderSpec> = file
+        .headers
+        .iter()
+        .filter(|(name, _)| {
+            !args
+                .headers
+                .iter()
+                .any(|h| h.name.eq_ignore_ascii_case(name))
+        })
+        .map(|(name, template)| HeaderSpec {
+            name: name.clone(),
+            template: template.clone(),
+        })
+        .collect();
+    headers.extend(args.headers.iter().cloned());
+    Ok(Some(Remote { url, headers }))
+}
+
+/// The default thread id of a remote server: `mcp-`, its host, and a hash
+/// of its URL and header names (never a header's value, nor the URL's
+/// query or user, which may hold tokens, in the folder name).
+fn remote_thread(remote: &Remote) -> String {
+    let mut parts: Vec<OsString> = vec![remote.url.as_str().into()];
+    parts.extend(
+        remote
+            .headers
+            .iter()
+            .map(|h| h.name.to_ascii_lowercase().into()),
+    );
+    let hashed = default_thread(&parts);
+    let hex = hashed.rsplit('-').next().unwrap_or_default();
+    let host: String = remote
+        .url
+        .host_str()
+        .unwrap_or("remote")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(32)
+        .collect();
+    format!("mcp-{host}-{hex}")
+}
+
 /// Starts the server with piped stdio, in a process group of its own (so
 /// that it and all it starts can be stopped together), and the threads
 /// that move its lines.
@@ -241,10 +331,12 @@ fn start_server(
     let last_stderr = Arc::new(Mutex::new(None));
     let stderr_ended = forward_stderr(stderr, Arc::clone(&last_stderr));
     Ok(Server {
-        child,
         to_server: Some(to_server),
-        last_stderr,
-        stderr_ended,
+        upstream: Upstream::Process {
+            child,
+            last_stderr,
+            stderr_ended,
+        },
     })
 }
 

@@ -19,6 +19,7 @@ use super::capper::{Capper, Capping};
 use super::lines::{Credit, Event, Line, Outgoing};
 use super::message::{self, Envelope, Malformed, Message, NoToolList, Params};
 use super::pending::{MAX_PENDING, Pending, Request};
+use super::remote::RemoteServer;
 use crate::log;
 use crate::signals::{self, Signal};
 
@@ -35,14 +36,23 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// Bytes of a bad line shown in the log.
 const EXCERPT_BYTES: usize = 200;
 
-/// The server process as the router sees it.
+/// The server as the router sees it: where its messages go, and what it is.
 pub struct Server {
-    pub child: Child,
     pub to_server: Option<Sender<Outgoing>>,
-    /// The last line the server wrote on stderr.
-    pub last_stderr: Arc<Mutex<Option<String>>>,
-    /// Hears when the server's stderr has ended (all of it forwarded).
-    pub stderr_ended: Receiver<()>,
+    pub upstream: Upstream,
+}
+
+pub enum Upstream {
+    /// A process the proxy started, speaking over its stdio.
+    Process {
+        child: Child,
+        /// The last line the server wrote on stderr.
+        last_stderr: Arc<Mutex<Option<String>>>,
+        /// Hears when the server's stderr has ended (all of it forwarded).
+        stderr_ended: Receiver<()>,
+    },
+    /// A remote server over Streamable HTTP.
+    Remote(RemoteServer),
 }
 
 pub struct Proxy {
@@ -684,34 +694,29 @@ impl Router {
 
     fn watch_server(&mut self) {
         let now = Instant::now();
-        if self.life.exit.is_none()
-            && let Ok(Some(status)) = self.proxy.server.child.try_wait()
-        {
-            self.life.exit = Some((status, now));
-        }
         if self.life.gone.is_some() {
             return;
         }
-        let reason = match (self.life.exit, self.life.stdout_closed) {
-            (Some((status, _)), Some(_)) => describe(status),
-            (Some((status, at)), None) if now - at >= SERVER_GRACE => describe(status),
-            (None, Some(at)) if now - at >= SERVER_GRACE => "closed its output".to_owned(),
-            _ => return,
+        let reason = match &mut self.proxy.server.upstream {
+            Upstream::Process { child, .. } => {
+                if self.life.exit.is_none()
+                    && let Ok(Some(status)) = child.try_wait()
+                {
+                    self.life.exit = Some((status, now));
+                }
+                match (self.life.exit, self.life.stdout_closed) {
+                    (Some((status, _)), Some(_)) => describe(status),
+                    (Some((status, at)), None) if now - at >= SERVER_GRACE => describe(status),
+                    (None, Some(at)) if now - at >= SERVER_GRACE => "closed its output".to_owned(),
+                    _ => return,
+                }
+            }
+            Upstream::Remote(remote) => match self.life.stdout_closed {
+                Some(_) if remote.has_ended() => format!("at {} is disconnected", remote.shown),
+                _ => return,
+            },
         };
-        // Its last words may still be on their way through the stderr pipe.
-        let _ = self
-            .proxy
-            .server
-            .stderr_ended
-            .recv_timeout(SERVER_GRACE / 2);
-        let last_words = self
-            .proxy
-            .server
-            .last_stderr
-            .lock()
-            .ok()
-            .and_then(|l| l.clone());
-        let reason = match last_words {
+        let reason = match self.last_words() {
             Some(line) => format!("the MCP server {reason}; its last stderr line: {line}"),
             None => format!("the MCP server {reason}"),
         };
@@ -721,6 +726,20 @@ impl Router {
         self.fail_pending(SERVER_GONE, &reason);
         self.proxy.server.to_server = None;
         self.life.gone = Some(reason);
+    }
+
+    /// The last line a server process wrote on stderr, once it all came.
+    fn last_words(&self) -> Option<String> {
+        let Upstream::Process {
+            last_stderr,
+            stderr_ended,
+            ..
+        } = &self.proxy.server.upstream
+        else {
+            return None;
+        };
+        let _ = stderr_ended.recv_timeout(SERVER_GRACE / 2);
+        last_stderr.lock().ok().and_then(|l| l.clone())
     }
 
     /// Every pending request answered with the error `code`, `message`.
@@ -772,8 +791,11 @@ impl Router {
             // Its stdin closes: the MCP way to ask a stdio server to exit.
             self.proxy.server.to_server = None;
             let deadline = Instant::now() + SERVER_GRACE;
-            while self.life.exit.is_none() && Instant::now() < deadline {
-                if let Ok(Some(status)) = self.proxy.server.child.try_wait() {
+            while let Upstream::Process { child, .. } = &mut self.proxy.server.upstream
+                && self.life.exit.is_none()
+                && Instant::now() < deadline
+            {
+                if let Ok(Some(status)) = child.try_wait() {
                     self.life.exit = Some((status, Instant::now()));
                 }
                 std::thread::sleep(Duration::from_millis(20));
@@ -787,11 +809,17 @@ impl Router {
             ..
         } = proxy;
         drop(server.to_server.take());
-        if life.exit.is_none() && matches!(server.child.try_wait(), Ok(None)) {
-            log::line("the MCP server did not exit after its stdin closed: stopping it");
+        match &mut server.upstream {
+            Upstream::Process { child, .. } => {
+                if life.exit.is_none() && matches!(child.try_wait(), Ok(None)) {
+                    log::line("the MCP server did not exit after its stdin closed: stopping it");
+                }
+                // Whatever the server left running in its group goes with it.
+                signals::stop_group(child, Signal::Terminate);
+            }
+            // What is still pending is dropped, and the session ended.
+            Upstream::Remote(remote) => remote.stop(signals::STOP_GRACE),
         }
-        // Whatever the server left running in its group goes with it.
-        signals::stop_group(&mut server.child, Signal::Terminate);
         drop(to_client);
         // A client that reads no more does not keep the proxy alive.
         let deadline = Instant::now() + signals::STOP_GRACE;

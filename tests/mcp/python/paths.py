@@ -55,3 +55,16 @@ def faulty_server(name: str, *args: str) -> list[str]:
     script = _installed(FAULTY / f"{name}.py", "git checkout tests/mcp/faulty")
     python = _installed(VENV_BIN / "python", "make mcp-setup")
     return [python, script, *args]
+
+
+def everything_http_server() -> list[str]:
+    """@modelcontextprotocol/server-everything over Streamable HTTP (its
+    port comes from $PORT)."""
+    return [_installed(NODE_BIN / "mcp-server-everything", "make mcp-setup"), "streamableHttp"]
+
+
+def served_fixture(*args: str) -> list[str]:
+    """The Python SDK's server over Streamable HTTP, with its faults
+    (remote/served.py)."""
+    python = _installed(VENV_BIN / "python", "make mcp-setup")
+    return [python, str(MCP_DIR / "remote" / "served.py"), *args]

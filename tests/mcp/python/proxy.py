@@ -1,6 +1,7 @@
 """How a test starts `toolcap mcp`: the command line, and a session of the
 official Python SDK client over it (or over a server directly)."""
 
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -43,6 +44,20 @@ class Proxy:
     key_file: Path
     logs: Path
 
+    def argv_url(self, url: str, *options: str) -> list[str]:
+        """`toolcap mcp --url`: a remote server over Streamable HTTP."""
+        return [
+            toolcap_bin(),
+            "mcp",
+            "--spill-dir",
+            str(self.spill_dir),
+            "--key-file",
+            str(self.key_file),
+            "--url",
+            url,
+            *options,
+        ]
+
     def argv(self, server: list[str], *options: str) -> list[str]:
         return [
             toolcap_bin(),
@@ -69,10 +84,13 @@ def run(body: Callable[[], Awaitable[T]], limit: float = SAFETY_SECONDS) -> T:
 
 
 @asynccontextmanager
-async def connect(argv: list[str], errlog: Path, **session_args: Any) -> AsyncIterator[ClientSession]:
+async def connect(
+    argv: list[str], errlog: Path, env: dict[str, str] | None = None, **session_args: Any
+) -> AsyncIterator[ClientSession]:
     """An initialized SDK client session with the process `argv` (a proxy or
-    a server), its stderr going to `errlog`."""
-    params = StdioServerParameters(command=argv[0], args=argv[1:])
+    a server), its stderr going to `errlog`, with `env` added to its
+    environment."""
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env={**os.environ, **env} if env else None)
     with open(errlog, "a") as log:
         async with stdio_client(params, errlog=log) as (read, write):
             async with ClientSession(read, write, **session_args) as session:

@@ -1,0 +1,177 @@
+"""An MCP server of the official Python SDK (MCPServer) over Streamable
+HTTP, for the `toolcap mcp --url` tests. It is the peer, not the thing
+under test; what it does on purpose:
+
+- with `--token-env NAME`, every request must carry `Authorization: Bearer
+  <$NAME>` (else 401), and each request's headers are appended to
+  `--record FILE` as a JSON line, so a test sees what reached the server;
+- a request whose body names the tool `fail_500` gets HTTP 500;
+- after the tool `expire_session`, the session it was called in is
+  unknown to the server (the SDK answers 404, as for an expired session);
+- the tool `vanish` ends the process in the middle of the call;
+- with `--resumable`, events are numbered and kept (an event store), and
+  the answer stream of the tool `cut_stream` is closed after its first
+  event, before the answer: a client must resume it with `Last-Event-ID`.
+
+Usage: served.py --port N [--token-env NAME] [--record FILE] [--resumable]"""
+
+import argparse
+import json
+import os
+
+import anyio
+import uvicorn
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.streamable_http import EventMessage, EventStore
+
+server = MCPServer("remote-fixture")
+EXPIRED: set[str] = set()
+EXPIRE_AFTER: set[str] = set()
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """The text back."""
+    return text
+
+
+@server.tool()
+def numbered(lines: int) -> str:
+    """`lines` numbered lines of text."""
+    return "".join(f"{i:06d} a line of the remote server — ünïcödé\n" for i in range(lines))
+
+
+@server.tool()
+def fail_500() -> str:
+    """Never runs: its request is answered with HTTP 500."""
+    return "unreachable"
+
+
+@server.tool()
+def expire_session() -> str:
+    """Answers, then forgets the session it was called in."""
+    return "this session ends now"
+
+
+@server.tool()
+def vanish() -> str:
+    """Ends the server in the middle of the call."""
+    os._exit(3)
+
+
+@server.tool()
+async def cut_stream(ctx: Context) -> str:
+    """Logs a line, waits a moment, then answers (its stream is cut between)."""
+    await ctx.info("before the cut")
+    await anyio.sleep(0.5)
+    return "after the cut"
+
+
+class Events(EventStore):
+    """Every event, numbered, kept in memory for replay."""
+
+    def __init__(self):
+        self.events = []
+
+    async def store_event(self, stream_id, message):
+        event_id = str(len(self.events) + 1)
+        self.events.append((event_id, stream_id, message))
+        return event_id
+
+    async def replay_events_after(self, last_event_id, send_callback):
+        index = next((i for i, (e, _, _) in enumerate(self.events) if e == last_event_id), None)
+        if index is None:
+            return None
+        stream_id = self.events[index][1]
+        for event_id, stream, message in self.events[index + 1 :]:
+            if stream == stream_id and message is not None:
+                await send_callback(EventMessage(message, event_id))
+        return stream_id
+
+
+class Faults:
+    """ASGI middleware: the checks and faults above, around the SDK's app."""
+
+    def __init__(self, app, token: str | None, record: str | None):
+        self.app = app
+        self.token = token
+        self.record = record
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        if self.record:
+            with open(self.record, "a") as out:
+                out.write(json.dumps({"method": scope["method"], "headers": headers}) + "\n")
+        if self.token is not None and headers.get("authorization") != f"Bearer {self.token}":
+            return await respond(send, 401, b'{"error":"invalid_token"}', [(b"www-authenticate", b"Bearer")])
+        body = b""
+        more = True
+        while more:
+            message = await receive()
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        if b'"fail_500"' in body:
+            return await respond(send, 500, b"internal error: the fixture failed on purpose", [])
+        session = headers.get("mcp-session-id")
+        if session in EXPIRED:
+            # The SDK itself answers for a session it does not know.
+            scope = dict(scope)
+            scope["headers"] = [
+                (k, b"expired-" + v if k.lower() == b"mcp-session-id" else v) for k, v in scope["headers"]
+            ]
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        if b'"cut_stream"' in body:
+            send = cut_after_first_message(send)
+        await self.app(scope, replay, send)
+        if b'"expire_session"' in body and session:
+            EXPIRED.add(session)
+
+
+def cut_after_first_message(send):
+    """`send` that ends the response after the first event with a message
+    in it, and drops what the app sends after that."""
+    cut = False
+
+    async def cutting(message):
+        nonlocal cut
+        if cut:
+            return
+        if message["type"] == "http.response.body" and b"notifications/message" in message.get("body", b""):
+            cut = True
+            await send({"type": "http.response.body", "body": message["body"], "more_body": False})
+            return
+        await send(message)
+
+    return cutting
+
+
+async def respond(send, status: int, body: bytes, headers: list) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--token-env")
+    parser.add_argument("--record")
+    parser.add_argument("--resumable", action="store_true")
+    args = parser.parse_args()
+    token = os.environ[args.token_env] if args.token_env else None
+    events = Events() if args.resumable else None
+    app = Faults(server.streamable_http_app(event_store=events), token, args.record)
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()

@@ -41,6 +41,12 @@ pub struct FileConfig {
     /// value is taken from the environment.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// `toolcap mcp`: serve clients over HTTP (`--listen`).
+    pub listen: Option<String>,
+    /// `--client-token` (`${NAME}` taken from the environment).
+    pub client_token: Option<String>,
+    /// `--allow-origin`, each.
+    pub allow_origins: Option<Vec<String>>,
     /// The default budget.
     #[serde(default)]
     pub budget: BudgetTable,

@@ -35,6 +35,23 @@ pub struct Capped<'a> {
 }
 
 impl EventLog {
+    /// The same log for another session (appends stay whole lines: the
+    /// file is opened for appending and each event is one write).
+    pub fn try_clone(&self) -> Result<Self, Failure> {
+        let file = match &self.file {
+            Some(file) => Some(
+                file.try_clone()
+                    .map_err(|e| Failure::failed(format!("cannot share the log file: {e}")))?,
+            ),
+            None => None,
+        };
+        Ok(Self {
+            file,
+            subcommand: self.subcommand,
+            program: self.program.clone(),
+        })
+    }
+
     /// No log.
     pub fn none() -> Self {
         Self {

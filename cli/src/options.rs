@@ -26,7 +26,7 @@ Config file (TOML; every key optional, an unknown key is an error naming it):
   redact, redact_spill, redact_literals = [\"own secret\", ...] (file only),
   log_file; for mcp also timeout_seconds, resource_link, passthrough,
   read_tool_name, max_message_bytes, url, [headers] NAME = \"value\"
-  (values take ${ENV_VAR});
+  (values take ${ENV_VAR}), listen, client_token, allow_origins;
   [budget] max_bytes, max_lines, max_tokens;
   [tools.NAME] max_bytes, max_lines, max_tokens, passthrough (mcp).
   Options win over environment variables, which win over the file. Relative
@@ -201,6 +201,20 @@ pub struct McpArgs {
     /// logged nor written in notices.
     #[arg(long = "header", value_name = "NAME: VALUE", value_parser = crate::mcp::parse_header)]
     pub headers: Vec<crate::mcp::HeaderSpec>,
+    /// Serve clients over Streamable HTTP at http://ADDR/mcp instead of
+    /// stdio (ADDR: a port on 127.0.0.1, or IP:PORT). Each client session
+    /// gets its own server process (or remote session) and spill folder.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// With --listen: clients must send `Authorization: Bearer TOKEN`
+    /// (`${NAME}` is taken from the environment). Needed to listen on an
+    /// address other than loopback.
+    #[arg(long, value_name = "TOKEN")]
+    pub client_token: Option<String>,
+    /// With --listen: an Origin allowed besides localhost (repeatable);
+    /// requests from other origins are refused (DNS rebinding).
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
     /// The MCP server's command and arguments, after `--` (or --url).
     #[arg(last = true, value_name = "SERVER")]
     pub server: Vec<OsString>,

@@ -1,4 +1,4 @@
-//! `toolcap mcp --url` as a user mistypes it: every bad option is refused
+//! `toolcap mcp --url` and `--listen` as a user mistypes them: every bad option is refused
 //! at once with an error that says what to fix, and names no secret. (The
 //! remote server itself is exercised end to end in tests/mcp/python/
 //! test_remote.py, with real SDK servers and clients.)

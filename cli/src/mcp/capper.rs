@@ -13,7 +13,7 @@ use crate::log;
 use crate::settings;
 
 /// How each tool's results are treated.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Policy {
     /// The budget of tools without their own.
     pub default_budget: Budget,

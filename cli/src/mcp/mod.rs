@@ -5,6 +5,7 @@
 mod answers;
 mod capper;
 mod lines;
+mod listen;
 mod message;
 mod pending;
 mod proxy;
@@ -75,7 +76,7 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
     if max_message == 0 {
         return Err(Failure::usage("--max-message-bytes must be at least 1"));
     }
-    let max_line = usize::try_from(max_message).unwrap_or(usize::MAX);
+    let listen = listen::options(&args, file)?;
     let mut tools = file.tools.clone();
     for (tool, bytes) in &args.tool_budgets {
         tools
@@ -112,25 +113,112 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         None => crate::cap_command::command_name(&args.server),
     };
     let events = EventLog::open(common.log_file.as_deref(), "mcp", program)?;
-    let mut capper = Capper::open(tool_cap, config, policy, events)
-        .map_err(|e| Failure::failed(format!("cannot open a session: {e}")))?;
+    let mut setup = Setup {
+        tool_cap,
+        config,
+        policy,
+        events,
+        read_tool_name,
+        read_tool_entry: String::new(),
+        timeout,
+        max_message,
+        upstream: match remote {
+            Some(remote) => UpstreamSpec::Remote(remote),
+            None => UpstreamSpec::Command(args.server.clone()),
+        },
+    };
+    let thread = setup.config.thread_id.clone();
+    let mut capper = setup.capper(&thread)?;
     capper.check_budgets().map_err(Failure::usage)?;
-    let read_tool_entry = capper.read_tool_entry().map_err(Failure::failed)?;
+    setup.read_tool_entry = capper.read_tool_entry().map_err(Failure::failed)?;
+    match listen {
+        Some(listen) => listen::serve(setup, listen),
+        None => serve_stdio(&setup, capper),
+    }
+}
 
+/// What the server is: a command to start, or a remote URL.
+enum UpstreamSpec {
+    Command(Vec<OsString>),
+    Remote(Remote),
+}
+
+/// Everything a proxy session needs, the same for each client.
+struct Setup {
+    tool_cap: tool_output_cap::ToolCap,
+    /// The session settings; each session has its own thread folder.
+    config: tool_output_cap::SessionConfig,
+    policy: Policy,
+    events: EventLog,
+    read_tool_name: String,
+    read_tool_entry: String,
+    timeout: Option<Duration>,
+    max_message: u64,
+    upstream: UpstreamSpec,
+}
+
+impl Setup {
+    fn max_line(&self) -> usize {
+        usize::try_from(self.max_message).unwrap_or(usize::MAX)
+    }
+
+    /// A component session whose spills go to the thread folder `thread`.
+    fn capper(&self, thread: &str) -> Result<Capper, Failure> {
+        let config = tool_output_cap::SessionConfig {
+            thread_id: thread.to_owned(),
+            ..self.config.clone()
+        };
+        let events = self.events.try_clone()?;
+        Capper::open(self.tool_cap.clone(), config, self.policy.clone(), events)
+            .map_err(|e| Failure::failed(format!("cannot open a session: {e}")))
+    }
+
+    /// Starts the server (or connects to it); its messages arrive on `events`.
+    fn start_server(&self, events: &mpsc::Sender<Event>) -> Result<Server, Failure> {
+        match &self.upstream {
+            UpstreamSpec::Remote(remote) => {
+                let (to_server, connection) =
+                    remote::connect(remote, events.clone(), IN_FLIGHT_BYTES, self.max_line())?;
+                Ok(Server {
+                    to_server: Some(to_server),
+                    upstream: Upstream::Remote(connection),
+                })
+            }
+            UpstreamSpec::Command(command) => {
+                start_server(command, events.clone(), self.max_line())
+            }
+        }
+    }
+
+    /// The proxy between a client and a server, ready to serve.
+    fn proxy(
+        &self,
+        capper: Capper,
+        server: Server,
+        received: mpsc::Receiver<Event>,
+        to_client: mpsc::Sender<lines::Outgoing>,
+        client_writer: thread::JoinHandle<()>,
+    ) -> Proxy {
+        Proxy {
+            events: received,
+            to_client,
+            client_writer,
+            server,
+            capper,
+            pending: Pending::new(self.timeout),
+            read_tool_entry: self.read_tool_entry.clone(),
+            read_tool_name: self.read_tool_name.clone(),
+            max_message: self.max_message,
+        }
+    }
+}
+
+/// One client on stdio.
+fn serve_stdio(setup: &Setup, capper: Capper) -> Result<u8, Failure> {
     let (events, received) = mpsc::channel();
     // Heard before the server starts, so that no signal leaves it behind.
     let server_pid = watch_signals(events.clone());
-    let server = match &remote {
-        Some(remote) => {
-            let (to_server, connection) =
-                remote::connect(remote, events.clone(), IN_FLIGHT_BYTES, max_line)?;
-            Server {
-                to_server: Some(to_server),
-                upstream: Upstream::Remote(connection),
-            }
-        }
-        None => start_server(&args.server, events.clone(), max_line)?,
-    };
+    let server = setup.start_server(&events)?;
     if let Upstream::Process { child, .. } = &server.upstream {
         server_pid.store(child.id(), Ordering::SeqCst);
     }
@@ -138,23 +226,14 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         io::stdin(),
         events,
         Flow::new(IN_FLIGHT_BYTES),
-        max_line,
+        setup.max_line(),
         Event::Client,
         Event::ClientClosed,
     );
     let (to_client, client_writer) = lines::write_lines("client (stdout)", io::stdout());
-    let proxy = Proxy {
-        events: received,
-        to_client,
-        client_writer,
-        server,
-        capper,
-        pending: Pending::new(timeout),
-        read_tool_entry,
-        read_tool_name,
-        max_message,
-    };
-    Ok(proxy.serve())
+    Ok(setup
+        .proxy(capper, server, received, to_client, client_writer)
+        .serve())
 }
 
 /// How long the server has to answer a request: the option's seconds, else

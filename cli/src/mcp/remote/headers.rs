@@ -73,6 +73,15 @@ pub fn resolve(
         .collect()
 }
 
+/// The value of `spec` with `${NAME}` replaced, as text (for a token the
+/// proxy checks rather than sends).
+pub fn resolve_value(
+    spec: &HeaderSpec,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<String, String> {
+    expand(&spec.template, &env)
+}
+
 /// `template` with every `${NAME}` replaced.
 fn expand(template: &str, env: &impl Fn(&str) -> Option<String>) -> Result<String, String> {
     let mut out = String::with_capacity(template.len());

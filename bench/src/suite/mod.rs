@@ -6,6 +6,7 @@ pub mod cap_mcp;
 pub mod component;
 pub mod core_cap;
 pub mod hosts;
+pub mod mcp_http;
 pub mod mcp_proxy;
 pub mod memory;
 pub mod readback;

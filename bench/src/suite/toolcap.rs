@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use crate::corpus::MIB;
 use crate::measure::Plan;
 use crate::process;
-use crate::suite::{cap_mcp, mcp_proxy, toolcap_cap};
+use crate::suite::{cap_mcp, mcp_http, mcp_proxy, toolcap_cap};
 use crate::table::{self, Row};
 
 /// Why the suite did not run, if it did not.
@@ -29,6 +29,7 @@ pub fn run(plan: Plan, rows: &mut Vec<Row>) {
     eprintln!("toolcap: measuring {}", bin.display());
     toolcap_cap::run(&bin, plan, rows);
     mcp_proxy::run(&bin, plan, rows);
+    mcp_http::run(&bin, plan, rows);
     cap_mcp::run(plan, rows);
 }
 
@@ -41,6 +42,10 @@ pub fn report() -> String {
     let proxy = mcp_proxy::findings();
     if let Some(f) = &proxy {
         out.push_str(&mcp_proxy::report(f));
+        out.push('\n');
+    }
+    if let Some((direct, http)) = mcp_http::findings() {
+        out.push_str(&mcp_http::report(direct, http));
         out.push('\n');
     }
     out.push_str(

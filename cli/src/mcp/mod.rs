@@ -7,6 +7,7 @@ mod lines;
 mod message;
 mod pending;
 mod proxy;
+mod resources;
 
 use std::ffi::OsString;
 use std::io;

@@ -25,7 +25,8 @@ Its tools (arguments in brackets):
                          then answers
 Resources: none (every resources/ request is a method it does not know),
 unless FAKE_RESOURCES is set: then it offers two resources on two pages
-(`fake://a`, cursor `r2`, `fake://b`), reads them, and lists one template.
+(`fake://a`, cursor `r2`, `fake://b`), reads them, and lists one template;
+the cursor `empty` gives an empty last page whose `nextCursor` is "".
 The environment variable FAKE_MODE changes the whole server: `deaf` never
 reads its stdin; `clingy` ignores SIGTERM and SIGINT and keeps running after
 its stdin closes. The server says `pid <pid>` on stderr when it starts.
@@ -203,6 +204,8 @@ def handle(message):
         if cursor is None:
             send({"jsonrpc": "2.0", "id": rid, "result": {
                 "resources": [{"uri": "fake://a", "name": "a"}], "nextCursor": "r2"}})
+        elif cursor == "empty":
+            send({"jsonrpc": "2.0", "id": rid, "result": {"resources": [], "nextCursor": ""}})
         elif cursor == "r2":
             send({"jsonrpc": "2.0", "id": rid, "result": {"resources": [{"uri": "fake://b", "name": "b"}]}})
         else:

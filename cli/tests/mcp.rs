@@ -1087,6 +1087,13 @@ fn a_server_with_resources_keeps_them_and_the_spills_follow_its_last_page() {
             &last[..last.len() - 2]
         )
     );
+    // A last page whose cursor is "" (which clients read as the end) too.
+    proxy
+        .send(r#"{"jsonrpc":"2.0","id":70,"method":"resources/list","params":{"cursor":"empty"}}"#);
+    assert_eq!(
+        proxy.recv(),
+        r#"{"jsonrpc":"2.0","id":70,"result":{"resources":[],"nextCursor":"toolcap-spills:0"}}"#
+    );
     let ours = request(
         &mut proxy,
         7,
@@ -1129,7 +1136,7 @@ fn a_server_with_resources_keeps_them_and_the_spills_follow_its_last_page() {
         "toolcap://spill/{+path}{?bytes,lines,tag,offset}"
     );
     let stderr = proxy.stderr();
-    assert_eq!(stderr.matches("server: got resources/list").count(), 4);
+    assert_eq!(stderr.matches("server: got resources/list").count(), 5);
     assert_eq!(stderr.matches("server: got resources/read").count(), 1);
 }
 

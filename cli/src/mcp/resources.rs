@@ -28,8 +28,8 @@
 use std::collections::HashMap;
 
 use rmcp::model::{
-    Annotations, ErrorCode, ListResourceTemplatesResult, ListResourcesResult, MetaObject,
-    ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    Annotations, CacheScope, ErrorCode, ListResourceTemplatesResult, ListResourcesResult,
+    MetaObject, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -130,8 +130,9 @@ impl Resources {
     ) -> Option<String> {
         self.server_offers = Some(true);
         let members: HashMap<String, &RawValue> = serde_json::from_str(result.get()).ok()?;
+        // A client stops at a null or empty cursor: that is the last page.
         let next = members.get("nextCursor");
-        if next.is_some_and(|n| n.get() != "null")
+        if next.is_some_and(|n| !matches!(n.get(), "null" | r#""""#))
             || !members.get("resources")?.get().starts_with('[')
         {
             return None;
@@ -375,7 +376,11 @@ fn read(capper: &mut Capper, id: &RawValue, uri: &str, result_type: bool) -> Vec
         meta: Some(meta_object(meta)),
     };
     let mut result = ReadResourceResult::new(vec![contents]);
-    if !result_type {
+    if result_type {
+        // Spills come and go, and are this user's only.
+        result.ttl_ms = Some(0);
+        result.cache_scope = Some(CacheScope::Private);
+    } else {
         result.result_type = None;
     }
     answers::result_response(id, &result)
@@ -415,7 +420,11 @@ fn own_page(
     if end < spills.len() {
         result.next_cursor = Some(format!("{CURSOR_PREFIX}{end}"));
     }
-    if !result_type {
+    if result_type {
+        // Spills come and go, and are this user's only.
+        result.ttl_ms = Some(0);
+        result.cache_scope = Some(CacheScope::Private);
+    } else {
         result.result_type = None;
     }
     answers::result_response(id, &result)
@@ -477,7 +486,11 @@ fn template() -> ResourceTemplate {
 /// The proxy's `resources/templates/list` answer.
 fn templates(id: &RawValue, result_type: bool) -> Vec<u8> {
     let mut result = ListResourceTemplatesResult::with_all_items(vec![template()]);
-    if !result_type {
+    if result_type {
+        // Spills come and go, and are this user's only.
+        result.ttl_ms = Some(0);
+        result.cache_scope = Some(CacheScope::Private);
+    } else {
         result.result_type = None;
     }
     answers::result_response(id, &result)

@@ -181,7 +181,8 @@ pub struct McpArgs {
     /// as without the proxy).
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<u64>,
-    /// Also add a `resource_link` block pointing at a saved output.
+    /// Also add a `resource_link` block pointing at a saved output: its
+    /// `toolcap://spill/` resource, which the proxy serves.
     #[arg(long)]
     pub resource_link: bool,
     /// Name of the added read tool (default read_spilled_output).

@@ -2,9 +2,12 @@
 //! saved outputs (each with a genuine reference), count them, sweep them by
 //! the retention period, and show one by its reference.
 
-use std::io::{self, Write as _};
+use std::io::{self, Read as _, Write as _};
+use std::path::Path;
 
-use tool_output_cap::{Error, RetentionPolicy, RuntimeOptions, Session, SweepReason, ToolCap};
+use tool_output_cap::{
+    Error, RetentionPolicy, RuntimeOptions, Session, SpillEntry, SweepReason, ToolCap,
+};
 
 use crate::failure::{FAILED, Failure};
 use crate::options::{SpillsArgs, SpillsCommand};
@@ -12,6 +15,8 @@ use crate::settings::Common;
 
 /// Bytes of a saved output read per page by `show`.
 const PAGE_BYTES: u32 = 1 << 20;
+/// Most bytes of a catalog note read (a note is one short line of JSON).
+const MAX_NOTE_BYTES: u64 = 64 << 10;
 
 pub fn run(args: SpillsArgs) -> Result<u8, Failure> {
     let common = Common::resolve(&args.common)?;
@@ -103,24 +108,70 @@ fn list(tool_cap: &ToolCap, common: &Common, thread: Option<String>) -> Result<u
     let mut out = io::stdout().lock();
     for thread in threads {
         let mut session = open(tool_cap, common, &thread, key.clone())?;
-        let entries = session
-            .list()
+        let entries = listed(&mut session, &common.spill_dir)
             .map_err(|e| failed(&format!("cannot list thread {thread}"), e))?;
-        for entry in entries {
+        for Listed { entry, expires_ms } in entries {
             let r = &entry.reference;
             let _ = writeln!(
                 out,
-                "{}\t{} bytes\t{} lines\t{}\t{}\t{}",
+                "{}\t{} bytes\t{} lines\t{}\t{}\t{}\tkept until {}",
                 time_of(entry.created_ms),
                 r.bytes,
                 r.lines,
                 entry.tool.as_deref().unwrap_or("-"),
                 entry.call_id,
                 r.path,
+                expires_ms.map_or("-".to_owned(), time_of),
             );
         }
     }
     Ok(0)
+}
+
+/// One saved output of a thread, as `toolcap spills list` and the MCP
+/// proxy's resources name it.
+#[derive(Debug)]
+pub struct Listed {
+    /// The component's entry: a genuine reference, when, which call and tool.
+    pub entry: SpillEntry,
+    /// Until when its notices promised to keep it (ms since the Unix epoch),
+    /// as its catalog note records; `None` when nothing was promised.
+    pub expires_ms: Option<u64>,
+}
+
+/// The saved outputs of `session`'s thread, oldest first, from the
+/// component's `list`, each with the expiry its note in `spill_dir` records.
+pub fn listed(session: &mut Session, spill_dir: &Path) -> Result<Vec<Listed>, Error> {
+    let entries = session.list()?;
+    Ok(entries
+        .into_iter()
+        .map(|entry| {
+            let expires_ms = promised_expiry(spill_dir, &entry.reference.relative_path);
+            Listed { entry, expires_ms }
+        })
+        .collect())
+}
+
+/// The expiry the catalog note beside spill `relative` (`<thread>/<file>`)
+/// records: the component writes `.<file>.meta`, one line of JSON whose
+/// `expires_ns` is the latest promise a notice made (core/src/catalog.rs).
+/// Only shown, never trusted for access: the file itself is read through
+/// the component, with every check.
+fn promised_expiry(spill_dir: &Path, relative: &str) -> Option<u64> {
+    #[derive(serde::Deserialize)]
+    struct Note {
+        expires_ns: Option<u64>,
+    }
+    let (thread, file) = relative.split_once('/')?;
+    let note = spill_dir.join(thread).join(format!(".{file}.meta"));
+    let mut text = Vec::new();
+    std::fs::File::open(note)
+        .ok()?
+        .take(MAX_NOTE_BYTES)
+        .read_to_end(&mut text)
+        .ok()?;
+    let note: Note = serde_json::from_slice(&text).ok()?;
+    note.expires_ns.map(|ns| ns / 1_000_000)
 }
 
 /// The thread folders of the spill directory whose thread id is their own
@@ -231,7 +282,7 @@ fn plural(n: u64) -> &'static str {
 }
 
 /// `ms` since the Unix epoch as RFC 3339 UTC, to the second.
-fn time_of(ms: u64) -> String {
+pub fn time_of(ms: u64) -> String {
     i64::try_from(ms)
         .ok()
         .and_then(chrono::DateTime::from_timestamp_millis)

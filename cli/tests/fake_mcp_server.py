@@ -23,6 +23,10 @@ Its tools (arguments in brackets):
                          saying `flooded <n>` on stderr after each, then answers
   scribble [bytes]       writes `bytes` bytes on stderr with no line end at all,
                          then answers
+Resources: none (every resources/ request is a method it does not know),
+unless FAKE_RESOURCES is set: then it offers two resources on two pages
+(`fake://a`, cursor `r2`, `fake://b`), reads them, and lists one template;
+the cursor `empty` gives an empty last page whose `nextCursor` is "".
 The environment variable FAKE_MODE changes the whole server: `deaf` never
 reads its stdin; `clingy` ignores SIGTERM and SIGINT and keeps running after
 its stdin closes. The server says `pid <pid>` on stderr when it starts.
@@ -32,6 +36,7 @@ cancellation as `cancelled <requestId>`.
 """
 
 import json
+import os
 import sys
 import threading
 import time
@@ -185,11 +190,33 @@ def handle(message):
             replies[rid] = message.get("result")
             reply_arrived.notify_all()
         return
+    resources = bool(os.environ.get("FAKE_RESOURCES"))
     if method == "initialize":
+        capabilities = {"tools": {"listChanged": True}}
+        if resources:
+            capabilities["resources"] = {"listChanged": False}
         send({"jsonrpc": "2.0", "id": rid, "result": {
             "protocolVersion": "2025-06-18",
-            "capabilities": {"tools": {"listChanged": True}},
+            "capabilities": capabilities,
             "serverInfo": {"name": "fake", "version": "1.0"}}})
+    elif resources and method == "resources/list":
+        cursor = (message.get("params") or {}).get("cursor")
+        if cursor is None:
+            send({"jsonrpc": "2.0", "id": rid, "result": {
+                "resources": [{"uri": "fake://a", "name": "a"}], "nextCursor": "r2"}})
+        elif cursor == "empty":
+            send({"jsonrpc": "2.0", "id": rid, "result": {"resources": [], "nextCursor": ""}})
+        elif cursor == "r2":
+            send({"jsonrpc": "2.0", "id": rid, "result": {"resources": [{"uri": "fake://b", "name": "b"}]}})
+        else:
+            send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "bad cursor " + str(cursor)}})
+    elif resources and method == "resources/read":
+        uri = (message.get("params") or {}).get("uri")
+        send({"jsonrpc": "2.0", "id": rid, "result": {
+            "contents": [{"uri": uri, "mimeType": "text/plain", "text": "fake content of " + str(uri)}]}})
+    elif resources and method == "resources/templates/list":
+        send({"jsonrpc": "2.0", "id": rid, "result": {
+            "resourceTemplates": [{"uriTemplate": "fake://{name}", "name": "fake"}]}})
     elif method == "tools/list":
         cursor = (message.get("params") or {}).get("cursor")
         if cursor is None:

@@ -232,22 +232,27 @@ fn python_text_answer(id: u32, text: &str, is_error: bool) -> String {
     )
 }
 
+/// A client's `initialize` (a protocol version without `resultType`).
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+
 #[test]
 fn messages_that_need_no_change_pass_byte_for_byte() {
     let mut proxy = Proxy::start(&[]);
-    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#);
+    proxy.send(INITIALIZE);
+    // A server without resources gains the capability (the spills), and
+    // nothing else of its answer changes.
     assert_eq!(
         proxy.recv(),
-        r#"{"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {"listChanged": true}}, "serverInfo": {"name": "fake", "version": "1.0"}}}"#
+        r#"{"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {"listChanged": true},"resources":{}}, "serverInfo": {"name": "fake", "version": "1.0"}}}"#
     );
     proxy.call(2, "echo", json!({"text": "hi there"}));
     assert_eq!(proxy.recv(), python_text_answer(2, "hi there", false));
     proxy.send(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
     assert_eq!(proxy.recv(), r#"{"jsonrpc": "2.0", "id": 3, "result": {}}"#);
-    proxy.send(r#"{"jsonrpc":"2.0","id":4,"method":"resources/list"}"#);
+    proxy.send(r#"{"jsonrpc":"2.0","id":4,"method":"prompts/list"}"#);
     assert_eq!(
         proxy.recv(),
-        r#"{"jsonrpc": "2.0", "id": 4, "error": {"code": -32601, "message": "no resources/list"}}"#
+        r#"{"jsonrpc": "2.0", "id": 4, "error": {"code": -32601, "message": "no prompts/list"}}"#
     );
     assert!(proxy.close().success());
 }
@@ -814,6 +819,389 @@ fn spills_older_than_the_retention_are_swept_at_start() {
     let proxy = Proxy::start_in(sandbox, &[]);
     proxy.wait_for_stderr("deleted 1 saved output older than 7 days");
     assert!(!spilled.exists());
+}
+
+// ---- the spills as resources ----
+
+/// The answer to a request of `method` with `params`.
+fn request(proxy: &mut Proxy, id: u32, method: &str, params: Value) -> Value {
+    proxy.send_json(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+    proxy.recv_json()
+}
+
+/// The spill resource `uri` read page after page, each page's `_meta`
+/// naming the next: the pages' texts joined, and how many pages there were.
+/// Every page holds at most `page_bytes`.
+fn read_pages(proxy: &mut Proxy, uri: &str, page_bytes: usize) -> (String, usize) {
+    let (mut text, mut pages) = (String::new(), 0);
+    let mut next = Some(uri.to_owned());
+    while let Some(uri) = next {
+        let page = request(proxy, 10_000 + pages, "resources/read", json!({"uri": uri}));
+        let contents = &page["result"]["contents"];
+        assert_eq!(contents.as_array().map(Vec::len), Some(1), "{page}");
+        let contents = &contents[0];
+        assert_eq!(contents["uri"], uri.as_str());
+        assert_eq!(contents["mimeType"], "text/plain");
+        let part = contents["text"].as_str().unwrap();
+        assert!(part.len() <= page_bytes, "a page of {} bytes", part.len());
+        assert_eq!(contents["_meta"]["toolcap/offset"], text.len());
+        text.push_str(part);
+        next = contents["_meta"]["toolcap/nextUri"]
+            .as_str()
+            .map(str::to_owned);
+        pages += 1;
+        assert!(pages < 10_000, "the pages never end");
+    }
+    (text, pages as usize)
+}
+
+/// The URI of the proxy's resource for the spill of a capped `result`.
+fn listed_uri(proxy: &mut Proxy, id: u32, result: &Value) -> String {
+    let relative = cap_meta(result)["spill"]["relativePath"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let listed = request(proxy, id, "resources/list", json!({}));
+    let resources = listed["result"]["resources"].as_array().unwrap();
+    let entry = resources
+        .iter()
+        .find(|r| r["uri"].as_str().unwrap().contains(&relative))
+        .unwrap_or_else(|| panic!("{relative} is not listed: {listed}"));
+    entry["uri"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn spills_are_resources_read_back_exactly_in_bounded_pages() {
+    let mut proxy = Proxy::start(&["--max-bytes", "8000"]);
+    proxy.send(INITIALIZE);
+    let initialized: Value = serde_json::from_str(&proxy.recv()).unwrap();
+    assert_eq!(
+        initialized["result"]["capabilities"]["resources"],
+        json!({})
+    );
+    let empty = request(&mut proxy, 2, "resources/list", json!({}));
+    assert_eq!(empty["result"], json!({"resources": []}), "{empty}");
+
+    proxy.call(3, "big", json!({"bytes": 200_000}));
+    let capped = proxy.recv_json();
+    let spill = cap_meta(&capped["result"])["spill"].clone();
+    let listed = request(&mut proxy, 4, "resources/list", json!({}));
+    let resources = listed["result"]["resources"].as_array().unwrap();
+    assert_eq!(resources.len(), 1, "{listed}");
+    let entry = &resources[0];
+    let uri = entry["uri"].as_str().unwrap();
+    assert_eq!(
+        uri,
+        format!(
+            "toolcap://spill/{}?bytes=200000&lines={}&tag={}",
+            spill["relativePath"].as_str().unwrap(),
+            spill["lines"],
+            spill["tag"].as_str().unwrap()
+        )
+    );
+    assert_eq!(entry["size"], 200_000);
+    assert_eq!(entry["mimeType"], "text/plain");
+    assert!(
+        entry["title"].as_str().unwrap().contains("`big`"),
+        "{entry}"
+    );
+    let meta = &entry["_meta"];
+    assert_eq!(meta["toolcap/tool"], "big");
+    assert_eq!(meta["toolcap/callId"], "big-3");
+    assert_eq!(meta["toolcap/lines"], spill["lines"]);
+    assert_eq!(meta["toolcap/path"], spill["path"]);
+    // Kept 7 days (the default retention) from when it was saved.
+    let saved = meta["toolcap/savedAt"].as_str().unwrap();
+    let expires = meta["toolcap/expiresAt"].as_str().unwrap();
+    let days = |t: &str| chrono_days(t).unwrap_or_else(|| panic!("not an RFC 3339 UTC time: {t}"));
+    assert!(
+        (days(expires) - days(saved) - 7.0).abs() < 0.01,
+        "{saved} {expires}"
+    );
+    assert_eq!(entry["annotations"]["lastModified"], saved);
+
+    let (text, pages) = read_pages(&mut proxy, uri, 8000);
+    assert_eq!(text, big_text(200_000));
+    assert!(pages >= 25, "{pages} pages");
+
+    let templates = request(&mut proxy, 5, "resources/templates/list", json!({}));
+    assert_eq!(
+        templates["result"]["resourceTemplates"][0]["uriTemplate"],
+        "toolcap://spill/{+path}{?bytes,lines,tag,offset}"
+    );
+    // None of it reached the server, which has no resources.
+    assert!(
+        !proxy.stderr().contains("server: got resources/"),
+        "{}",
+        proxy.stderr()
+    );
+}
+
+/// Days since the epoch of an RFC 3339 time.
+fn chrono_days(t: &str) -> Option<f64> {
+    let time = chrono::DateTime::parse_from_rfc3339(t).ok()?;
+    Some(time.timestamp() as f64 / 86_400.0)
+}
+
+#[test]
+fn forged_outside_and_changed_spill_uris_are_refused() {
+    let mut proxy = Proxy::start(&["--max-bytes", "3000"]);
+    proxy.call(1, "big", json!({"bytes": 50_000}));
+    let capped = proxy.recv_json();
+    let path = cap_meta(&capped["result"])["spill"]["path"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let uri = listed_uri(&mut proxy, 2, &capped["result"]);
+    let thread = uri["toolcap://spill/".len()..].split('/').next().unwrap();
+    let tag_at = uri.find("tag=").unwrap() + 4;
+    let flipped = if &uri[tag_at..=tag_at] == "0" {
+        "1"
+    } else {
+        "0"
+    };
+    let forged = format!("{}{flipped}{}", &uri[..tag_at], &uri[tag_at + 1..]);
+    let cases = [
+        (forged, -32602, "not a genuine reference"),
+        (
+            uri.replace("bytes=50000", "bytes=50001"),
+            -32602,
+            "not a genuine reference",
+        ),
+        (
+            uri.replace(&format!("/{thread}/"), "/mcp-other-000000000000/"),
+            -32602,
+            "not a genuine reference",
+        ),
+        (
+            "toolcap://spill/../../etc/passwd?bytes=1&lines=1&tag=00".to_owned(),
+            -32602,
+            "not a toolcap spill URI",
+        ),
+        (
+            format!("toolcap://spill/{thread}/.expired?bytes=1&lines=1&tag=00"),
+            -32602,
+            "not the name of a saved output",
+        ),
+        (
+            uri[..uri.find('?').unwrap()].to_owned(),
+            -32602,
+            "no reference",
+        ),
+        (
+            format!("toolcap://spill/{thread}/%2e%2e/x-0123456789abcdef.txt?bytes=1"),
+            -32602,
+            "not a toolcap spill URI",
+        ),
+    ];
+    for (i, (bad, code, why)) in cases.iter().enumerate() {
+        let answer = request(
+            &mut proxy,
+            10 + i as u32,
+            "resources/read",
+            json!({"uri": bad}),
+        );
+        assert_eq!(answer["error"]["code"], *code, "{bad}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains(why), "{bad}: {message}");
+    }
+    // Another scheme is the server's to answer (this one has no resources).
+    let other = request(
+        &mut proxy,
+        30,
+        "resources/read",
+        json!({"uri": "file:///etc/passwd"}),
+    );
+    assert_eq!(other["error"]["message"], "no resources/read", "{other}");
+
+    // A file changed after it was saved is refused by the read tool's check.
+    std::fs::write(&path, big_text(50_000).replace("line 7 ", "line 8 ")).unwrap();
+    let changed = request(&mut proxy, 31, "resources/read", json!({"uri": uri}));
+    assert_eq!(changed["error"]["code"], -32002, "{changed}");
+    assert!(
+        changed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no longer holds the output"),
+        "{changed}"
+    );
+    // And one deleted is not found.
+    proxy.call(32, "big", json!({"bytes": 60_000}));
+    let second = proxy.recv_json();
+    let second_uri = listed_uri(&mut proxy, 33, &second["result"]);
+    std::fs::remove_file(
+        cap_meta(&second["result"])["spill"]["path"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    let gone = request(&mut proxy, 34, "resources/read", json!({"uri": second_uri}));
+    assert_eq!(gone["error"]["code"], -32002, "{gone}");
+    assert_eq!(
+        proxy.stderr().matches("server: got resources/read").count(),
+        1,
+        "only the file:// read reached the server"
+    );
+}
+
+#[test]
+fn a_server_with_resources_keeps_them_and_the_spills_follow_its_last_page() {
+    let mut proxy = Proxy::start_with(
+        Sandbox::new(),
+        &["--max-bytes", "3000"],
+        &[("FAKE_RESOURCES", "1")],
+        &[],
+    );
+    proxy.send(INITIALIZE);
+    assert_eq!(
+        proxy.recv(),
+        r#"{"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {"listChanged": true}, "resources": {"listChanged": false}}, "serverInfo": {"name": "fake", "version": "1.0"}}}"#
+    );
+    let first_page = |id: u32| {
+        format!(
+            r#"{{"jsonrpc": "2.0", "id": {id}, "result": {{"resources": [{{"uri": "fake://a", "name": "a"}}], "nextCursor": "r2"}}}}"#
+        )
+    };
+    let last_page = |id: u32| {
+        format!(
+            r#"{{"jsonrpc": "2.0", "id": {id}, "result": {{"resources": [{{"uri": "fake://b", "name": "b"}}]}}}}"#
+        )
+    };
+    // Without spills, the server's pages pass byte for byte.
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"resources/list"}"#);
+    assert_eq!(proxy.recv(), first_page(2));
+    proxy.send(r#"{"jsonrpc":"2.0","id":3,"method":"resources/list","params":{"cursor":"r2"}}"#);
+    assert_eq!(proxy.recv(), last_page(3));
+
+    proxy.call(4, "big", json!({"bytes": 50_000}));
+    let capped = proxy.recv_json();
+    // With one, the last page leads on to the proxy's.
+    proxy.send(r#"{"jsonrpc":"2.0","id":5,"method":"resources/list"}"#);
+    assert_eq!(proxy.recv(), first_page(5));
+    proxy.send(r#"{"jsonrpc":"2.0","id":6,"method":"resources/list","params":{"cursor":"r2"}}"#);
+    let last = last_page(6);
+    assert_eq!(
+        proxy.recv(),
+        format!(
+            r#"{},"nextCursor":"toolcap-spills:0"}}}}"#,
+            &last[..last.len() - 2]
+        )
+    );
+    // A last page whose cursor is "" (which clients read as the end) too.
+    proxy
+        .send(r#"{"jsonrpc":"2.0","id":70,"method":"resources/list","params":{"cursor":"empty"}}"#);
+    assert_eq!(
+        proxy.recv(),
+        r#"{"jsonrpc":"2.0","id":70,"result":{"resources":[],"nextCursor":"toolcap-spills:0"}}"#
+    );
+    let ours = request(
+        &mut proxy,
+        7,
+        "resources/list",
+        json!({"cursor": "toolcap-spills:0"}),
+    );
+    let resources = ours["result"]["resources"].as_array().unwrap();
+    assert_eq!(resources.len(), 1, "{ours}");
+    assert!(ours["result"].get("nextCursor").is_none(), "{ours}");
+    let uri = resources[0]["uri"].as_str().unwrap().to_owned();
+    assert!(
+        uri.contains(
+            cap_meta(&capped["result"])["spill"]["relativePath"]
+                .as_str()
+                .unwrap()
+        )
+    );
+
+    // The server's resources are still its own to read; the spills, the proxy's.
+    let own = request(&mut proxy, 8, "resources/read", json!({"uri": "fake://a"}));
+    assert_eq!(
+        own["result"]["contents"][0]["text"],
+        "fake content of fake://a"
+    );
+    let (text, _) = read_pages(&mut proxy, &uri, 4096);
+    assert_eq!(text, big_text(50_000));
+
+    // The template for the pages follows the server's own.
+    proxy.send(r#"{"jsonrpc":"2.0","id":9,"method":"resources/templates/list"}"#);
+    let line = proxy.recv();
+    assert!(
+        line.starts_with(
+            r#"{"jsonrpc": "2.0", "id": 9, "result": {"resourceTemplates": [{"uriTemplate": "fake://{name}", "name": "fake"},{"#
+        ),
+        "{line}"
+    );
+    let templates: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(
+        templates["result"]["resourceTemplates"][1]["uriTemplate"],
+        "toolcap://spill/{+path}{?bytes,lines,tag,offset}"
+    );
+    let stderr = proxy.stderr();
+    assert_eq!(stderr.matches("server: got resources/list").count(), 5);
+    assert_eq!(stderr.matches("server: got resources/read").count(), 1);
+}
+
+#[test]
+fn the_proxys_listing_pages_by_a_hundred_even_before_initialize() {
+    let mut proxy = Proxy::start(&["--max-bytes", "3000"]);
+    // Without `initialize`, the server's `method not found` is replaced by
+    // the proxy's own listing; later listings do not reach the server.
+    let none = request(&mut proxy, 1, "resources/list", json!({}));
+    assert_eq!(none["result"], json!({"resources": []}), "{none}");
+    for i in 0..101 {
+        proxy.call(100 + i, "big", json!({"bytes": 4000 + i}));
+        proxy.recv();
+    }
+    let first = request(&mut proxy, 2, "resources/list", json!({}));
+    let entries = first["result"]["resources"].as_array().unwrap();
+    assert_eq!(entries.len(), 100);
+    assert_eq!(first["result"]["nextCursor"], "toolcap-spills:100");
+    let second = request(
+        &mut proxy,
+        3,
+        "resources/list",
+        json!({"cursor": "toolcap-spills:100"}),
+    );
+    let rest = second["result"]["resources"].as_array().unwrap();
+    assert_eq!(rest.len(), 1);
+    assert!(second["result"].get("nextCursor").is_none());
+    let mut uris: Vec<&str> = entries
+        .iter()
+        .chain(rest)
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    uris.sort();
+    uris.dedup();
+    assert_eq!(uris.len(), 101);
+    let bad = request(
+        &mut proxy,
+        4,
+        "resources/list",
+        json!({"cursor": "elsewhere"}),
+    );
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    assert_eq!(
+        proxy.stderr().matches("server: got resources/list").count(),
+        1
+    );
+}
+
+#[test]
+fn resource_links_name_the_spill_resource_which_reads_back() {
+    let mut proxy = Proxy::start(&["--max-bytes", "3000", "--resource-link"]);
+    proxy.call(1, "big", json!({"bytes": 30_000}));
+    let capped = proxy.recv_json();
+    let content = capped["result"]["content"].as_array().unwrap();
+    let links: Vec<&Value> = content
+        .iter()
+        .filter(|b| b["type"] == "resource_link")
+        .collect();
+    assert_eq!(links.len(), 1, "{capped}");
+    let uri = links[0]["uri"].as_str().unwrap();
+    assert!(uri.starts_with("toolcap://spill/"), "{uri}");
+    assert_eq!(links[0]["size"], 30_000);
+    assert_eq!(uri, listed_uri(&mut proxy, 2, &capped["result"]));
+    let (text, _) = read_pages(&mut proxy, uri, 4096);
+    assert_eq!(text, big_text(30_000));
 }
 
 // ---- item: nothing over budget reaches the client ----

@@ -49,7 +49,8 @@ fn spills_lists_counts_shows_and_sweeps_saved_outputs() {
             .iter()
             .any(|l| l.contains(&format!("{} bytes", a.len()))
                 && l.contains("\tgrep\t")
-                && l.contains("/shell/"))
+                && l.contains("/shell/")
+                && l.contains("\tkept until 20"))
     );
     assert!(
         lines

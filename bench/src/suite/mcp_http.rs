@@ -138,7 +138,10 @@ fn listen(bin: &Path, server: &Path, dir: &Path) -> (Listening, String) {
         .expect("toolcap mcp --listen starts");
     let deadline = Instant::now() + Duration::from_secs(60);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "toolcap mcp --listen did not listen");
+        assert!(
+            Instant::now() < deadline,
+            "toolcap mcp --listen did not listen"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     (Listening(child), format!("http://127.0.0.1:{port}/mcp"))
@@ -158,7 +161,10 @@ pub fn run(bin: &Path, plan: Plan, rows: &mut Vec<Row>) {
     let (_listening, url) = listen(bin, &server, dir.path());
     let mut http = HttpClient::connect(url);
     let small = http.call_tool(SMALL_TOOL, &json!({}));
-    assert_eq!(small["content"][0]["text"], SMALL_TEXT, "over HTTP: {small}");
+    assert_eq!(
+        small["content"][0]["text"], SMALL_TEXT,
+        "over HTTP: {small}"
+    );
     assert_eq!(small, direct.call_tool(SMALL_TOOL, &json!({})));
 
     let no_args = json!({});
@@ -183,15 +189,16 @@ pub fn run(bin: &Path, plan: Plan, rows: &mut Vec<Row>) {
     };
     let mut large_http = || {
         let result = http.call_tool(SIZED_TOOL, &large_args);
-        assert!(result["content"][0]["text"]
-            .as_str()
-            .is_some_and(|t| t.starts_with("[toolcap]")));
+        assert!(
+            result["content"][0]["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("[toolcap]"))
+        );
     };
-    let large = measure::medians_between(
-        &mut [&mut large_direct, &mut large_http],
-        plan,
-        &mut || process::remove_files_below(&spill),
-    );
+    let large =
+        measure::medians_between(&mut [&mut large_direct, &mut large_http], plan, &mut || {
+            process::remove_files_below(&spill)
+        });
     rows.push(Row::vs(
         "tools/call, 4 MiB result, over HTTP through toolcap mcp --listen (capped + spilled)",
         Some(LARGE),
@@ -199,7 +206,10 @@ pub fn run(bin: &Path, plan: Plan, rows: &mut Vec<Row>) {
         "direct (stdio)",
         large[0],
     ));
-    assert!(direct.close().success(), "the fixture server exited with an error");
+    assert!(
+        direct.close().success(),
+        "the fixture server exited with an error"
+    );
     *FINDINGS.lock().unwrap_or_else(|p| p.into_inner()) = Some((small[0], small[1]));
 }
 
@@ -212,6 +222,10 @@ pub fn report(direct: Duration, http: Duration) -> String {
         table::time(added),
         table::time(http),
         table::time(direct),
-        if added < Duration::from_millis(1) { "met" } else { "not met" }
+        if added < Duration::from_millis(1) {
+            "met"
+        } else {
+            "not met"
+        }
     )
 }

@@ -1,5 +1,6 @@
 //! Every message the proxy writes itself, built from rmcp's MCP types: the
-//! read tool's entry and results, JSON-RPC errors, and cancellations.
+//! read tool's entry and results, JSON-RPC errors, cancellations, and the
+//! results of the spills' resources (`resources.rs`).
 
 use std::sync::Arc;
 
@@ -76,6 +77,18 @@ pub fn read_tool_response(id: &RawValue, output: ReadToolOutput, result_type: bo
             result,
         }),
         None => with_raw_id(id, "result", &result),
+    }
+}
+
+/// The response to request `id` with `result`, one of rmcp's result types.
+pub fn result_response(id: &RawValue, result: &impl Serialize) -> Vec<u8> {
+    match request_id(id) {
+        Some(id) => line(&JsonRpcResponse {
+            jsonrpc: JsonRpcVersion2_0,
+            id,
+            result,
+        }),
+        None => with_raw_id(id, "result", result),
     }
 }
 

@@ -4,13 +4,15 @@
 use std::collections::BTreeMap;
 
 use tool_output_cap::{
-    Budget, Call, Error, McpOptions, ReadToolOutput, Session, SessionConfig, ToolCap,
+    Budget, Call, Error, McpOptions, OverflowRef, Page, ReadToolOutput, Session, SessionConfig,
+    ToolCap,
 };
 
 use crate::config::{BudgetTable, ToolTable};
 use crate::events::{self, EventLog};
 use crate::log;
 use crate::settings;
+use crate::spills::{self, Listed};
 
 /// How each tool's results are treated.
 #[derive(Debug, Clone)]
@@ -154,13 +156,18 @@ impl Capper {
         {
             Ok(capped) if capped.result == result => Capping::Unchanged,
             Ok(capped) => {
+                let result = if self.policy.resource_link {
+                    self.link_resources(capped.result)
+                } else {
+                    capped.result
+                };
                 self.events.capped(&events::Capped {
                     tool,
                     call_id: &call.id,
                     report: &capped.report,
-                    sent_bytes: capped.result.len() as u64,
+                    sent_bytes: result.len() as u64,
                 });
-                Capping::Capped(capped.result)
+                Capping::Capped(result)
             }
             Err(e) => {
                 log::line(&format!(
@@ -216,6 +223,62 @@ impl Capper {
                 }
             }
         }
+    }
+
+    /// A capped result whose `resource_link` blocks to its spills name
+    /// their `toolcap://spill/` resource, which every client can read
+    /// through the proxy, instead of a `file://` URI only a client on this
+    /// machine could open. The references are the genuine ones it holds.
+    fn link_resources(&mut self, result: String) -> String {
+        let refs = self.session.find_refs(&result).unwrap_or_default();
+        super::resources::link_resources(&result, &refs).unwrap_or(result)
+    }
+
+    /// This thread's saved outputs, oldest first, with their expiry.
+    pub fn spills(&mut self) -> Result<Vec<Listed>, String> {
+        let Some(dir) = self.config.spill_dir.clone() else {
+            return Ok(Vec::new());
+        };
+        let listed = spills::listed(&mut self.session, &dir);
+        if listed.is_err() {
+            self.renew_if_poisoned();
+        }
+        listed.map_err(|e| e.to_string())
+    }
+
+    /// The spill directory as references name it.
+    pub fn display_root(&self) -> String {
+        self.session.display_root().to_owned()
+    }
+
+    /// The bytes of a saved output one `resources/read` page holds: the
+    /// default budget, so a page is never more than a capped result may
+    /// be, within 4 KiB and 1 MiB (64 KiB when the default cuts nothing).
+    pub fn page_bytes(&self) -> u32 {
+        match self.policy.default_budget.max_bytes {
+            0 => 64 << 10,
+            bytes => bytes.clamp(4 << 10, 1 << 20),
+        }
+    }
+
+    /// The pruned placeholder of `reference`, which holds its reference
+    /// token; fails with `invalid-argument` unless the reference is genuine.
+    pub fn placeholder(&mut self, reference: &OverflowRef) -> Result<String, Error> {
+        let placeholder = self.session.pruned_placeholder(reference);
+        if placeholder.is_err() {
+            self.renew_if_poisoned();
+        }
+        placeholder
+    }
+
+    /// A page of the saved output `path`, as the model would be shown it
+    /// (redacted when the session redacts).
+    pub fn read_page(&mut self, path: &str, offset: u64, max_bytes: u32) -> Result<Page, Error> {
+        let page = self.session.read(path, offset, max_bytes);
+        if page.is_err() {
+            self.renew_if_poisoned();
+        }
+        page
     }
 
     /// A call that trapped leaves the session unusable: open a fresh one

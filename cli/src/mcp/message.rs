@@ -186,9 +186,12 @@ pub struct Params<'a> {
     /// `tools/call`: its arguments.
     #[serde(borrow, default)]
     pub arguments: Option<&'a RawValue>,
-    /// `tools/list`: the page asked for.
+    /// `tools/list`, `resources/list`: the page asked for.
     #[serde(default)]
     pub cursor: Option<Value>,
+    /// `resources/read`: the resource.
+    #[serde(default)]
+    pub uri: Option<Value>,
     /// `notifications/cancelled`: the request cancelled.
     #[serde(rename = "requestId", default)]
     pub request_id: Option<Value>,

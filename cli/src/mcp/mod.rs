@@ -10,6 +10,7 @@ mod message;
 mod pending;
 mod proxy;
 mod remote;
+mod resources;
 
 pub use self::remote::{HeaderSpec, parse_header};
 

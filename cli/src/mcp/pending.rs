@@ -18,8 +18,9 @@ pub struct Request {
     pub method: String,
     /// For `tools/call`: the tool called.
     pub tool: Option<String>,
-    /// A `tools/list` without a cursor: its answer gets the read tool.
-    pub first_tools_page: bool,
+    /// A listing (`tools/list`, `resources/list`, `resources/templates/list`)
+    /// without a cursor: its answer gets the proxy's additions.
+    pub first_page: bool,
     /// The progress token it asked progress under, as a key.
     pub progress_token: Option<String>,
     /// When the server's time to answer runs out.

@@ -1,8 +1,8 @@
 //! The router: every message from the client and the server, in arrival
 //! order, on one thread. Lines pass byte for byte; only `tools/call`
 //! answers (capped), `tools/list` pages (no `outputSchema` on capped tools;
-//! the read tool added to the first) and the proxy's own answers are
-//! written anew.
+//! the read tool added to the first), the resources answers that gain the
+//! spills (`resources.rs`) and the proxy's own answers are written anew.
 
 use std::process::{Child, ExitStatus};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
@@ -20,6 +20,7 @@ use super::lines::{Credit, Event, Line, Outgoing};
 use super::message::{self, Envelope, Malformed, Message, NoToolList, Params};
 use super::pending::{MAX_PENDING, Pending, Request};
 use super::remote::RemoteServer;
+use super::resources::Resources;
 use crate::log;
 use crate::signals::{self, Signal};
 
@@ -100,6 +101,7 @@ impl Proxy {
             life: Lifecycle::default(),
             read_tool_shadowed: false,
             result_type: false,
+            resources: Resources::default(),
         };
         router.run();
         router.shut_down()
@@ -113,6 +115,8 @@ struct Router {
     read_tool_shadowed: bool,
     /// The client and server agreed on a protocol version with `resultType`.
     result_type: bool,
+    /// The spills as resources.
+    resources: Resources,
 }
 
 impl Router {
@@ -223,6 +227,13 @@ impl Router {
             let output = self.proxy.capper.read_tool(arguments);
             return Some(answers::read_tool_response(id, output, self.result_type));
         }
+        // So do the spills' resources.
+        if let Some(answer) =
+            self.resources
+                .request(&mut self.proxy.capper, id, method, params, self.result_type)
+        {
+            return Some(answer);
+        }
         if let Some(reason) = &self.life.gone {
             return Some(answers::error_response(id, SERVER_GONE, reason.clone()));
         }
@@ -251,11 +262,13 @@ impl Router {
         let request = Request {
             id: id.to_owned(),
             method: method.to_owned(),
-            first_tools_page: method == "tools/list"
-                && params
-                    .cursor
-                    .as_ref()
-                    .is_none_or(serde_json::Value::is_null),
+            first_page: matches!(
+                method,
+                "tools/list" | "resources/list" | "resources/templates/list"
+            ) && params
+                .cursor
+                .as_ref()
+                .is_none_or(serde_json::Value::is_null),
             tool,
             progress_token: params.request_progress_token(),
             deadline: None,
@@ -415,7 +428,15 @@ impl Router {
             (None, None) => {
                 return self.refused(&request, "it has neither a `result` nor an `error`");
             }
-            (None, Some(_)) => {
+            (None, Some(error)) => {
+                if let Some(answer) = self.resources.instead_of_error(
+                    &mut self.proxy.capper,
+                    &request,
+                    error,
+                    self.result_type,
+                ) {
+                    return Route::Replace(answer);
+                }
                 // An error's message reaches the model too.
                 let tool = request.tool.as_deref().unwrap_or("tool");
                 if request.method == "tools/call" && !self.proxy.capper.within_budget(tool, text) {
@@ -438,10 +459,17 @@ impl Router {
                     },
                     Err(refusal) => return Route::Replace(refusal),
                 },
-                "tools/list" => self.tool_list(text, result, request.first_tools_page),
+                "tools/list" => self.tool_list(text, result, request.first_page),
                 "initialize" => {
                     self.note_protocol_version(result);
-                    None
+                    self.resources.initialized(text, result)
+                }
+                "resources/list" => {
+                    self.resources
+                        .server_list(&mut self.proxy.capper, text, result)
+                }
+                "resources/templates/list" if request.first_page => {
+                    self.resources.server_templates(text, result)
                 }
                 _ => None,
             },

@@ -1,7 +1,7 @@
 """`toolcap mcp --listen`: the proxy serves clients over Streamable HTTP.
 The official Python SDK's HTTP client, in front of server-filesystem (npm):
 a 3 MiB file capped with the notice first and paged back exactly through
-the read tool; an image byte for byte; 200 calls in flight; each client
+the read tool and through resources/read; an image byte for byte; 200 calls in flight; each client
 session in its own spill folder. With raw HTTP (httpx2, the SDK's own HTTP
 library): a client that drops its stream resumes it with Last-Event-ID; a
 foreign Origin and a missing or wrong client token are refused."""
@@ -26,6 +26,7 @@ from proxy import READ_TOOL, Proxy, dump, run
 from remote import free_port, serving
 from samples import big_text
 from spill import read_all, refs_in
+from test_resources import list_all, read_pages
 
 TOKEN = "client-token-Hq2v9"
 INIT = {
@@ -100,6 +101,10 @@ def test_a_big_file_is_capped_and_paged_back_and_an_image_is_intact(proxy: Proxy
                     return answer.content[0].text, bool(answer.is_error)
 
                 assert await read_all(read, ref.path) == original
+                # And as a resource, page after page.
+                [entry] = [r for r in await list_all(s) if r["size"] == len(original)]
+                pages, count = await read_pages(s, entry["uri"])
+                assert pages == original and count > 1
                 media = await call(s, "read_media_file", {"path": str(shared / "picture.png")})
                 [block] = [b for b in media["content"] if b["type"] == "image"]
                 assert base64.b64decode(block["data"], validate=True) == image

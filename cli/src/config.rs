@@ -47,6 +47,8 @@ pub struct FileConfig {
     pub client_token: Option<String>,
     /// `--allow-origin`, each.
     pub allow_origins: Option<Vec<String>>,
+    /// `--idle-timeout`.
+    pub idle_timeout_seconds: Option<u64>,
     /// The default budget.
     #[serde(default)]
     pub budget: BudgetTable,

@@ -26,7 +26,8 @@ Config file (TOML; every key optional, an unknown key is an error naming it):
   redact, redact_spill, redact_literals = [\"own secret\", ...] (file only),
   log_file; for mcp also timeout_seconds, resource_link, passthrough,
   read_tool_name, max_message_bytes, url, [headers] NAME = \"value\"
-  (values take ${ENV_VAR}), listen, client_token, allow_origins;
+  (values take ${ENV_VAR}), listen, client_token, allow_origins,
+  idle_timeout_seconds;
   [budget] max_bytes, max_lines, max_tokens;
   [tools.NAME] max_bytes, max_lines, max_tokens, passthrough (mcp).
   Options win over environment variables, which win over the file. Relative
@@ -216,6 +217,10 @@ pub struct McpArgs {
     /// requests from other origins are refused (DNS rebinding).
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     pub allow_origins: Vec<String>,
+    /// With --listen: a session with no request and no open stream for
+    /// SECS is ended with its server (default 3600).
+    #[arg(long, value_name = "SECS")]
+    pub idle_timeout: Option<u64>,
     /// The MCP server's command and arguments, after `--` (or --url).
     #[arg(last = true, value_name = "SERVER")]
     pub server: Vec<OsString>,

@@ -47,6 +47,8 @@ impl HttpClient {
             .enable_all()
             .build()
             .expect("a runtime");
+        // reqwest is built without a default TLS provider (as in the cli).
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .timeout(REQUEST_LIMIT)
             .build()

@@ -208,3 +208,24 @@ def test_foreign_origins_and_missing_tokens_are_refused(proxy: Proxy, shared: Pa
         assert TOKEN not in (proxy.logs / "listen.log").read_text()
 
     run(body)
+
+
+def test_a_session_left_without_delete_is_ended_after_the_idle_timeout(proxy: Proxy):
+    async def body():
+        with listening(proxy, everything_server(), "--idle-timeout", "1") as url:
+            async with httpx2.AsyncClient(timeout=60) as client:
+                opened = await client.post(url, json=INIT, headers=ACCEPT)
+                session = {**ACCEPT, "mcp-session-id": opened.headers["mcp-session-id"]}
+                ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+                assert (await client.post(url, json=ping, headers=session)).status_code == 200
+                # While a stream is open the session lives, however quiet.
+                async with client.stream("GET", url, headers=session) as stream:
+                    assert stream.status_code == 200
+                    await anyio.sleep(2.5)
+                    assert (await client.post(url, json=ping, headers=session)).status_code == 200
+                await anyio.sleep(3)
+                gone = await client.post(url, json=ping, headers=session)
+                assert gone.status_code == 404, gone.text
+        assert "idle for 1 s: ended" in (proxy.logs / "listen.log").read_text()
+
+    run(body)

@@ -36,9 +36,11 @@ pub async fn accept(
     listener: TcpListener,
     mut stopped: oneshot::Receiver<Signal>,
 ) -> Signal {
+    let mut idle_check = tokio::time::interval(super::IDLE_CHECK);
     loop {
         tokio::select! {
             signal = &mut stopped => return signal.unwrap_or(Signal::Terminate),
+            _ = idle_check.tick() => shared.end_idle(),
             connection = listener.accept() => {
                 let Ok((stream, _)) = connection else { continue };
                 let shared = Arc::clone(&shared);

@@ -31,6 +31,11 @@ use self::streams::Streams;
 
 /// How long sessions have to shut down when the proxy stops.
 const STOP_GRACE: Duration = Duration::from_secs(5);
+/// A session with no request and no open stream for this long is ended
+/// (its client went away without DELETE), unless `--idle-timeout` says.
+const DEFAULT_IDLE: Duration = Duration::from_secs(3600);
+/// How often idle sessions are looked for.
+const IDLE_CHECK: Duration = Duration::from_secs(1);
 
 /// Where and for whom the proxy listens.
 #[derive(Debug)]
@@ -40,6 +45,8 @@ pub struct Listen {
     token: Option<String>,
     /// Origins allowed besides the loopback ones.
     origins: Vec<String>,
+    /// How long an abandoned session lives.
+    idle: Duration,
 }
 
 /// `--listen` (or the file's `listen`) with its token and origins; `None`
@@ -83,10 +90,16 @@ pub fn options(args: &McpArgs, file: &FileConfig) -> Result<Option<Listen>, Fail
     }
     let mut origins = file.allow_origins.clone().unwrap_or_default();
     origins.extend(args.allow_origins.iter().cloned());
+    let idle = match args.idle_timeout.or(file.idle_timeout_seconds) {
+        Some(0) => return Err(Failure::usage("--idle-timeout must be at least 1 second")),
+        Some(seconds) => Duration::from_secs(seconds),
+        None => DEFAULT_IDLE,
+    };
     Ok(Some(Listen {
         addr,
         token,
         origins,
+        idle,
     }))
 }
 
@@ -95,9 +108,31 @@ pub struct Session {
     to_router: Mutex<Option<mpsc::Sender<Event>>>,
     streams: Arc<Mutex<Streams>>,
     proxy: Mutex<Option<JoinHandle<u8>>>,
+    /// When the client last sent a request.
+    last_used: Mutex<Instant>,
 }
 
 impl Session {
+    fn touch(&self) {
+        *self.last_used.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+    }
+
+    /// No request for `idle` and no stream open: the client is gone.
+    fn idle_for(&self, idle: Duration) -> bool {
+        let quiet = self
+            .last_used
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .elapsed()
+            >= idle;
+        quiet
+            && !self
+                .streams
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .any_open()
+    }
+
     fn send(&self, event: Event) -> bool {
         let to_router = self.to_router.lock().unwrap_or_else(|e| e.into_inner());
         to_router.as_ref().is_some_and(|s| s.send(event).is_ok())
@@ -135,7 +170,27 @@ impl Shared {
     fn session(&self, id: &str) -> Option<Arc<Session>> {
         let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
         sessions.retain(|_, s| !s.ended());
-        sessions.get(id).cloned()
+        let session = sessions.get(id).cloned()?;
+        session.touch();
+        Some(session)
+    }
+
+    /// Ends the sessions whose clients went away without a DELETE.
+    fn end_idle(&self) {
+        let idle = self.listen.idle;
+        let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        sessions.retain(|id, session| {
+            if !session.idle_for(idle) {
+                return true;
+            }
+            log::line(&format!(
+                "session {}… idle for {} s: ended",
+                &id[..8],
+                idle.as_secs()
+            ));
+            session.close();
+            false
+        });
     }
 
     /// A new session: a proxy of its own, with its own thread folder.
@@ -161,6 +216,7 @@ impl Shared {
             to_router: Mutex::new(Some(events)),
             streams,
             proxy: Mutex::new(Some(proxy)),
+            last_used: Mutex::new(Instant::now()),
         });
         self.sessions
             .lock()

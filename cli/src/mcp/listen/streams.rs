@@ -159,6 +159,14 @@ impl Streams {
         Some((replay, live))
     }
 
+    /// Whether a client holds a stream open (a request in flight, or the
+    /// GET stream).
+    pub fn any_open(&self) -> bool {
+        self.streams
+            .values()
+            .any(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()))
+    }
+
     /// Routes one message from the router to its stream.
     pub fn deliver(&mut self, line: &[u8]) {
         let data = Bytes::copy_from_slice(line.trim_ascii_end());

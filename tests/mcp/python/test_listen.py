@@ -229,3 +229,34 @@ def test_a_session_left_without_delete_is_ended_after_the_idle_timeout(proxy: Pr
         assert "idle for 1 s: ended" in (proxy.logs / "listen.log").read_text()
 
     run(body)
+
+
+def test_listen_in_front_of_a_remote_server(proxy: Proxy):
+    """--listen with --url: HTTP on both sides, a remote session per client."""
+    from paths import served_fixture
+
+    async def body():
+        port = free_port()
+        with serving(served_fixture("--port", str(port)), proxy.logs / "served.log", port=port) as remote:
+            listen_port = free_port()
+            argv = [
+                toolcap_bin(), "mcp", "--spill-dir", str(proxy.spill_dir), "--key-file", str(proxy.key_file),
+                "--max-bytes", "3000", "--listen", str(listen_port), "--url", remote,
+            ]
+            with serving(argv, proxy.logs / "listen.log", port=listen_port) as url:
+                async with http_session(url) as s:
+                    echoed = await s.call_tool("echo", {"text": "both sides HTTP"})
+                    assert echoed.content[0].text == "both sides HTTP"
+                    capped = await call(s, "numbered", {"lines": 2000})
+                    text = capped["content"][0]["text"]
+                    assert text.startswith("[toolcap]"), text[:200]
+                    ref = refs_in(text)[0]
+
+                    async def read(arguments):
+                        answer = await s.call_tool(READ_TOOL, arguments)
+                        return answer.content[0].text, bool(answer.is_error)
+
+                    saved = await read_all(read, ref.path)
+                    assert saved.count(b"\n") == 2000
+
+    run(body)

@@ -75,33 +75,36 @@ pub(crate) fn parse(text: &str) -> Result<McpResult<'_>, CapError> {
 /// including a known type with a field missing or of the wrong kind, is an
 /// `other` part holding the block's JSON.
 pub(crate) fn part_of(block: &RawValue) -> Part {
-    known_part(block, &json::string).unwrap_or_else(|| Part::Other(block.get().to_owned()))
+    Members::of(block)
+        .and_then(|members| known_part(&members, &json::string))
+        .unwrap_or_else(|| Part::Other(block.get().to_owned()))
 }
 
 /// The raw JSON string of the text of a block that maps to a textual part
 /// (a `text` block's `text`, a `resource` block's resource `text`), found
 /// without decoding it.
 pub(crate) fn text_string(block: &RawValue) -> Option<&RawValue> {
+    let members = Members::of(block)?;
     // Texts, media data and blobs are only checked to be strings.
     let undecoded = |raw: &RawValue| (json::kind(raw) == Kind::String).then(String::new);
-    match known_part(block, &undecoded)? {
-        Part::Text(_) => Members::of(block)?.get("text"),
+    match known_part(&members, &undecoded)? {
+        Part::Text(_) => members.get("text"),
         Part::Resource(Resource { text: Some(_), .. }) => {
-            Members::of(Members::of(block)?.get("resource")?)?.get("text")
+            Members::of(members.get("resource")?)?.get("text")
         }
         _ => None,
     }
 }
 
-/// [`part_of`] of a known block, its texts, media data and blobs decoded by `long`
-/// (other strings are short and decoded as usual).
-fn known_part(block: &RawValue, long: &dyn Fn(&RawValue) -> Option<String>) -> Option<Part> {
-    let members = Members::of(block)?;
+/// [`part_of`] of a known block (its `members`), its texts, media data
+/// and blobs decoded by `long` (other strings are short and decoded as
+/// usual).
+fn known_part(members: &Members<'_>, long: &dyn Fn(&RawValue) -> Option<String>) -> Option<Part> {
     let string_member = |key: &str| members.get(key).and_then(json::string);
     match string_member("type")?.as_str() {
         "text" => Some(Part::Text(members.get("text").and_then(long)?)),
-        "image" => Some(Part::Image(media(&members, long)?)),
-        "audio" => Some(Part::Audio(media(&members, long)?)),
+        "image" => Some(Part::Image(media(members, long)?)),
+        "audio" => Some(Part::Audio(media(members, long)?)),
         "resource" => resource(members.get("resource")?, long).map(Part::Resource),
         _ => None,
     }

@@ -633,6 +633,9 @@ fn small_blocks_beside_the_texts_keep_their_place_and_take_their_room() {
 
 // ---- a huge text lifted out of the JSON gives the same result ----
 
+/// A result of `cap_mcp`, and the spills it saved (name, content).
+type CappedAndSaved = (Result<CappedMcp, CapError>, Vec<(String, Vec<u8>)>);
+
 /// `cap_mcp` of `input` with every text sure to be cut lifted out of the
 /// JSON (`lift_min` 0), and never lifted: the results and the spills.
 fn lifted_and_not(
@@ -640,7 +643,7 @@ fn lifted_and_not(
     input: &str,
     budget: &Budget,
     options: McpOptions,
-) -> [(Result<CappedMcp, CapError>, Vec<(String, Vec<u8>)>); 2] {
+) -> [CappedAndSaved; 2] {
     [0, usize::MAX].map(|lift_min| {
         let mut store = Memory::default();
         let out = cap_mcp_lifting(

@@ -1589,6 +1589,46 @@ fn server_stderr_without_line_ends_is_passed_on_bounded() {
     );
 }
 
+/// The resident memory (VmRSS) of process `pid` now, in MiB.
+fn rss_mib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib / 1024
+}
+
+#[test]
+fn a_huge_result_is_held_about_twice_while_capped_and_given_back_after() {
+    // The proxy's line, and the component's copy of it, in which the text
+    // is decoded where it was: not a third copy for the decoded text.
+    const MIB: u64 = 48;
+    let mut proxy = Proxy::start(&["--max-bytes", "3000"]);
+    proxy.call(0, "echo", json!({"text": "warm"}));
+    proxy.recv_json();
+    let idle = rss_mib(proxy.child.id());
+    for id in 1..=2 {
+        proxy.call(id, "big", json!({"bytes": MIB << 20}));
+        let answer = proxy.recv_json();
+        assert_eq!(cap_meta(&answer["result"])["truncated"], true);
+    }
+    let peak = proxy.peak_mib();
+    assert!(
+        peak < idle + MIB * 5 / 2,
+        "peak {peak} MiB for a {MIB} MiB result ({idle} MiB before it)"
+    );
+    // What the component grew for it is given back (its instance is renewed).
+    let start = Instant::now();
+    while rss_mib(proxy.child.id()) > idle + MIB / 2 {
+        assert!(
+            start.elapsed() < PATIENCE,
+            "{} MiB resident after the calls, {idle} MiB before",
+            rss_mib(proxy.child.id())
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(proxy.close().code(), Some(0));
+}
+
 // ---- item: process lifecycle ----
 
 #[test]

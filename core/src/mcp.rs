@@ -23,6 +23,7 @@
 mod blocks;
 mod extras;
 mod json;
+mod lift;
 pub mod meta;
 mod shown;
 
@@ -77,22 +78,79 @@ pub fn cap_mcp(
     options: McpOptions,
     store: &mut dyn SpillStore,
 ) -> Result<CappedMcp, CapError> {
+    cap_mcp_lifting(
+        capper,
+        result,
+        budget,
+        call,
+        options,
+        store,
+        lift::LIFT_MIN_BYTES,
+    )
+}
+
+/// [`cap_mcp`], lifting a text out of the result's JSON when its raw
+/// string takes at least `lift_min` bytes ([`lift`]; tests move it).
+fn cap_mcp_lifting(
+    capper: &Capper,
+    result: String,
+    budget: &Budget,
+    call: &Call,
+    options: McpOptions,
+    store: &mut dyn SpillStore,
+    lift_min: usize,
+) -> Result<CappedMcp, CapError> {
     budget.validate(capper.room())?;
     let parsed = blocks::parse(&result)?;
+    let Some(target) = lift::target(&result, &parsed, budget, lift_min) else {
+        let (fitted, out) = cap_parsed(capper, &parsed, None, budget, call, options, store)?;
+        drop(parsed);
+        return Ok(fitted.into_result(out.unwrap_or(result)));
+    };
+    // One text is huge and will be cut: it is decoded where the JSON was.
+    drop(parsed);
+    let lifted = lift::lift(result, target);
+    let parsed = blocks::parse(&lifted.json)?;
+    let text = Some((lifted.block, lifted.text));
+    let (fitted, out) = cap_parsed(capper, &parsed, text, budget, call, options, store)?;
+    let out = match out {
+        Some(out) => out,
+        // Not reached (a lifted text is cut); should it be, the result
+        // keeps its text, written anew.
+        None => {
+            let text = fitted.parts.get(lifted.block).and_then(part_text);
+            lift::restore(&lifted.json, lifted.at, text.unwrap_or_default())
+        }
+    };
+    Ok(fitted.into_result(out))
+}
+
+/// [`cap_mcp`] of a parsed result, whose block `lifted.0` has the text
+/// `lifted.1` (lifted out of its JSON). The output is `None` when it is
+/// the input as received.
+fn cap_parsed(
+    capper: &Capper,
+    parsed: &blocks::McpResult<'_>,
+    lifted: Option<(usize, String)>,
+    budget: &Budget,
+    call: &Call,
+    options: McpOptions,
+    store: &mut dyn SpillStore,
+) -> Result<(Fitted, Option<String>), CapError> {
     let call = Call {
         is_error: call.is_error || parsed.is_error,
         ..call.clone()
     };
-    let parts: Vec<Part> = parsed.blocks.iter().map(|b| blocks::part_of(b)).collect();
-    let textual: Vec<bool> = parts
-        .iter()
-        .map(|p| match p {
-            Part::Text(_) => true,
-            Part::Resource(r) => r.text.is_some(),
-            _ => false,
-        })
-        .collect();
-    let extras = extras::Extras::of(&parsed, &parts, capper.estimator(), budget);
+    let mut parts: Vec<Part> = parsed.blocks.iter().map(|b| blocks::part_of(b)).collect();
+    if let Some((block, text)) = lifted {
+        match parts.get_mut(block) {
+            Some(Part::Text(t)) => *t = text,
+            Some(Part::Resource(r)) => r.text = Some(text),
+            _ => unreachable!("a lifted text is a textual block's"),
+        }
+    }
+    let textual: Vec<bool> = parts.iter().map(|p| part_text(p).is_some()).collect();
+    let extras = extras::Extras::of(parsed, &parts, capper.estimator(), budget);
     // With redaction, every string the model can be shown is redacted, the
     // structured content first: its redacted size is what the budget sees.
     let mut shown = capper.redactor().map(Shown::new);
@@ -102,14 +160,13 @@ pub fn cap_mcp(
     };
     let structured = Structured::of(parsed.structured, structured_shown.as_deref());
     let mut capped = fit(
-        capper, parts, &parsed, extras, structured, budget, &call, store,
+        capper, parts, parsed, extras, structured, budget, &call, store,
     )?;
     if !capped.changed() && shown.is_none() {
-        drop(parsed);
-        return Ok(capped.into_result(result));
+        return Ok((capped, None));
     }
     let out = write(
-        &parsed,
+        parsed,
         &capped,
         &textual,
         options,
@@ -120,10 +177,18 @@ pub fn cap_mcp(
         merge_counts(&mut capped.report.redactions, &shown.counts);
     }
     if !capped.changed() {
-        drop(parsed);
-        return Ok(capped.into_result(result));
+        return Ok((capped, None));
     }
-    Ok(capped.into_result(out))
+    Ok((capped, Some(out)))
+}
+
+/// The text of a textual part.
+fn part_text(part: &Part) -> Option<&str> {
+    match part {
+        Part::Text(t) => Some(t),
+        Part::Resource(r) => r.text.as_deref(),
+        _ => None,
+    }
 }
 
 /// The structured content as received, and as the model is shown it.

@@ -336,6 +336,8 @@ impl Router {
         };
         // The line's credit goes with the last message it became.
         let mut credit = Some(credit);
+        // A line forwarded whole is moved on, not copied (it may be huge).
+        let mut bytes = Some(bytes);
         let count = routes.len();
         for (i, (part, route)) in routes.into_iter().enumerate() {
             let credit = if i + 1 == count {
@@ -344,7 +346,11 @@ impl Router {
                 Credit::none()
             };
             match (route, part) {
-                (Route::Forward, None) => self.to_client(bytes.clone(), credit),
+                (Route::Forward, None) => {
+                    if let Some(line) = bytes.take() {
+                        self.to_client(line, credit);
+                    }
+                }
                 (Route::Forward, Some(part)) => self.to_client(part.into_bytes(), credit),
                 (Route::Replace(message), _) => self.to_client(message, credit),
                 (Route::Drop, _) => {}

@@ -75,41 +75,64 @@ pub(crate) fn parse(text: &str) -> Result<McpResult<'_>, CapError> {
 /// including a known type with a field missing or of the wrong kind, is an
 /// `other` part holding the block's JSON.
 pub(crate) fn part_of(block: &RawValue) -> Part {
-    known_part(block).unwrap_or_else(|| Part::Other(block.get().to_owned()))
+    Members::of(block)
+        .and_then(|members| known_part(&members, &json::string))
+        .unwrap_or_else(|| Part::Other(block.get().to_owned()))
 }
 
-fn known_part(block: &RawValue) -> Option<Part> {
+/// The raw JSON string of the text of a block that maps to a textual part
+/// (a `text` block's `text`, a `resource` block's resource `text`), found
+/// without decoding it.
+pub(crate) fn text_string(block: &RawValue) -> Option<&RawValue> {
     let members = Members::of(block)?;
-    let string_member = |key: &str| members.get(key).and_then(json::string);
-    match string_member("type")?.as_str() {
-        "text" => Some(Part::Text(string_member("text")?)),
-        "image" => Some(Part::Image(media(&members)?)),
-        "audio" => Some(Part::Audio(media(&members)?)),
-        "resource" => resource(members.get("resource")?).map(Part::Resource),
+    // Texts, media data and blobs are only checked to be strings.
+    let undecoded = |raw: &RawValue| (json::kind(raw) == Kind::String).then(String::new);
+    match known_part(&members, &undecoded)? {
+        Part::Text(_) => members.get("text"),
+        Part::Resource(Resource { text: Some(_), .. }) => {
+            Members::of(members.get("resource")?)?.get("text")
+        }
         _ => None,
     }
 }
 
-fn media(members: &Members<'_>) -> Option<Media> {
+/// [`part_of`] of a known block (its `members`), its texts, media data
+/// and blobs decoded by `long` (other strings are short and decoded as
+/// usual).
+fn known_part(members: &Members<'_>, long: &dyn Fn(&RawValue) -> Option<String>) -> Option<Part> {
+    let string_member = |key: &str| members.get(key).and_then(json::string);
+    match string_member("type")?.as_str() {
+        "text" => Some(Part::Text(members.get("text").and_then(long)?)),
+        "image" => Some(Part::Image(media(members, long)?)),
+        "audio" => Some(Part::Audio(media(members, long)?)),
+        "resource" => resource(members.get("resource")?, long).map(Part::Resource),
+        _ => None,
+    }
+}
+
+fn media(members: &Members<'_>, long: &dyn Fn(&RawValue) -> Option<String>) -> Option<Media> {
     Some(Media {
-        data: members.get("data").and_then(json::string)?,
+        data: members.get("data").and_then(long)?,
         mime_type: members.get("mimeType").and_then(json::string)?,
     })
 }
 
 /// An embedded resource with a string `uri` and a string `text` or `blob`
-/// (any other field of the wrong kind makes the block `other`).
-fn resource(raw: &RawValue) -> Option<Resource> {
+/// (any other field of the wrong kind makes the block `other`); its text
+/// and blob decoded by `long`.
+fn resource(raw: &RawValue, long: &dyn Fn(&RawValue) -> Option<String>) -> Option<Resource> {
     let members = Members::of(raw)?;
-    let optional = |key: &str| match members.get(key) {
-        None => Some(None),
-        Some(v) => json::string(v).map(Some),
-    };
+    let optional_with =
+        |key: &str, decode: &dyn Fn(&RawValue) -> Option<String>| match members.get(key) {
+            None => Some(None),
+            Some(v) => decode(v).map(Some),
+        };
+    let optional = |key: &str| optional_with(key, &json::string);
     let resource = Resource {
         uri: members.get("uri").and_then(json::string)?,
         mime_type: optional("mimeType")?,
-        text: optional("text")?,
-        blob: optional("blob")?,
+        text: optional_with("text", long)?,
+        blob: optional_with("blob", long)?,
     };
     (resource.text.is_some() || resource.blob.is_some()).then_some(resource)
 }

@@ -114,24 +114,30 @@ pub(crate) fn string(raw: &RawValue) -> Option<String> {
     let mut rest = body;
     while let Some(at) = memchr::memchr(b'\\', rest.as_bytes()) {
         out.push_str(&rest[..at]);
-        let escape = &rest[at + 1..];
-        let (c, used) = match escape.as_bytes().first()? {
-            b'"' => ('"', 1),
-            b'\\' => ('\\', 1),
-            b'/' => ('/', 1),
-            b'b' => ('\u{8}', 1),
-            b'f' => ('\u{c}', 1),
-            b'n' => ('\n', 1),
-            b'r' => ('\r', 1),
-            b't' => ('\t', 1),
-            b'u' => unicode_escape(escape)?,
-            _ => return None,
-        };
+        let escape_text = &rest[at + 1..];
+        let (c, used) = escape(escape_text)?;
         out.push(c);
-        rest = &escape[used..];
+        rest = &escape_text[used..];
     }
     out.push_str(rest);
     Some(out)
+}
+
+/// The character of the escape `escape` starts with (what follows its
+/// backslash), and the bytes it used; `None` when it is not one.
+pub(crate) fn escape(escape: &str) -> Option<(char, usize)> {
+    Some(match escape.as_bytes().first()? {
+        b'"' => ('"', 1),
+        b'\\' => ('\\', 1),
+        b'/' => ('/', 1),
+        b'b' => ('\u{8}', 1),
+        b'f' => ('\u{c}', 1),
+        b'n' => ('\n', 1),
+        b'r' => ('\r', 1),
+        b't' => ('\t', 1),
+        b'u' => unicode_escape(escape)?,
+        _ => return None,
+    })
 }
 
 /// The character of a `uXXXX` escape (a surrogate pair takes the `\uXXXX`

@@ -630,3 +630,162 @@ fn small_blocks_beside_the_texts_keep_their_place_and_take_their_room() {
     let roomy = text.len() as u32 + link.len() as u32 + 100;
     assert_eq!(run(&input, roomy, &mut Memory::default()).result, input);
 }
+
+// ---- a huge text lifted out of the JSON gives the same result ----
+
+/// A result of `cap_mcp`, and the spills it saved (name, content).
+type CappedAndSaved = (Result<CappedMcp, CapError>, Vec<(String, Vec<u8>)>);
+
+/// `cap_mcp` of `input` with every text sure to be cut lifted out of the
+/// JSON (`lift_min` 0), and never lifted: the results and the spills.
+fn lifted_and_not(
+    capper: &Capper,
+    input: &str,
+    budget: &Budget,
+    options: McpOptions,
+) -> [CappedAndSaved; 2] {
+    [0, usize::MAX].map(|lift_min| {
+        let mut store = Memory::default();
+        let out = cap_mcp_lifting(
+            capper,
+            input.to_owned(),
+            budget,
+            &Call::new("c1"),
+            options,
+            &mut store,
+            lift_min,
+        );
+        (out, store.0)
+    })
+}
+
+fn assert_lifting_changes_nothing(capper: &Capper, input: &str, budget: &Budget) {
+    for resource_link in [false, true] {
+        let [lifted, kept] = lifted_and_not(capper, input, budget, McpOptions { resource_link });
+        assert_eq!(lifted, kept, "{input}");
+    }
+}
+
+/// A text with every kind of escape and raw UTF-8, `n` lines of it.
+fn escaped_text(n: usize) -> String {
+    (0..n)
+        .map(|i| format!("line {i}: \"q\" back\\slash /slash tab\t é 中 😀 \u{1} \u{ffff} end\n"))
+        .collect()
+}
+
+/// The JSON of `text` as `serde_json` writes it, and with `\/`, `\u`
+/// escapes of every non-ASCII character (surrogate pairs for the astral
+/// ones, upper and lower case hex).
+fn written_both_ways(text: &str) -> [String; 2] {
+    let plain = serde_json::to_string(text).unwrap();
+    let mut escaped = String::from("\"");
+    for (i, c) in text.chars().enumerate() {
+        match c {
+            '/' => escaped.push_str("\\/"),
+            '"' => escaped.push_str("\\\""),
+            '\\' => escaped.push_str("\\\\"),
+            '\n' => escaped.push_str("\\n"),
+            c if c.is_ascii() && !c.is_ascii_control() => escaped.push(c),
+            c => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    if i % 2 == 0 {
+                        escaped.push_str(&format!("\\u{u:04x}"));
+                    } else {
+                        escaped.push_str(&format!("\\u{u:04X}"));
+                    }
+                }
+            }
+        }
+    }
+    escaped.push('"');
+    [plain, escaped]
+}
+
+#[test]
+fn a_lifted_text_gives_the_result_and_spill_of_one_decoded_apart() {
+    let text = escaped_text(300);
+    let mut large = capper();
+    // The one-pass preview of a large text, reached with a small one.
+    large.set_large_input(4000);
+    let redacts = [redacting(false), redacting(true)];
+    let cappers = [&capper(), &large, &redacts[0], &redacts[1]];
+    for raw in written_both_ways(&text) {
+        let results = [
+            format!(r#"{{"content":[{{"type":"text","text":{raw}}}]}}"#),
+            // Annotations, a repeated text (the last one counts), other
+            // blocks, structured content, `_meta`, extras, `isError`.
+            format!(
+                r#"{{"isError":true,"content":[{IMAGE},{{"text":"first","type":"text","text":{raw},"annotations":{{"priority":0.5}}}},{{"type":"text","text":"small one"}}],"structuredContent":{{"n":1}},"_meta":{{"m":"v"}},"extra":[1]}}"#
+            ),
+            // An embedded resource's text, with and without a blob.
+            format!(
+                r#"{{"content":[{{"type":"resource","resource":{{"uri":"file:///a","mimeType":"text/plain","text":{raw}}}}}]}}"#
+            ),
+            format!(
+                r#"{{"content":[{{"type":"text","text":"before"}},{{"type":"resource","resource":{{"uri":"file:///b","text":{raw},"blob":"AAEC"}}}}]}}"#
+            ),
+            // Two huge texts: the larger is lifted.
+            format!(
+                r#"{{"content":[{{"type":"text","text":{raw}}},{{"type":"text","text":{}}}]}}"#,
+                serde_json::to_string(&lines("other", 400)).unwrap()
+            ),
+            // Structured content too big to keep.
+            format!(
+                r#"{{"content":[{{"type":"text","text":{raw}}}],"structuredContent":{{"rows":{}}}}}"#,
+                serde_json::to_string(&lines("row", 200)).unwrap()
+            ),
+        ];
+        for input in &results {
+            for capper in cappers {
+                for max_bytes in [1500, 3000, 9000, 1 << 20, 0] {
+                    let budget = budget(max_bytes);
+                    assert_lifting_changes_nothing(capper, input, &budget);
+                }
+                let lines_and_tokens = Budget {
+                    max_lines: Some(40),
+                    max_tokens: Some(900),
+                    ..budget(4000)
+                };
+                assert_lifting_changes_nothing(capper, input, &lines_and_tokens);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_text_redacted_to_fit_is_written_anew_when_lifted() {
+    // Over the budget as received, within it once its secrets are replaced.
+    let secrets = format!("token {GH} ").repeat(40);
+    let budget = budget(secrets.len() as u32 - 200);
+    let input = json!({"content": [{"type": "text", "text": secrets, "annotations": {"n": 1}}]})
+        .to_string();
+    let capper = redacting(false);
+    let [(lifted, _), (kept, _)] = lifted_and_not(&capper, &input, &budget, McpOptions::default());
+    let lifted = lifted.unwrap();
+    assert!(!lifted.report.truncated && !lifted.report.redactions.is_empty());
+    assert_eq!(lifted, kept.unwrap());
+    assert!(!lifted.result.contains(GH));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn lifting_any_text_changes_no_result(
+        chars in proptest::collection::vec(proptest::char::any(), 400..2000),
+        newlines in proptest::collection::vec(0usize..6000, 0..80),
+        max_bytes in 1200u32..3000,
+        escaped in proptest::bool::ANY,
+    ) {
+        let mut text: String = chars.into_iter().collect();
+        for at in newlines {
+            let at = (0..=at.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            text.insert(at, '\n');
+        }
+        let raw = written_both_ways(&text)[usize::from(escaped)].clone();
+        let input = format!(r#"{{"content":[{{"type":"text","text":{raw}}}]}}"#);
+        let [lifted, kept] = lifted_and_not(&capper(), &input, &budget(max_bytes), McpOptions::default());
+        proptest::prop_assert_eq!(lifted, kept);
+    }
+}

@@ -116,6 +116,8 @@ impl Session {
                 );
                 return self.fail(&peek, HTTP_ERROR, why).await;
             }
+            // The new session gets its stream of server messages too.
+            Arc::clone(&self).start_listening();
             response = match self.post(&message).await {
                 Ok(response) => response,
                 Err(why) => return self.fail(&peek, SERVER_GONE, why).await,
@@ -340,6 +342,7 @@ impl Session {
         let mut last_event_id: Option<String> = None;
         let mut wait = RETRY_FIRST;
         loop {
+            let generation = self.state().generation;
             match self.get_stream(last_event_id.as_deref()).await {
                 Ok(response) if response.status() == StatusCode::METHOD_NOT_ALLOWED => break,
                 Ok(response) if response.status().is_success() && is_event_stream(&response) => {
@@ -351,8 +354,14 @@ impl Session {
                     }
                 }
                 Ok(response) if response.status() == StatusCode::NOT_FOUND => {
-                    // The session ended; the next request opens a new one.
-                    break;
+                    if self.state().generation == generation {
+                        // The session ended; the next request opens a new
+                        // one, and this stream with it.
+                        break;
+                    }
+                    // A new session was opened meanwhile: listen on it.
+                    last_event_id = None;
+                    continue;
                 }
                 Ok(response) => {
                     let why = self.http_error(response).await;

@@ -44,32 +44,16 @@ class Proxy:
     key_file: Path
     logs: Path
 
+    def _toolcap(self) -> list[str]:
+        """`toolcap mcp` with this test's spill dir and key file."""
+        return [toolcap_bin(), "mcp", "--spill-dir", str(self.spill_dir), "--key-file", str(self.key_file)]
+
     def argv_url(self, url: str, *options: str) -> list[str]:
         """`toolcap mcp --url`: a remote server over Streamable HTTP."""
-        return [
-            toolcap_bin(),
-            "mcp",
-            "--spill-dir",
-            str(self.spill_dir),
-            "--key-file",
-            str(self.key_file),
-            "--url",
-            url,
-            *options,
-        ]
+        return [*self._toolcap(), "--url", url, *options]
 
     def argv(self, server: list[str], *options: str) -> list[str]:
-        return [
-            toolcap_bin(),
-            "mcp",
-            "--spill-dir",
-            str(self.spill_dir),
-            "--key-file",
-            str(self.key_file),
-            *options,
-            "--",
-            *server,
-        ]
+        return [*self._toolcap(), *options, "--", *server]
 
 
 def run(body: Callable[[], Awaitable[T]], limit: float = SAFETY_SECONDS) -> T:

@@ -20,7 +20,6 @@ use std::time::{Duration, Instant};
 
 use super::Setup;
 use super::lines::Event;
-use super::remote::{HeaderSpec, parse_header};
 use crate::config::FileConfig;
 use crate::failure::Failure;
 use crate::log;
@@ -71,14 +70,12 @@ pub fn options(args: &McpArgs, file: &FileConfig) -> Result<Option<Listen>, Fail
         .or_else(|| file.client_token.clone());
     let token = match template {
         Some(template) => {
-            let spec: HeaderSpec = parse_header(&format!("Authorization: {template}"))
+            let token = super::remote::expand_env(&template, |name| std::env::var(name).ok())
                 .map_err(|e| Failure::usage(format!("--client-token: {e}")))?;
-            let resolved = super::remote::resolve_value(&spec, |name| std::env::var(name).ok())
-                .map_err(|e| Failure::usage(format!("--client-token: {e}")))?;
-            if resolved.is_empty() {
+            if token.trim().is_empty() {
                 return Err(Failure::usage("--client-token is empty"));
             }
-            Some(resolved)
+            Some(token.trim().to_owned())
         }
         None => None,
     };

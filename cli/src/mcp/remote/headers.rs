@@ -59,7 +59,7 @@ pub fn resolve(
                     spec.name
                 ));
             }
-            let text = expand(&spec.template, &env)
+            let text = expand_env(&spec.template, &env)
                 .map_err(|why| format!("the header `{}`: {why}", spec.name))?;
             let mut value = HeaderValue::from_str(&text).map_err(|_| {
                 format!(
@@ -73,17 +73,9 @@ pub fn resolve(
         .collect()
 }
 
-/// The value of `spec` with `${NAME}` replaced, as text (for a token the
-/// proxy checks rather than sends).
-pub fn resolve_value(
-    spec: &HeaderSpec,
-    env: impl Fn(&str) -> Option<String>,
-) -> Result<String, String> {
-    expand(&spec.template, &env)
-}
-
-/// `template` with every `${NAME}` replaced.
-fn expand(template: &str, env: &impl Fn(&str) -> Option<String>) -> Result<String, String> {
+/// `template` with every `${NAME}` replaced by the environment variable's
+/// value (`$${` stays a literal `${`): header values and the client token.
+pub fn expand_env(template: &str, env: impl Fn(&str) -> Option<String>) -> Result<String, String> {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(at) = rest.find('$') {

@@ -17,7 +17,7 @@ use reqwest::header::HeaderMap;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-pub use self::headers::{HeaderSpec, parse_header, resolve_value};
+pub use self::headers::{HeaderSpec, expand_env, parse_header};
 use self::inbox::Inbox;
 use self::session::Session;
 use super::lines::{Event, Flow, Outgoing};

@@ -51,6 +51,7 @@ pub mod notice;
 pub mod parts;
 pub mod plan;
 pub mod prune;
+mod raw_json;
 pub mod read_tool;
 pub mod readback;
 pub mod redact;

@@ -22,10 +22,9 @@
 
 mod blocks;
 mod extras;
-mod json;
+
 mod lift;
 pub mod meta;
-mod shown;
 
 use std::borrow::Cow;
 
@@ -38,10 +37,12 @@ use crate::error::CapError;
 use crate::naming;
 use crate::notice::{self, Saved};
 use crate::parts::{Part, Placed, cap_parts_checking_cut, cut_layout, joined_text};
+use crate::raw_json as json;
+use crate::redact::json::Shown;
+use crate::redact::merge_counts;
 use crate::refs::OverflowRef;
 use crate::text::count_lines;
 use meta::DroppedStructured;
-pub(crate) use shown::Shown;
 
 /// How a result that did not fit is shaped. Mirrors WIT `mcp-options`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -205,17 +206,6 @@ impl<'a> Structured<'a> {
             shown: shown.unwrap_or(received),
         })
     }
-}
-
-/// Add `more` to the report's `(kind, count)` list, sorted by kind.
-pub(crate) fn merge_counts(counts: &mut Vec<(String, u64)>, more: &crate::redact::Redactions) {
-    for (kind, n) in more.iter() {
-        match counts.iter_mut().find(|(k, _)| k == kind) {
-            Some((_, total)) => *total += n,
-            None => counts.push((kind.to_owned(), n)),
-        }
-    }
-    counts.sort();
 }
 
 /// The texts capped and the structured content's fate.

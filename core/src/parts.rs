@@ -194,7 +194,7 @@ pub fn cap_parts(
 /// valid; a part that is not JSON as text) and a resource's URI. Media data
 /// and blobs are not text and stay.
 fn redact_beyond_text(redactor: &crate::redact::Redactor, capped: &mut CappedParts) {
-    let mut shown = crate::mcp::Shown::new(redactor);
+    let mut shown = crate::redact::json::Shown::new(redactor);
     for part in &mut capped.parts {
         match part {
             Part::Other(json) => {
@@ -214,7 +214,7 @@ fn redact_beyond_text(redactor: &crate::redact::Redactor, capped: &mut CappedPar
             _ => {}
         }
     }
-    crate::mcp::merge_counts(&mut capped.report.redactions, &shown.counts);
+    crate::redact::merge_counts(&mut capped.report.redactions, &shown.counts);
 }
 
 /// [`cap_parts`] under a budget checked only when the text must be cut (a

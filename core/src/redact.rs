@@ -30,6 +30,7 @@
 //! that straddles such a cut is not found.
 
 mod assign;
+pub(crate) mod json;
 mod pem;
 mod tokens;
 
@@ -526,6 +527,17 @@ fn units(line: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Byte classes shared by the detectors.
+/// Add `more` to the report's `(kind, count)` list, sorted by kind.
+pub(crate) fn merge_counts(counts: &mut Vec<(String, u64)>, more: &Redactions) {
+    for (kind, n) in more.iter() {
+        match counts.iter_mut().find(|(k, _)| k == kind) {
+            Some((_, total)) => *total += n,
+            None => counts.push((kind.to_owned(), n)),
+        }
+    }
+    counts.sort();
+}
+
 mod class {
     /// Letters and digits.
     pub(super) fn alnum(b: u8) -> bool {

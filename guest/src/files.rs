@@ -9,7 +9,9 @@ use wasi::filesystem::types::{
 };
 
 use crate::fs_error::to_cap_error;
-use crate::spill_dir::write_new;
+
+/// Bytes per `write` call: large, so a 64 MiB spill is a few host calls.
+const WRITE_CHUNK: usize = 4 << 20;
 
 /// Nanoseconds since the Unix epoch, by the host's wall clock.
 pub fn now_ns() -> u64 {
@@ -236,4 +238,30 @@ pub fn missing_message(dir: &Descriptor, name: &str, path: &str) -> String {
             || catalog::unknown_message(path),
             |ms| catalog::expired_message(path, ms),
         )
+}
+
+/// Write `content` as a new file `name` (created exclusively).
+fn write_new(dir: &Descriptor, name: &str, content: &[u8]) -> Result<(), CapError> {
+    let file = dir
+        .open_at(
+            PathFlags::empty(),
+            name,
+            OpenFlags::CREATE | OpenFlags::EXCLUSIVE,
+            DescriptorFlags::WRITE,
+        )
+        .map_err(|e| to_cap_error("cannot create the spill file", e))?;
+    let mut offset = 0;
+    while offset < content.len() {
+        let end = (offset + WRITE_CHUNK).min(content.len());
+        let written = file
+            .write(&content[offset..end], offset as u64)
+            .map_err(|e| to_cap_error("cannot write the spill file", e))?;
+        if written == 0 {
+            return Err(CapError::Io(
+                "cannot write the spill file: no progress".into(),
+            ));
+        }
+        offset += written as usize;
+    }
+    Ok(())
 }

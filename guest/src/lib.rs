@@ -16,6 +16,7 @@ mod files;
 mod fs_error;
 mod listing;
 mod session;
+mod session_state;
 mod spill_dir;
 mod store;
 mod stream;

@@ -1,7 +1,6 @@
 //! The `session` resource: one thread's capper and spill folder.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::rc::Rc;
 
 use toolcap_core::readback::RedactedFile;
@@ -11,7 +10,8 @@ use crate::bindings::exports::toolcap::tool_output_cap::capper::{self, GuestSess
 use crate::bindings::toolcap::tool_output_cap::types;
 use crate::convert::{self, CapResult};
 use crate::listing;
-use crate::spill_dir::{CallStore, SpillDir, SpillFile};
+use crate::session_state::Inner;
+use crate::spill_dir::{SpillDir, SpillFile};
 
 /// Bytes of a random key drawn when the host gives none.
 const RANDOM_KEY_BYTES: u64 = 32;
@@ -19,49 +19,6 @@ const RANDOM_KEY_BYTES: u64 = 32;
 /// State behind one `session` handle, shared with its streams.
 pub struct Session {
     inner: Rc<Inner>,
-}
-
-/// What a session and the streams it starts share.
-pub struct Inner {
-    /// Mutable only by `calibrate`, which moves the token scale.
-    pub capper: RefCell<Capper>,
-    pub spill: SpillDir,
-    /// Files the read tool found to match their reference, with their size:
-    /// each is read whole once per session, not on every page.
-    pub checked: RefCell<HashSet<(String, u64)>>,
-}
-
-impl Inner {
-    /// Resolve a path given by the model or host (a display path or
-    /// `<thread>/<file>`) to a file of this thread and open it.
-    pub fn open(&self, path: &str) -> Result<SpillFile, toolcap_core::CapError> {
-        let capper = self.capper.borrow();
-        let scheme = capper.scheme();
-        let name = scheme.resolve(path)?;
-        self.spill.open_file(scheme.thread_dir(), name, path)
-    }
-
-    /// [`open`](Self::open), read as the model is shown it: redacted when
-    /// the session redacts (offsets stay those of the saved file).
-    pub fn open_shown(
-        &self,
-        path: &str,
-    ) -> Result<RedactedFile<SpillFile>, toolcap_core::CapError> {
-        let file = self.open(path)?;
-        RedactedFile::new(file, self.capper.borrow().redactor())
-    }
-
-    pub fn store(&self) -> CallStore<'_> {
-        CallStore {
-            dir: &self.spill,
-            retention_seconds: self.retention_seconds(),
-        }
-    }
-
-    /// What this session's notices promise.
-    pub fn retention_seconds(&self) -> Option<u64> {
-        self.capper.borrow().settings().notice.retention_seconds
-    }
 }
 
 impl std::ops::Deref for Session {

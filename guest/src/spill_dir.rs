@@ -13,8 +13,6 @@ use crate::files;
 use crate::fs_error::{describe, to_cap_error};
 use toolcap_core::catalog;
 
-/// Bytes per `write` call: large, so a 64 MiB spill is a few host calls.
-const WRITE_CHUNK: usize = 4 << 20;
 /// Folder depth `purge` descends into. Spill folders are one level deep; a
 /// bound keeps a hostile tree from exhausting the guest's stack.
 const MAX_PURGE_DEPTH: u32 = 64;
@@ -155,32 +153,6 @@ impl SpillStore for CallStore<'_> {
             files::renew_meta(&dir, name, bytes, lines, self.retention_seconds);
         }
     }
-}
-
-/// Write `content` as a new file `name` (created exclusively).
-pub fn write_new(dir: &Descriptor, name: &str, content: &[u8]) -> Result<(), CapError> {
-    let file = dir
-        .open_at(
-            PathFlags::empty(),
-            name,
-            OpenFlags::CREATE | OpenFlags::EXCLUSIVE,
-            DescriptorFlags::WRITE,
-        )
-        .map_err(|e| to_cap_error("cannot create the spill file", e))?;
-    let mut offset = 0;
-    while offset < content.len() {
-        let end = (offset + WRITE_CHUNK).min(content.len());
-        let written = file
-            .write(&content[offset..end], offset as u64)
-            .map_err(|e| to_cap_error("cannot write the spill file", e))?;
-        if written == 0 {
-            return Err(CapError::Io(
-                "cannot write the spill file: no progress".into(),
-            ));
-        }
-        offset += written as usize;
-    }
-    Ok(())
 }
 
 /// Remove everything in `dir`, not following links; bytes of files removed

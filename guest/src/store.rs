@@ -223,14 +223,50 @@ impl capper::GuestSpillStore for Store {
     }
 
     fn stats(&self) -> CapResult<types::StoreStats> {
-        self.walk()
-            .map(convert::store_stats)
-            .map_err(convert::error)
+        self.walk().map(store_stats).map_err(convert::error)
     }
 
     fn sweep(&self, policy: types::RetentionPolicy) -> CapResult<types::SweepReport> {
         self.sweep(convert::retention_policy(policy))
-            .map(convert::sweep_report)
+            .map(sweep_report)
             .map_err(convert::error)
+    }
+}
+
+fn sweep_reason(r: SweepReason) -> types::SweepReason {
+    use SweepReason as R;
+    match r {
+        R::Age => types::SweepReason::Age,
+        R::TotalBytes => types::SweepReason::TotalBytes,
+        R::FileCount => types::SweepReason::FileCount,
+        R::StaleTemporary => types::SweepReason::StaleTemporary,
+    }
+}
+
+fn sweep_report(s: Swept) -> types::SweepReport {
+    types::SweepReport {
+        deleted: s
+            .deleted
+            .into_iter()
+            .map(|(f, reason)| types::SweptFile {
+                created_ms: f.created_ms(),
+                relative_path: f.relative_path,
+                bytes: f.bytes,
+                reason: sweep_reason(reason),
+            })
+            .collect(),
+        kept_files: s.kept_files,
+        kept_bytes: s.kept_bytes,
+        skipped: s.skipped,
+    }
+}
+
+fn store_stats(w: Walk) -> types::StoreStats {
+    types::StoreStats {
+        threads: w.threads,
+        files: w.spills.len() as u64,
+        bytes: w.spills.iter().map(|s| s.bytes).sum(),
+        oldest_ms: w.spills.iter().map(|s| s.created_ms()).min(),
+        newest_ms: w.spills.iter().map(|s| s.created_ms()).max(),
     }
 }

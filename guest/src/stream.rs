@@ -13,7 +13,7 @@ use crate::bindings::toolcap::tool_output_cap::types;
 use crate::convert::{self, CapResult};
 use crate::files;
 use crate::fs_error::to_cap_error;
-use crate::session::Inner;
+use crate::session_state::Inner;
 
 /// State behind one `cap-stream` handle.
 pub struct Stream {

@@ -4,11 +4,6 @@
 use std::fmt;
 use std::time::Duration;
 
-use wasmtime::Trap;
-
-use crate::Error;
-use crate::memory::MemoryLimiter;
-
 /// Default memory limit: 256 MiB of linear memory. A cap of a 64 MiB output
 /// grows the component to about 65 MiB, and `cap_parts` or `prune` of 64 MiB
 /// to about 130 MiB (the text is copied once more), so every function handles
@@ -21,7 +16,7 @@ pub const DEFAULT_CALL_DEADLINE: Duration = Duration::from_secs(30);
 
 /// Resource limits of one session's store (and of a `classify` call).
 ///
-/// A call that would exceed them fails with [`Error::LimitExceeded`], which
+/// A call that would exceed them fails with [`Error::LimitExceeded`](crate::Error::LimitExceeded), which
 /// says which limit and by how much. An input that
 /// cannot fit in the memory limit is refused before the component sees it,
 /// and the session stays usable; a call stopped inside the component leaves
@@ -47,7 +42,7 @@ impl Default for Limits {
     }
 }
 
-/// Which limit stopped a call: [`Error::LimitExceeded`].
+/// Which limit stopped a call: [`Error::LimitExceeded`](crate::Error::LimitExceeded).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LimitExceeded {
     /// Refused before the call: the input plus the component's own memory
@@ -115,22 +110,4 @@ impl std::error::Error for LimitExceeded {}
 /// `bytes` in MiB with one decimal, as limits are usually chosen.
 fn mib(bytes: u64) -> String {
     format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
-}
-
-/// The error for a call that failed inside the runtime: a trap caused by one
-/// of `limits` names that limit (the trap itself, an `unreachable` or an
-/// interrupt with a wasm backtrace, adds nothing), anything else passes through.
-pub(crate) fn explain(err: wasmtime::Error, memory: &MemoryLimiter, limits: &Limits) -> Error {
-    let interrupted = matches!(err.downcast_ref::<Trap>(), Some(Trap::Interrupt));
-    let limit = if interrupted {
-        limits
-            .call_deadline
-            .map(|deadline| LimitExceeded::Deadline { deadline })
-    } else {
-        memory.refused_this_call()
-    };
-    match limit {
-        Some(limit) => limit.into(),
-        None => err.into(),
-    }
 }

@@ -1,9 +1,10 @@
 //! The store's memory limit: wasmtime's `StoreLimits`, plus a record of what
 //! the component asked for, so a trap after a refused growth can be named.
 
-use wasmtime::{ResourceLimiter, StoreLimits, StoreLimitsBuilder};
+use wasmtime::{ResourceLimiter, StoreLimits, StoreLimitsBuilder, Trap};
 
-use crate::limits::LimitExceeded;
+use crate::Error;
+use crate::limits::{LimitExceeded, Limits};
 
 /// Applies a memory limit to one store and remembers sizes and refusals.
 #[derive(Debug, Default)]
@@ -19,6 +20,24 @@ pub(crate) struct MemoryLimiter {
 }
 
 impl MemoryLimiter {
+    /// The error for a call that failed inside the runtime: a trap caused by one
+    /// of `limits` names that limit (the trap itself, an `unreachable` or an
+    /// interrupt with a wasm backtrace, adds nothing), anything else passes through.
+    pub(crate) fn explain(&self, err: wasmtime::Error, limits: &Limits) -> Error {
+        let interrupted = matches!(err.downcast_ref::<Trap>(), Some(Trap::Interrupt));
+        let limit = if interrupted {
+            limits
+                .call_deadline
+                .map(|deadline| LimitExceeded::Deadline { deadline })
+        } else {
+            self.refused_this_call()
+        };
+        match limit {
+            Some(limit) => limit.into(),
+            None => err.into(),
+        }
+    }
+
     /// Limits growth to `limit` bytes from now on (`None`: no limit).
     pub(crate) fn set_limit(&mut self, limit: Option<usize>) {
         let builder = StoreLimitsBuilder::new();

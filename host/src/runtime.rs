@@ -9,7 +9,7 @@ use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConf
 
 use crate::bindings::{ToolOutputCap, ToolOutputCapPre};
 use crate::deadline::{Running, Ticker};
-use crate::limits::{self, Limits};
+use crate::limits::Limits;
 use crate::recycle::Recycling;
 use crate::sandbox::Sandbox;
 use crate::session::{Session, SessionConfig};
@@ -118,7 +118,7 @@ impl ToolCap {
             .toolcap_tool_output_cap_errors()
             .call_classify(&mut store, status, body);
         drop(running);
-        kind.map_err(|err| limits::explain(err, &store.data().memory, &limits))
+        kind.map_err(|err| store.data().memory.explain(err, &limits))
     }
 
     /// A fresh store around `sandbox` under `limits`, and the component
@@ -134,7 +134,7 @@ impl ToolCap {
         let running = self.arm(&mut store, limits)?;
         let exports = self.inner.pre.instantiate(&mut store);
         drop(running);
-        let exports = exports.map_err(|err| limits::explain(err, &store.data().memory, limits))?;
+        let exports = exports.map_err(|err| store.data().memory.explain(err, limits))?;
         Ok((store, exports))
     }
 

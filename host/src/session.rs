@@ -8,9 +8,8 @@ use wasmtime::component::ResourceAny;
 use wasmtime_wasi::FsPerms;
 
 use crate::bindings::{GuestSession, ToolOutputCap};
-use crate::limits::{self, Limits};
+use crate::limits::Limits;
 use crate::sandbox::{SPILL_GUEST_PATH, Sandbox};
-use crate::stream::CapStream;
 use crate::{
     BatchResult, Budget, Call, CapError, Capped, CappedMcp, CappedParts, ContentPart,
     EmbeddedResource, Error, GrepResult, McpOptions, Media, OverflowRef, Page, PendingResult,
@@ -121,7 +120,7 @@ impl SessionConfig {
 /// settings and key: references stay valid and nothing else changes.
 pub struct Session {
     // Field order matters for Drop: the resource is released before the store goes.
-    resource: Option<ResourceAny>,
+    pub(crate) resource: Option<ResourceAny>,
     exports: ToolOutputCap,
     store: Store<Sandbox>,
     tool_cap: ToolCap,
@@ -497,25 +496,6 @@ impl Session {
         self.call(0, |api, store, session| api.call_list(store, session))
     }
 
-    /// Starts capping a result that arrives in chunks; see [`CapStream`].
-    pub fn stream(
-        &mut self,
-        budget: &Budget,
-        call: impl Into<Call>,
-    ) -> Result<CapStream<'_>, Error> {
-        let call = call.into();
-        let session = self.resource.expect("present until drop");
-        // No recycling from here until the stream is released: it lives in
-        // this instance.
-        let answer = self.enter(call_bytes(&call), |exports, store| {
-            exports
-                .toolcap_tool_output_cap_capper()
-                .session()
-                .call_stream(store, session, *budget, &call)
-        })?;
-        Ok(CapStream::new(self, answer?))
-    }
-
     /// Drops a resource of this instance (a finished or abandoned stream),
     /// then recycles the instance if it grew large.
     pub(crate) fn release(&mut self, resource: ResourceAny) {
@@ -589,7 +569,7 @@ impl Session {
         let result = call(&self.exports, &mut self.store);
         drop(running);
         result.map_err(|trap| {
-            let err = limits::explain(trap, &self.store.data().memory, &self.limits);
+            let err = self.store.data().memory.explain(trap, &self.limits);
             self.poisoned = Some(gist(&err));
             err
         })
@@ -616,7 +596,7 @@ fn open_instance(
         .session()
         .call_open(&mut store, settings);
     drop(running);
-    let opened = opened.map_err(|err| limits::explain(err, &store.data().memory, limits));
+    let opened = opened.map_err(|err| store.data().memory.explain(err, limits));
     Ok((store, exports, opened??))
 }
 
@@ -645,7 +625,7 @@ fn gist(err: &Error) -> String {
 }
 
 /// Bytes a call record puts into the component's memory.
-fn call_bytes(call: &Call) -> usize {
+pub(crate) fn call_bytes(call: &Call) -> usize {
     call.id.len() + call.tool.as_ref().map_or(0, String::len)
 }
 

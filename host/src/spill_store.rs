@@ -8,7 +8,7 @@ use wasmtime::component::ResourceAny;
 use wasmtime_wasi::FsPerms;
 
 use crate::bindings::ToolOutputCap;
-use crate::limits::{self, Limits};
+use crate::limits::Limits;
 use crate::sandbox::{SPILL_GUEST_PATH, Sandbox};
 use crate::{Error, RetentionPolicy, StoreStats, SweepReport, ToolCap, private_dir};
 
@@ -64,7 +64,7 @@ impl ToolCap {
             .spill_store()
             .call_open(&mut store, SPILL_GUEST_PATH);
         drop(running);
-        let opened = opened.map_err(|err| limits::explain(err, &store.data().memory, &limits));
+        let opened = opened.map_err(|err| store.data().memory.explain(err, &limits));
         Ok(SpillStore {
             resource: Some(opened??),
             exports,
@@ -111,8 +111,7 @@ impl SpillStore {
         let running = self.tool_cap.arm(&mut self.store, &self.limits)?;
         let result = call(&self.exports, &mut self.store);
         drop(running);
-        let answer =
-            result.map_err(|err| limits::explain(err, &self.store.data().memory, &self.limits))?;
+        let answer = result.map_err(|err| self.store.data().memory.explain(err, &self.limits))?;
         Ok(answer?)
     }
 }

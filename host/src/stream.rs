@@ -3,8 +3,29 @@
 
 use wasmtime::component::ResourceAny;
 
-use crate::session::Session;
-use crate::{Capped, Error};
+use crate::session::{Session, call_bytes};
+use crate::{Budget, Call, Capped, Error};
+
+impl Session {
+    /// Starts capping a result that arrives in chunks; see [`CapStream`].
+    pub fn stream(
+        &mut self,
+        budget: &Budget,
+        call: impl Into<Call>,
+    ) -> Result<CapStream<'_>, Error> {
+        let call = call.into();
+        let session = self.resource.expect("present until drop");
+        // No recycling from here until the stream is released: it lives in
+        // this instance.
+        let answer = self.enter(call_bytes(&call), |exports, store| {
+            exports
+                .toolcap_tool_output_cap_capper()
+                .session()
+                .call_stream(store, session, *budget, &call)
+        })?;
+        Ok(CapStream::new(self, answer?))
+    }
+}
 
 /// One result being written, borrowed from its [`Session`] until it is
 /// finished (or dropped, which abandons it and saves nothing).

@@ -3,9 +3,9 @@
 
 use serde_json::value::RawValue;
 
-use super::json::{self, Kind, Members};
 use crate::error::CapError;
 use crate::parts::{Media, Part, Resource};
+use crate::raw_json::{self as json, Kind, Members};
 
 /// The members of a parsed `CallToolResult`, and its content.
 #[derive(Debug)]

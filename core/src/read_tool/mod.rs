@@ -125,14 +125,14 @@ pub fn run(arguments: &str, files: &mut impl SpillFiles) -> ReadToolOutput {
     let request = match args::parse(arguments) {
         Ok(request) => request,
         Err(rejected) => {
-            let example = render::example_call(scheme, rejected.path.as_deref());
+            let example = target::example_call(scheme, rejected.path.as_deref());
             return ReadToolOutput::error(format!("{} {example}", rejected.why));
         }
     };
     let path = match target::locate(scheme, &request.path) {
         Ok(path) => path,
         Err(why) => {
-            let example = render::example_call(scheme, None);
+            let example = target::example_call(scheme, None);
             return ReadToolOutput::error(format!("{why} {example}"));
         }
     };

@@ -1,13 +1,7 @@
 //! Text for the model: numbered lines and how many fit in a byte bound,
 //! cursors (the exact JSON arguments of the next call), previews of values.
 
-use crate::refs::RefScheme;
 use crate::text::{digits, truncate_str};
-
-use super::target;
-
-/// File name of the example call in error sentences.
-const EXAMPLE_FILE: &str = "call-1-0123456789abcdef.txt";
 
 /// `s` as a JSON string, quotes included.
 pub fn json_string(s: &str) -> String {
@@ -22,16 +16,6 @@ pub fn preview(s: &str, max: usize) -> String {
     } else {
         format!("{}…", truncate_str(s, max))
     }
-}
-
-/// `A correct call looks like {"path": ..., "line": 1}.`, with the path the
-/// model gave when it names a file of this thread, else an example path.
-pub fn example_call(scheme: &RefScheme, given: Option<&str>) -> String {
-    let path = given
-        .and_then(|g| target::locate(scheme, g).ok())
-        .unwrap_or_else(|| scheme.display_path(EXAMPLE_FILE));
-    let call = Cursor::new(&path).number("line", 1).finish();
-    format!("A correct call looks like {call}.")
 }
 
 /// The JSON arguments of a call, written as a model would: `{"path": "…",

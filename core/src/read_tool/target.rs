@@ -4,8 +4,10 @@
 use crate::error::CapError;
 use crate::refs::RefScheme;
 
-use super::render::{json_string, preview};
+use super::render::{Cursor, json_string, preview};
 
+/// File name of the example call in error sentences.
+const EXAMPLE_FILE: &str = "call-1-0123456789abcdef.txt";
 /// What every reference token holds, genuine or not.
 const REF_SHAPE: &str = "(ref bytes=";
 /// Characters a model may copy before a path: quotes and brackets (never
@@ -18,6 +20,16 @@ const AFTER: &[char] = &['"', '\'', '`', ']', ')', '}', '>', '.', ',', ';', ':']
 const QUOTED: usize = 80;
 /// Bytes of a host's error message repeated in a sentence.
 const HOST_MESSAGE: usize = 200;
+
+/// `A correct call looks like {"path": ..., "line": 1}.`, with the path the
+/// model gave when it names a file of this thread, else an example path.
+pub fn example_call(scheme: &RefScheme, given: Option<&str>) -> String {
+    let path = given
+        .and_then(|g| locate(scheme, g).ok())
+        .unwrap_or_else(|| scheme.display_path(EXAMPLE_FILE));
+    let call = Cursor::new(&path).number("line", 1).finish();
+    format!("A correct call looks like {call}.")
+}
 
 /// The canonical display path of the file `given` names, or a sentence
 /// saying why it names none. The first genuine reference in `given` wins;

@@ -3,11 +3,11 @@
 
 use memchr::{memchr, memrchr};
 
-use super::grep::Window;
 use super::scan::read_range;
 use super::source::RandomRead;
 use super::to_index;
 use super::utf8::{UTF8_SLACK, char_ceil, char_floor};
+use super::window::Window;
 use crate::error::CapError;
 
 /// Context kept on each side of a grep match in its excerpt, in bytes.

@@ -7,6 +7,7 @@ use super::excerpt::{EXCERPT_CONTEXT, excerpt};
 use super::scan::read_range;
 use super::source::RandomRead;
 use super::utf8::UTF8_SLACK;
+use super::window::Window;
 use super::{invalid, to_index};
 use crate::error::CapError;
 
@@ -97,36 +98,6 @@ pub(super) fn grep_in(
         window.drop_before(keep_from);
     }
     Ok(result)
-}
-
-/// The bytes of the file range `pos..pos + bytes.len()` that grep holds.
-#[derive(Debug, Default)]
-pub(super) struct Window {
-    /// File offset of `bytes[0]`.
-    pos: u64,
-    /// The bytes held.
-    bytes: Vec<u8>,
-}
-
-impl Window {
-    /// File offset just past the bytes held.
-    fn end(&self) -> u64 {
-        self.pos + self.bytes.len() as u64
-    }
-
-    /// The file range `from..to`, if held whole.
-    pub(super) fn slice(&self, from: u64, to: u64) -> Option<&[u8]> {
-        let lo = to_index(from.checked_sub(self.pos)?);
-        let hi = to_index(to.checked_sub(self.pos)?);
-        self.bytes.get(lo..hi)
-    }
-
-    /// Forget the bytes before file offset `at`.
-    fn drop_before(&mut self, at: u64) {
-        let n = to_index(at.saturating_sub(self.pos)).min(self.bytes.len());
-        self.bytes.drain(..n);
-        self.pos += n as u64;
-    }
 }
 
 /// Counts LFs incrementally as grep moves forward through its window.

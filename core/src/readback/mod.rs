@@ -23,8 +23,10 @@ mod lines;
 mod page;
 mod redacted;
 mod scan;
+mod secret_map;
 mod source;
 mod utf8;
+mod window;
 
 #[cfg(test)]
 mod testing;
@@ -33,7 +35,8 @@ use crate::error::CapError;
 
 pub use grep::{GrepMatch, GrepResult};
 pub use page::Page;
-pub use redacted::{Bias, MAX_SECRETS, RedactedFile, SecretMap};
+pub use redacted::{MAX_SECRETS, RedactedFile};
+pub use secret_map::{Bias, SecretMap};
 pub use source::{MemFile, RandomRead};
 
 /// Smallest accepted `max_bytes` of a page: a character of any length fits, so

@@ -1,7 +1,7 @@
 //! Where read-back reads from: the [`RandomRead`] trait and the in-memory
 //! sources.
 
-use super::redacted::SecretMap;
+use super::secret_map::SecretMap;
 use crate::error::CapError;
 
 /// Random access to one spilled file.

@@ -15,7 +15,7 @@
 
 use serde_json::value::RawValue;
 
-use super::json::{self, Kind, Members};
+use crate::raw_json::{self as json, Kind, Members};
 use crate::redact::{Redactions, Redactor};
 
 /// The walk of one result: its redactor and what it replaced.

@@ -16,7 +16,7 @@
 //! made from the tokenizer by the bench: which ideographs the vocabulary
 //! holds whole is a list, not a rate). The rates are round numbers with the
 //! reason beside each (`RATES`, `SCRIPTS`), fitted on the fit half of the
-//! bench's corpus; bench/README.md (`report -- tokens`) holds the measured
+//! bench's corpus; `report -- tokens` (bench/README.md) measures the
 //! errors against o200k_base and cl100k_base on the held-out half, per
 //! script and source.
 //!

@@ -21,7 +21,7 @@ HOST_EXAMPLES := embed parallel_turn read_tool_loop
 # Where cargo puts native builds (the binaries the MCP tests and the bench run).
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 
-.PHONY: demo test bench bench-corpus bench-criterion soak check fmt-check clippy guest setup wit package \
+.PHONY: demo test rust-test deps bench bench-corpus bench-criterion soak check fmt-check clippy guest setup wit package \
 	package-crate package-py package-js \
 	js-setup js-test py-setup py-test py-test-lowest \
 	mcp-setup mcp-test mcp-py-test mcp-js-test toolcap-bin npm-lock-check
@@ -41,11 +41,19 @@ demo: guest
 # The benches are compiled (not run) in the same cargo invocation as the
 # tests: the same package set resolves the same features, so wasmtime is
 # built once, not a second time for `cargo bench -p toolcap-bench` alone.
-test: npm-lock-check guest check fuzz-smoke
-	$(CARGO) test --locked --release $(HOST_CRATES) --all-targets --no-run
-	$(CARGO) test --locked --release $(HOST_CRATES)
-	set -e; for example in $(HOST_EXAMPLES); do $(TARGET_DIR)/release/examples/$$example >/dev/null; done
+#
+# The packages of the JS, Python and MCP suites install (network and disk,
+# little CPU) while cargo compiles: `-j2` runs `deps` beside `rust-test`, and
+# `rust-test` drops make's jobserver so that cargo keeps both cores.
+test: npm-lock-check
+	$(MAKE) -j2 deps rust-test
 	$(MAKE) --keep-going js-test py-test py-test-lowest mcp-test package-py package-js
+
+rust-test:
+	env -u MAKEFLAGS -u MFLAGS $(MAKE) -j1 guest check fuzz-smoke
+	env -u MAKEFLAGS -u MFLAGS $(CARGO) test --locked --release $(HOST_CRATES) --all-targets --no-run
+	env -u MAKEFLAGS -u MFLAGS $(CARGO) test --locked --release $(HOST_CRATES)
+	set -e; for example in $(HOST_EXAMPLES); do $(TARGET_DIR)/release/examples/$$example >/dev/null; done
 
 # JavaScript (js/README.md): npm packages go into js/node_modules, pinned by
 # js/package-lock.json; `npm run build` transpiles the guest with jco into
@@ -114,6 +122,10 @@ $(MCP_PY_INSTALLED): $(MCP_DIR)/requirements.txt
 	touch $@
 
 mcp-setup: $(MCP_NODE_INSTALLED) $(MCP_PY_INSTALLED)
+
+# Everything the JS, Python and MCP suites install from their locks.
+deps: $(JS_INSTALLED) $(PY_INSTALLED) $(MCP_NODE_INSTALLED) $(MCP_PY_INSTALLED)
+	INSTALL_ONLY=1 sh python/scripts/test-lowest.sh
 
 # The same cargo invocation as `test` builds (a no-op after it): building
 # `-p toolcap` alone would unify other features and build wasmtime again.

@@ -5,6 +5,8 @@
 //! and 3-byte characters), emoji-heavy chat (4-byte characters and ZWJ
 //! sequences), and a minified bundle that is one huge line.
 
+use toolcap_core::test_support::SplitMix;
+
 /// The sizes every kind is benchmarked at.
 pub const SIZES: [usize; 4] = [KIB, 64 * KIB, 4 * MIB, 64 * MIB];
 
@@ -52,7 +54,7 @@ impl Kind {
 
 /// Exactly `size` bytes of `kind`, valid UTF-8, the same on every call.
 pub fn text(kind: Kind, size: usize) -> String {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ size as u64);
+    let mut rng = SplitMix::new(0x9E37_79B9_7F4A_7C15 ^ size as u64);
     let mut out = String::with_capacity(size + 256);
     let mut line = 0u64;
     while out.len() < size {
@@ -73,7 +75,7 @@ pub fn text(kind: Kind, size: usize) -> String {
 /// in 50 with a failed status. Valid JSON, so the JSON preview applies.
 pub fn json(size: usize) -> String {
     use std::fmt::Write as _;
-    let mut rng = Rng(0x2545_F491_4F6C_DD1D ^ size as u64);
+    let mut rng = SplitMix::new(0x2545_F491_4F6C_DD1D ^ size as u64);
     let mut out = String::with_capacity(size + 512);
     out.push_str("[\n");
     let mut id = 0u64;
@@ -111,7 +113,7 @@ fn fit(mut s: String, size: usize) -> String {
 /// One line in this many of the ASCII log carries `ERROR`.
 pub const ERROR_EVERY: u64 = 500;
 
-fn ascii_line(out: &mut String, rng: &mut Rng, line: u64) {
+fn ascii_line(out: &mut String, rng: &mut SplitMix, line: u64) {
     use std::fmt::Write as _;
     let level = if line % ERROR_EVERY == ERROR_EVERY - 1 {
         "ERROR"
@@ -130,7 +132,7 @@ fn ascii_line(out: &mut String, rng: &mut Rng, line: u64) {
     );
 }
 
-fn word_line(out: &mut String, rng: &mut Rng, words: &[&str], sep: &str, line: u64) {
+fn word_line(out: &mut String, rng: &mut SplitMix, words: &[&str], sep: &str, line: u64) {
     let count = 6 + rng.below(10);
     out.push_str(&line.to_string());
     out.push(':');
@@ -141,7 +143,7 @@ fn word_line(out: &mut String, rng: &mut Rng, words: &[&str], sep: &str, line: u
     out.push('\n');
 }
 
-fn minified_statement(out: &mut String, rng: &mut Rng) {
+fn minified_statement(out: &mut String, rng: &mut SplitMix) {
     use std::fmt::Write as _;
     let id = rng.below(1 << 20);
     let _ = write!(
@@ -209,18 +211,6 @@ const EMOJI: &[&str] = &[
     "🤖",
     "💥",
 ];
-
-/// A small xorshift generator: deterministic and fast enough for 64 MiB.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
 
 #[cfg(test)]
 mod tests {

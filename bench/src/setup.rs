@@ -83,10 +83,10 @@ pub fn cut_budget(size: usize) -> Budget {
     let max_bytes = (16 * KIB).min(size * 15 / 16).max(room);
     Budget {
         max_bytes: max_bytes as u32,
-        max_lines: Some(tool_output_cap::DEFAULT_MAX_LINES),
-        max_line_bytes: Some(tool_output_cap::DEFAULT_MAX_LINE_BYTES),
+        max_lines: Some(tool_output_cap::budget::DEFAULT_MAX_LINES),
+        max_line_bytes: Some(tool_output_cap::budget::DEFAULT_MAX_LINE_BYTES),
         keep: Keep::HeadAndTail,
-        head_percent: tool_output_cap::DEFAULT_HEAD_PERCENT,
+        head_percent: tool_output_cap::budget::DEFAULT_HEAD_PERCENT,
         max_tokens: None,
     }
 }
@@ -107,9 +107,9 @@ pub fn host_budget(b: &Budget) -> tool_output_cap::Budget {
         max_lines: b.max_lines,
         max_line_bytes: b.max_line_bytes,
         keep: match b.keep {
-            Keep::Head => tool_output_cap::Keep::Head,
-            Keep::Tail => tool_output_cap::Keep::Tail,
-            Keep::HeadAndTail => tool_output_cap::Keep::HeadAndTail,
+            Keep::Head => tool_output_cap::types::Keep::Head,
+            Keep::Tail => tool_output_cap::types::Keep::Tail,
+            Keep::HeadAndTail => tool_output_cap::types::Keep::HeadAndTail,
         },
         head_percent: b.head_percent,
         max_tokens: None,

@@ -9,7 +9,7 @@ use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
-use tool_output_cap::CapReport;
+use tool_output_cap::types::CapReport;
 
 use crate::failure::Failure;
 use crate::log;

@@ -7,6 +7,7 @@ mod cap_command;
 mod config;
 mod events;
 mod failure;
+mod headers;
 mod key_file;
 mod log;
 mod mcp;

@@ -201,8 +201,8 @@ pub struct McpArgs {
     /// `--header 'Authorization: Bearer ${TOKEN}'`. `${NAME}` is taken from
     /// the environment, so the token stays out of argv; values are never
     /// logged nor written in notices.
-    #[arg(long = "header", value_name = "NAME: VALUE", value_parser = crate::mcp::parse_header)]
-    pub headers: Vec<crate::mcp::HeaderSpec>,
+    #[arg(long = "header", value_name = "NAME: VALUE", value_parser = crate::headers::parse_header)]
+    pub headers: Vec<crate::headers::HeaderSpec>,
     /// Serve clients over Streamable HTTP at http://ADDR/mcp instead of
     /// stdio (ADDR: a port on 127.0.0.1, or IP:PORT). Each client session
     /// gets its own server process (or remote session) and spill folder.

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use tool_output_cap::{
-    Budget, DEFAULT_HEAD_PERCENT, DEFAULT_MAX_LINE_BYTES, Keep, RedactionPolicy, SessionConfig,
+    Budget, SessionConfig,
+    budget::{DEFAULT_HEAD_PERCENT, DEFAULT_MAX_LINE_BYTES},
+    types::{Keep, RedactionPolicy},
 };
 
 use crate::config::{BudgetTable, FileConfig};
@@ -94,7 +96,7 @@ impl Common {
         if self.allow_shared_spill_dir {
             return Ok(());
         }
-        match tool_output_cap::shared_dir_problem(&self.spill_dir) {
+        match tool_output_cap::sandbox::shared_dir_problem(&self.spill_dir) {
             None => Ok(()),
             Some(problem) => Err(Failure::usage(format!(
                 "refusing the spill directory: {problem}; pass --allow-shared-spill-dir (or set \

@@ -6,7 +6,8 @@ use std::io::{self, Read as _, Write as _};
 use std::path::Path;
 
 use tool_output_cap::{
-    Error, RetentionPolicy, RuntimeOptions, Session, SpillEntry, SweepReason, ToolCap,
+    Error, RuntimeOptions, Session, ToolCap,
+    types::{RetentionPolicy, SpillEntry, SweepReason},
 };
 
 use crate::failure::{FAILED, Failure};

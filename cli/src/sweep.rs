@@ -8,7 +8,7 @@
 use std::fs::{self, File};
 use std::time::{Duration, SystemTime};
 
-use tool_output_cap::{RetentionPolicy, ToolCap};
+use tool_output_cap::{ToolCap, types::RetentionPolicy};
 
 use crate::log;
 use crate::settings::Common;

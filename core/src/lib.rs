@@ -58,6 +58,8 @@ pub mod redact;
 pub mod refs;
 pub mod retention;
 pub mod stream;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;
 pub mod text;
 pub mod token_sample;
 pub mod tokens;

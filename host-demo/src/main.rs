@@ -16,12 +16,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
-use demo::agent::{self, Host, Outcome, RunReport, TASK};
+use demo::agent::{self, Host, TASK};
 use demo::checks::{self, Checks};
 use demo::provider::{CONTEXT_TOKENS, MAX_BODY_BYTES, estimated_tokens};
-use demo::report::{print_summary, size, wrap};
+use demo::report::print_summary;
+use demo::run::{Outcome, RunReport};
+use demo::text::{kind_name, size, wrap};
 use demo::tools::{Fixtures, READ_TOOL};
-use demo::{kind_name, read_tool, retention};
+use demo::{read_tool, retention};
 use tool_output_cap::{Budget, SessionConfig, ToolCap};
 
 /// The conversation thread of run 2; its spill folder is named after it.

@@ -4,7 +4,8 @@
 //! `cargo run --release -p tool-output-cap --example parallel_turn`
 
 use tool_output_cap::{
-    BatchResult, Budget, Call, PendingResult, RequestLimits, SessionConfig, ToolCap,
+    Budget, Call, SessionConfig, ToolCap,
+    types::{BatchResult, PendingResult, RequestLimits},
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

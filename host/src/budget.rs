@@ -1,6 +1,6 @@
 //! Budget defaults a host can start from.
 
-use crate::{Budget, Keep};
+use crate::{Budget, types::Keep};
 
 /// Default byte limit of one result: a useful preview, small next to a context window.
 pub const DEFAULT_MAX_BYTES: u32 = 16 * 1024;

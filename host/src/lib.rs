@@ -6,7 +6,7 @@
 //! spill directory.
 //!
 //! ```
-//! use tool_output_cap::{Budget, PrunePolicy, SessionConfig, ToolCap};
+//! use tool_output_cap::{Budget, SessionConfig, ToolCap, types::PrunePolicy};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let spill = tempfile::tempdir()?;
@@ -64,7 +64,7 @@
 //! sessions of the same runtime are not affected.
 //!
 //! ```
-//! use tool_output_cap::{Budget, Error, LimitExceeded, Limits, RuntimeOptions, SessionConfig, ToolCap};
+//! use tool_output_cap::{Budget, Error, Limits, RuntimeOptions, SessionConfig, ToolCap, limits::LimitExceeded};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let spill = tempfile::tempdir()?;
@@ -105,39 +105,40 @@
 //! process after the first.
 
 mod bindings;
-mod budget;
+pub mod budget;
 mod call;
 mod deadline;
-mod error;
-mod limits;
+pub mod error;
+pub mod limits;
 mod memory;
 mod private_dir;
 mod recycle;
 mod runtime;
-mod sandbox;
+pub mod sandbox;
 mod session;
 mod spill_store;
 mod stream;
 
-pub use bindings::types::{
-    BatchResult, Budget, Call, CapError, CapReport, Capped, CappedMcp, CappedParts, ContentPart,
-    EmbeddedResource, GrepMatch, GrepResult, Keep, McpOptions, Media, Overflow, OverflowKind,
-    OverflowRef, Page, PendingResult, PrunePolicy, Pruned, ReadToolOutput, ReadToolSpec,
-    RedactionCount, RedactionPolicy, RequestLimits, RetentionPolicy, SessionSettings, SizeUnit,
-    SpillEntry, StoreStats, SweepReason, SweepReport, SweptFile,
-};
-pub use budget::{
-    DEFAULT_HEAD_PERCENT, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_LINES,
-};
-pub use error::{Error, RuntimeError};
-pub use limits::{DEFAULT_CALL_DEADLINE, DEFAULT_MEMORY_LIMIT, LimitExceeded, Limits};
-pub use private_dir::shared_dir_problem;
-pub use recycle::{DEFAULT_RECYCLE_ABOVE, Recycling};
+/// The records, variants and enums of the component's WIT `types`
+/// interface, as wasmtime generates them. The few every embedder names are
+/// also at the crate root.
+pub mod types {
+    pub use crate::bindings::types::{
+        BatchResult, Budget, Call, CapError, CapReport, Capped, CappedMcp, CappedParts,
+        ContentPart, EmbeddedResource, GrepMatch, GrepResult, Keep, McpOptions, Media, Overflow,
+        OverflowKind, OverflowRef, Page, PendingResult, PrunePolicy, Pruned, ReadToolOutput,
+        ReadToolSpec, RedactionCount, RedactionPolicy, RequestLimits, RetentionPolicy,
+        SessionSettings, SizeUnit, SpillEntry, StoreStats, SweepReason, SweepReport, SweptFile,
+    };
+}
+
+pub use error::Error;
+pub use limits::Limits;
 pub use runtime::{RuntimeOptions, ToolCap};
-pub use sandbox::SPILL_GUEST_PATH;
 pub use session::{Session, SessionConfig};
 pub use spill_store::SpillStore;
 pub use stream::CapStream;
+pub use types::{Budget, Call, CapError, Capped, OverflowRef};
 
 // The READMEs' Rust examples run as doc tests, so they cannot go stale: this
 // crate's own (its crates.io page, packaged with it), and the workspace's,

@@ -4,6 +4,8 @@
 use std::fmt;
 use std::time::Duration;
 
+pub use crate::recycle::{DEFAULT_RECYCLE_ABOVE, Recycling};
+
 /// Default memory limit: 256 MiB of linear memory. A cap of a 64 MiB output
 /// grows the component to about 65 MiB, and `cap_parts` or `prune` of 64 MiB
 /// to about 130 MiB (the text is copied once more), so every function handles

@@ -13,7 +13,7 @@ use crate::limits::Limits;
 use crate::recycle::Recycling;
 use crate::sandbox::Sandbox;
 use crate::session::{Session, SessionConfig};
-use crate::{COMPONENT_WASM, Error, Overflow};
+use crate::{COMPONENT_WASM, Error, types::Overflow};
 
 /// How the runtime allocates instances, and what each may use.
 #[derive(Clone, Debug, Default)]
@@ -29,7 +29,7 @@ pub struct RuntimeOptions {
     pub limits: Limits,
     /// When a session swaps its instance for a fresh one to give back the
     /// linear memory a large call left. Default: above 16 MiB
-    /// ([`DEFAULT_RECYCLE_ABOVE`](crate::DEFAULT_RECYCLE_ABOVE)).
+    /// ([`DEFAULT_RECYCLE_ABOVE`](crate::limits::DEFAULT_RECYCLE_ABOVE)).
     pub recycling: Recycling,
     /// A directory for wasmtime's cache of compiled code: the first process
     /// compiles the component and stores the result there, later processes

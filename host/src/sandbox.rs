@@ -1,4 +1,6 @@
-//! The per-store WASI context: one optional preopen and nothing else.
+//! The per-store WASI context: one optional preopen and nothing else; and
+//! the check of a spill directory that other users could reach
+//! ([`shared_dir_problem`]).
 
 use std::path::Path;
 
@@ -7,6 +9,8 @@ use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxView, WasiView};
 
 use crate::Error;
 use crate::memory::MemoryLimiter;
+
+pub use crate::private_dir::shared_dir_problem;
 
 /// Guest path of the spill directory preopen.
 pub const SPILL_GUEST_PATH: &str = "/spill";

@@ -11,10 +11,12 @@ use crate::bindings::{GuestSession, ToolOutputCap};
 use crate::limits::Limits;
 use crate::sandbox::{SPILL_GUEST_PATH, Sandbox};
 use crate::{
-    BatchResult, Budget, Call, CapError, Capped, CappedMcp, CappedParts, ContentPart,
-    EmbeddedResource, Error, GrepResult, McpOptions, Media, OverflowRef, Page, PendingResult,
-    PrunePolicy, Pruned, ReadToolOutput, ReadToolSpec, RedactionPolicy, RequestLimits,
-    SessionSettings, SpillEntry, ToolCap, private_dir,
+    Budget, Call, CapError, Capped, Error, OverflowRef, ToolCap, private_dir,
+    types::{
+        BatchResult, CappedMcp, CappedParts, ContentPart, EmbeddedResource, GrepResult, McpOptions,
+        Media, Page, PendingResult, PrunePolicy, Pruned, ReadToolOutput, ReadToolSpec,
+        RedactionPolicy, RequestLimits, SessionSettings, SpillEntry,
+    },
 };
 
 /// Bytes of the random key drawn for a session configured without one.
@@ -64,7 +66,7 @@ pub struct SessionConfig {
     /// Opt-in secret redaction; `None` redacts nothing.
     pub redaction: Option<RedactionPolicy>,
     /// Accept a spill directory (or thread folder) that another user owns
-    /// or that its group or others can write (see [`crate::shared_dir_problem`]).
+    /// or that its group or others can write (see [`crate::sandbox::shared_dir_problem`]).
     /// `false` (the default): [`ToolCap::open_session`] refuses one, since
     /// whoever can write there can read the spilled outputs and replace a
     /// file behind a valid reference.
@@ -115,7 +117,7 @@ impl SessionConfig {
 /// session, which starts from a fresh instance.
 ///
 /// Wasm memory never shrinks, so after a call that leaves the instance larger
-/// than the runtime's [`Recycling`](crate::Recycling) threshold (16 MiB by
+/// than the runtime's [`Recycling`](crate::limits::Recycling) threshold (16 MiB by
 /// default) the session replaces it with a fresh one, opened with the same
 /// settings and key: references stay valid and nothing else changes.
 pub struct Session {

@@ -10,7 +10,10 @@ use wasmtime_wasi::FsPerms;
 use crate::bindings::ToolOutputCap;
 use crate::limits::Limits;
 use crate::sandbox::{SPILL_GUEST_PATH, Sandbox};
-use crate::{Error, RetentionPolicy, StoreStats, SweepReport, ToolCap, private_dir};
+use crate::{
+    Error, ToolCap, private_dir,
+    types::{RetentionPolicy, StoreStats, SweepReport},
+};
 
 /// Every thread's spilled outputs under one spill directory: statistics, and
 /// sweeping by age, total size and count, oldest first. Sweeps never follow
@@ -21,7 +24,7 @@ use crate::{Error, RetentionPolicy, StoreStats, SweepReport, ToolCap, private_di
 /// in the report's `skipped`.
 ///
 /// ```
-/// # use tool_output_cap::{Budget, RetentionPolicy, SessionConfig, ToolCap};
+/// # use tool_output_cap::{Budget, SessionConfig, ToolCap, types::RetentionPolicy};
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let spill = tempfile::tempdir()?;
 /// let tool_cap = ToolCap::new()?;

@@ -1,7 +1,8 @@
 //! Build output: cargo, make with CMake, maven, eslint, docker build,
 //! terragrunt, npm.
 
-use super::corpus::{Case, Family, spots};
+use super::corpus::{Case, Family};
+use super::synth::spots;
 use super::synth::{Gen, clock_time, pad, w};
 use crate::corpus::KIB;
 

@@ -123,14 +123,6 @@ pub fn cases() -> Vec<Case> {
     all
 }
 
-/// Positions for `n` incidents, spread at random over `lo..hi` of the text
-/// and sorted.
-pub(super) fn spots(rng: &mut super::synth::Rng, n: usize, lo: f64, hi: f64) -> Vec<f64> {
-    let mut at: Vec<f64> = (0..n).map(|_| rng.frac(lo, hi)).collect();
-    at.sort_by(f64::total_cmp);
-    at
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, HashSet};

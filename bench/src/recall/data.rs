@@ -3,7 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::corpus::{Case, Family, spots};
+use super::corpus::{Case, Family};
+use super::synth::spots;
 use super::synth::{Gen, Rng, iso, w};
 use crate::corpus::KIB;
 

@@ -1,6 +1,7 @@
 //! Service logs with stack traces, kubectl listings, and progress logs.
 
-use super::corpus::{Case, Family, spots};
+use super::corpus::{Case, Family};
+use super::synth::spots;
 use super::synth::{Gen, age, py_stamp, stamp, uuid, w};
 use crate::corpus::{KIB, MIB};
 

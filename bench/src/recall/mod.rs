@@ -1,6 +1,6 @@
 //! Preview recall: does the preview keep what a model needs? A corpus of
 //! realistic tool outputs, each with the exact strings ("needles") a model
-//! needs to act on it; the `recall` suite (crate::suite::recall) counts the
+//! needs to act on it; the `recall` suite counts the
 //! needles each preview shows.
 
 pub mod corpus;

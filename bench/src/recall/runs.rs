@@ -1,6 +1,7 @@
 //! Test runs: thousands of passes, a few failures with their assertion text.
 
-use super::corpus::{Case, Family, spots};
+use super::corpus::{Case, Family};
+use super::synth::spots;
 use super::synth::{Gen, iso, w};
 use crate::corpus::KIB;
 

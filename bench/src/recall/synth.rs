@@ -4,51 +4,49 @@
 
 use std::fmt::Write as _;
 
+use toolcap_core::test_support::SplitMix;
+
 use super::corpus::{Case, Family, Needle, Position};
 
-/// splitmix64: tiny, fast, and the same sequence on every machine.
+/// The corpus's generator: the workspace's one seeded PRNG, with the
+/// names and ids the families write.
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub struct Rng(SplitMix);
 
 impl Rng {
     /// A generator seeded with `seed`.
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(SplitMix::new(seed))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A number in `lo..hi` (`hi > lo`).
     pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next_u64() % (hi - lo)
+        self.0.range(lo, hi)
     }
 
     /// An index below `n` (`n > 0`).
     pub fn index(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
+        self.0.index(n)
     }
 
     /// A fraction in `lo..hi`.
     pub fn frac(&mut self, lo: f64, hi: f64) -> f64 {
-        let unit = (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        lo + unit * (hi - lo)
+        self.0.frac(lo, hi)
     }
 
     /// True with probability `p`.
     pub fn chance(&mut self, p: f64) -> bool {
-        self.frac(0.0, 1.0) < p
+        self.0.chance(p)
     }
 
     /// One of `items`.
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.index(items.len())]
+        self.0.pick(items)
     }
 
     /// `n` lowercase hex digits.
@@ -242,4 +240,12 @@ pub(super) use w;
 /// Spaces for a rustc/gcc gutter of `width` columns.
 pub fn pad(width: usize) -> String {
     " ".repeat(width)
+}
+
+/// Positions for `n` incidents, spread at random over `lo..hi` of the text
+/// and sorted.
+pub(super) fn spots(rng: &mut Rng, n: usize, lo: f64, hi: f64) -> Vec<f64> {
+    let mut at: Vec<f64> = (0..n).map(|_| rng.frac(lo, hi)).collect();
+    at.sort_by(f64::total_cmp);
+    at
 }

@@ -10,7 +10,9 @@
 use std::hint::black_box;
 
 use tool_output_cap::{
-    Budget, Call, DEFAULT_HEAD_PERCENT, DEFAULT_MAX_LINE_BYTES, Keep, McpOptions,
+    Budget, Call,
+    budget::{DEFAULT_HEAD_PERCENT, DEFAULT_MAX_LINE_BYTES},
+    types::{Keep, McpOptions},
 };
 
 use crate::corpus::{self, Kind, MIB};

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use tool_output_cap::{Recycling, RuntimeOptions, Session, SessionConfig};
+use tool_output_cap::{RuntimeOptions, Session, SessionConfig, limits::Recycling};
 
 use crate::corpus::{self, KIB, Kind, MIB};
 use crate::setup::{self, CALL_ID};

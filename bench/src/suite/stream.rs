@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::sync::Mutex;
 
-use tool_output_cap::{Recycling, RuntimeOptions, Session};
+use tool_output_cap::{RuntimeOptions, Session, limits::Recycling};
 
 use crate::corpus::{self, Kind, MIB};
 use crate::measure::{self, Plan};

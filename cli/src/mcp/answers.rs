@@ -11,7 +11,7 @@ use rmcp::model::{
 };
 use serde::Serialize;
 use serde_json::value::RawValue;
-use tool_output_cap::{ReadToolOutput, ReadToolSpec};
+use tool_output_cap::types::{ReadToolOutput, ReadToolSpec};
 
 /// The server did not answer in time (as the MCP TypeScript SDK's `RequestTimeout`).
 pub const TIMED_OUT: ErrorCode = ErrorCode(-32001);

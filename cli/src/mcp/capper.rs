@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use tool_output_cap::{
-    Budget, Call, Error, McpOptions, OverflowRef, Page, ReadToolOutput, Session, SessionConfig,
-    ToolCap,
+    Budget, Call, Error, OverflowRef, Session, SessionConfig, ToolCap,
+    types::{McpOptions, Page, ReadToolOutput},
 };
 
 use crate::config::{BudgetTable, ToolTable};
@@ -231,7 +231,7 @@ impl Capper {
     /// machine could open. The references are the genuine ones it holds.
     fn link_resources(&mut self, result: String) -> String {
         let refs = self.session.find_refs(&result).unwrap_or_default();
-        super::resources::link_resources(&result, &refs).unwrap_or(result)
+        super::spill_uri::link_resources(&result, &refs).unwrap_or(result)
     }
 
     /// This thread's saved outputs, oldest first, with their expiry.

@@ -11,8 +11,9 @@ mod pending;
 mod proxy;
 mod remote;
 mod resources;
+mod spill_uri;
 
-pub use self::remote::{HeaderSpec, parse_header};
+use crate::headers::HeaderSpec;
 
 use std::ffi::OsString;
 use std::io;

@@ -1,5 +1,5 @@
 //! Unit tests of the detectors, one small case each; the corpus and the
-//! properties are in `core/tests/redact_corpus.rs`.
+//! properties are in `core/tests/all/redact_corpus.rs`.
 
 use std::borrow::Cow;
 

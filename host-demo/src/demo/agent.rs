@@ -11,12 +11,14 @@ use super::checks::{self, Checks};
 use super::conversation::{Completion, Message, Request, ToolSpec};
 use super::model::ScriptedModel;
 use super::provider::{self, CONTEXT_TOKENS, MAX_BODY_BYTES, Response, estimated_tokens};
-use super::read_tool::{self, ReadBack};
-use super::report::{one_line, quote, show_arguments, size};
-use super::results::{QUOTE_WIDTH, send_capped, send_raw};
+use super::pruning;
+use super::read_tool;
+use super::results::{send_capped, send_raw};
+use super::run::{Outcome, RunReport};
+use super::text::kind_name;
+use super::text::{QUOTE_WIDTH, one_line, quote, show_arguments, size};
 use super::tools::{self, Fixtures};
-use super::{kind_name, pruning};
-use tool_output_cap::{Budget, OverflowKind, OverflowRef, Session, ToolCap};
+use tool_output_cap::{Budget, Session, ToolCap};
 
 const MODEL: &str = "sim-128k";
 /// The scripted task takes 6 requests; more means the script is lost.
@@ -49,36 +51,6 @@ impl Host<'_> {
             Host::Capped { session, .. } => Some(session),
         }
     }
-}
-
-/// How a run ended.
-pub enum Outcome {
-    /// The model gave its final answer.
-    Answered,
-    /// The provider refused a request; `kind` is what `classify` made of it.
-    Rejected {
-        status: u16,
-        kind: Option<OverflowKind>,
-    },
-    /// The script ran out of requests.
-    NoAnswer,
-}
-
-/// What one run did, for the summary and the checks.
-pub struct RunReport {
-    pub label: &'static str,
-    pub requests: usize,
-    pub bytes_sent: u64,
-    pub largest_request: u64,
-    pub bytes_spilled: u64,
-    pub bytes_saved_by_pruning: u64,
-    pub outcome: Outcome,
-    /// What the read tool read back, in order.
-    pub read_backs: Vec<ReadBack>,
-    /// The references that pruned placeholders kept.
-    pub pruned_refs: Vec<OverflowRef>,
-    /// The model's final answer, if it gave one.
-    pub answer: Option<String>,
 }
 
 /// Runs the task once, printing the transcript.

@@ -5,7 +5,7 @@ use anyhow::{Context as _, bail};
 use serde_json::Value;
 
 use super::conversation::Part;
-use tool_output_cap::{ContentPart, Media};
+use tool_output_cap::types::{ContentPart, Media};
 
 /// The content parts of an MCP `CallToolResult` (`text` and `image` kinds).
 pub fn parts_of_call_tool_result(result: &Value) -> anyhow::Result<Vec<Part>> {

@@ -14,14 +14,6 @@ pub mod read_tool;
 pub mod report;
 pub mod results;
 pub mod retention;
+pub mod run;
+pub mod text;
 pub mod tools;
-
-use tool_output_cap::OverflowKind;
-
-/// The WIT name of an overflow kind.
-pub fn kind_name(kind: OverflowKind) -> &'static str {
-    match kind {
-        OverflowKind::RequestTooLarge => "request-too-large",
-        OverflowKind::ContextLengthExceeded => "context-length-exceeded",
-    }
-}

@@ -4,14 +4,17 @@
 //! `cap-batch` plans the turn against what the request has left and fits it.
 
 use serde_json::json;
-use tool_output_cap::{BatchResult, Budget, Call, PendingResult, RequestLimits, Session, ToolCap};
+use tool_output_cap::{
+    Budget, Call, Session, ToolCap,
+    types::{BatchResult, PendingResult, RequestLimits},
+};
 
 use super::checks::{self, Checks};
 use super::conversation::{Message, Part, Request, ToolCall};
-use super::kind_name;
 use super::model::ScriptedModel;
 use super::provider::{self, CONTEXT_TOKENS, MAX_BODY_BYTES, estimated_tokens};
-use super::report::size;
+use super::text::kind_name;
+use super::text::size;
 
 /// The per-result budget of this host: generous, as agent hosts' are
 /// (about 64k tokens), so one log of a few hundred KiB passes whole.

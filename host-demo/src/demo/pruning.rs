@@ -2,8 +2,8 @@
 
 use super::checks::{self, Checks};
 use super::conversation::{Message, Part};
-use super::report::size;
-use tool_output_cap::{OverflowRef, PrunePolicy, Session};
+use super::text::size;
+use tool_output_cap::{OverflowRef, Session, types::PrunePolicy};
 
 /// Keep the newest tool output whole; older ones become placeholders.
 const POLICY: PrunePolicy = PrunePolicy {

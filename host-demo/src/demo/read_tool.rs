@@ -11,9 +11,8 @@ use serde_json::Value;
 use super::checks::{self, Checks};
 use super::conversation::{Part, ToolCall, ToolSpec};
 use super::fixtures::BuildLog;
-use super::report::{count_lines, lines, quote, size};
-use super::results::QUOTE_WIDTH;
-use tool_output_cap::{ReadToolOutput, Session};
+use super::text::{QUOTE_WIDTH, count_lines, lines, quote, size};
+use tool_output_cap::{Session, types::ReadToolOutput};
 
 /// One call of the read tool and what the component answered.
 pub struct ReadBack {

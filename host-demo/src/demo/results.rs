@@ -8,12 +8,9 @@ use anyhow::Context as _;
 use super::checks::{self, Checks};
 use super::conversation::{Part, ToolCall, joined_text};
 use super::mcp;
-use super::report::{count_lines, last_lines, lines, quote, relative, size};
+use super::text::{QUOTE_WIDTH, count_lines, last_lines, lines, quote, relative, size};
 use super::tools::{self, ToolOutput};
-use tool_output_cap::{Budget, Call, Capped, ContentPart, OverflowRef, Session};
-
-/// Width of quoted text in the transcript.
-pub const QUOTE_WIDTH: usize = 92;
+use tool_output_cap::{Budget, Call, Capped, OverflowRef, Session, types::ContentPart};
 
 /// The raw result as message content, as most harnesses send it.
 pub fn send_raw(call: &ToolCall, output: ToolOutput) -> Vec<Part> {

@@ -6,8 +6,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::checks::{self, Checks};
 use super::pruning::comparable;
-use super::report::size;
-use tool_output_cap::{OverflowRef, RetentionPolicy, Session, SpillEntry, ToolCap};
+use super::text::size;
+use tool_output_cap::{
+    OverflowRef, Session, ToolCap,
+    types::{RetentionPolicy, SpillEntry},
+};
 
 /// How long the host keeps spills: its sweep's age limit, and what every
 /// notice tells the model (`SessionConfig::retention_seconds`).

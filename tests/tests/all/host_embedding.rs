@@ -5,7 +5,8 @@ use std::sync::OnceLock;
 use std::thread;
 
 use tool_output_cap::{
-    Budget, Call, CapError, Error, OverflowKind, RuntimeOptions, SessionConfig, SizeUnit, ToolCap,
+    Budget, Call, CapError, Error, RuntimeOptions, SessionConfig, ToolCap,
+    types::{OverflowKind, SizeUnit},
 };
 
 /// Compiling the component is the slow part: do it once for every test.

@@ -6,8 +6,9 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use tool_output_cap::{
-    Budget, ContentPart, DEFAULT_CALL_DEADLINE, DEFAULT_MEMORY_LIMIT, Error, LimitExceeded, Limits,
-    Recycling, RuntimeOptions, Session, SessionConfig, ToolCap,
+    Budget, Error, Limits, RuntimeOptions, Session, SessionConfig, ToolCap,
+    limits::{DEFAULT_CALL_DEADLINE, DEFAULT_MEMORY_LIMIT, LimitExceeded, Recycling},
+    types::ContentPart,
 };
 
 const MIB: usize = 1 << 20;

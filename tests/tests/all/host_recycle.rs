@@ -5,7 +5,8 @@
 use std::sync::OnceLock;
 
 use tool_output_cap::{
-    Budget, DEFAULT_RECYCLE_ABOVE, Recycling, RuntimeOptions, Session, SessionConfig, ToolCap,
+    Budget, RuntimeOptions, Session, SessionConfig, ToolCap,
+    limits::{DEFAULT_RECYCLE_ABOVE, Recycling},
 };
 
 const MIB: usize = 1 << 20;
@@ -135,7 +136,7 @@ fn every_function_that_takes_a_large_input_recycles() {
     session.find_refs(&big).unwrap();
     assert_eq!(session.recycled(), 1);
     let messages = [big.clone(), "recent".to_owned()];
-    let policy = tool_output_cap::PrunePolicy {
+    let policy = tool_output_cap::types::PrunePolicy {
         keep_last: Some(1),
         max_total_bytes: None,
         max_total_tokens: None,

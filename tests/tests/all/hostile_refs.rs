@@ -14,7 +14,7 @@ use std::path::Path;
 
 use crate::hostile_support::corpus::{self, Case, Corpus, Genuine, SessionSpec};
 use crate::hostile_support::forge;
-use tool_output_cap::{PrunePolicy, Session, SessionConfig};
+use tool_output_cap::{Session, SessionConfig, types::PrunePolicy};
 use toolcap_core::naming::{content_digest, spill_file_name};
 use toolcap_core::{OverflowRef, RefScheme, prune};
 

@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::common::{budget, config, open_with, tool_cap};
 use serde_json::{Value, json};
-use tool_output_cap::{RetentionPolicy, Session, SessionConfig};
+use tool_output_cap::{Session, SessionConfig, types::RetentionPolicy};
 
 const DAY: u64 = 86_400;
 const HOUR_NS: u64 = 3_600 * 1_000_000_000;
@@ -71,7 +71,7 @@ fn age_note(dir: &Path, relative: &str, created_ago: u64, expires: Option<u64>) 
         .unwrap();
 }
 
-fn sweep_by_age(dir: &Path, days: u64) -> tool_output_cap::SweepReport {
+fn sweep_by_age(dir: &Path, days: u64) -> tool_output_cap::types::SweepReport {
     let policy = RetentionPolicy {
         max_age_seconds: Some(days * DAY),
         max_total_bytes: None,

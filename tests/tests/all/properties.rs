@@ -10,7 +10,7 @@ use std::fs;
 
 use crate::common::{count_lines, open};
 use proptest::prelude::*;
-use tool_output_cap::{Budget, Keep, Session};
+use tool_output_cap::{Budget, Session, types::Keep};
 
 /// Text from scripts, line breaks and control bytes, short and long lines;
 /// `long` adds lines of several KB (and makes page-by-page reads slow).

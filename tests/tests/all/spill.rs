@@ -10,7 +10,7 @@ use std::path::Path;
 use crate::common::{
     DISPLAY_ROOT, assert_case, budget, count_lines, multibyte_corpus, open, temp_files, tree,
 };
-use tool_output_cap::{Budget, Capped, Keep, Session};
+use tool_output_cap::{Budget, Capped, Session, types::Keep};
 use toolcap_core::naming::content_digest;
 
 /// 5000 bytes of mixed scripts, CRLF, a lone CR and NUL bytes.

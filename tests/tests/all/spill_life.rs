@@ -17,7 +17,7 @@ use crate::common::{
 };
 use serde_json::json;
 use tool_output_cap::{
-    Budget, Call, CapError, Capped, Error, RetentionPolicy, Session, SessionConfig,
+    Budget, Call, CapError, Capped, Error, Session, SessionConfig, types::RetentionPolicy,
 };
 use toolcap_core::naming::content_digest;
 

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use tool_output_cap::{Budget, Error, Keep, Session, SessionConfig, ToolCap};
+use tool_output_cap::{Budget, Error, Session, SessionConfig, ToolCap, types::Keep};
 
 /// Display root of the sessions opened here: deliberately not the host path,
 /// so tests see that notices show what the host chose.

@@ -1,8 +1,11 @@
 //! Between the vector format's types and the component's.
 
 use tool_output_cap::{
-    Budget, ContentPart, EmbeddedResource, Keep, Media, OverflowKind, PendingResult, PrunePolicy,
-    RequestLimits, SessionConfig, SizeUnit,
+    Budget, SessionConfig,
+    types::{
+        ContentPart, EmbeddedResource, Keep, Media, OverflowKind, PendingResult, PrunePolicy,
+        RequestLimits, SizeUnit,
+    },
 };
 
 use super::format::{
@@ -118,7 +121,7 @@ pub fn session_config(spec: &SessionSpec, dir: &std::path::Path) -> Result<Sessi
         redaction: spec
             .redaction
             .as_ref()
-            .map(|r| tool_output_cap::RedactionPolicy {
+            .map(|r| tool_output_cap::types::RedactionPolicy {
                 literals: r.literals.clone(),
                 spill: r.spill,
             }),
@@ -196,8 +199,8 @@ pub fn part_spec(part: &ContentPart) -> PartSpec {
 }
 
 /// A sweep reason as the vectors write it.
-pub fn sweep_reason(reason: tool_output_cap::SweepReason) -> &'static str {
-    use tool_output_cap::SweepReason as R;
+pub fn sweep_reason(reason: tool_output_cap::types::SweepReason) -> &'static str {
+    use tool_output_cap::types::SweepReason as R;
     match reason {
         R::Age => "age",
         R::TotalBytes => "total-bytes",

@@ -5,7 +5,10 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use tool_output_cap::{Budget, Capped, CappedParts, ContentPart, OverflowRef, Pruned, Session};
+use tool_output_cap::{
+    Budget, Capped, OverflowRef, Session,
+    types::{CappedParts, ContentPart, Pruned},
+};
 
 use super::check::{Checker, excerpt};
 use super::convert::part_spec;
@@ -82,7 +85,7 @@ impl From<&CappedParts> for CapView {
     }
 }
 
-fn redaction_counts(list: &[tool_output_cap::RedactionCount]) -> Vec<(String, u32)> {
+fn redaction_counts(list: &[tool_output_cap::types::RedactionCount]) -> Vec<(String, u32)> {
     list.iter().map(|r| (r.kind.clone(), r.count)).collect()
 }
 

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tool_output_cap::{CappedMcp, OverflowRef, Session};
+use tool_output_cap::{OverflowRef, Session, types::CappedMcp};
 
 use super::check::{Checker, excerpt};
 use super::format::{McpExpect, TextInput};

@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 
 use tool_output_cap::{
-    BatchResult, Budget, Call, ContentPart, McpOptions, OverflowRef, PendingResult, Session,
+    Budget, Call, OverflowRef, Session,
+    types::{BatchResult, ContentPart, McpOptions, PendingResult},
 };
 
 use super::check::Checker;
@@ -400,7 +401,7 @@ impl Runner {
         &self,
         chk: &mut Checker<'_>,
         e: &mut PageExpect,
-        page: &tool_output_cap::Page,
+        page: &tool_output_cap::types::Page,
     ) -> Result<(), String> {
         chk.exact("offset", &mut e.offset, &page.offset);
         chk.exact("first_line", &mut e.first_line, &page.first_line);
@@ -910,7 +911,7 @@ impl Runner {
     }
 
     fn sweep(&mut self, chk: &mut Checker<'_>, s: &mut SweepStep) -> Result<(), String> {
-        let policy = tool_output_cap::RetentionPolicy {
+        let policy = tool_output_cap::types::RetentionPolicy {
             max_age_seconds: s.policy.max_age_seconds,
             max_total_bytes: s.policy.max_total_bytes,
             max_files: s.policy.max_files,

@@ -70,7 +70,7 @@ pub fn options(args: &McpArgs, file: &FileConfig) -> Result<Option<Listen>, Fail
         .or_else(|| file.client_token.clone());
     let token = match template {
         Some(template) => {
-            let token = super::remote::expand_env(&template, |name| std::env::var(name).ok())
+            let token = crate::headers::expand_env(&template, |name| std::env::var(name).ok())
                 .map_err(|e| Failure::usage(format!("--client-token: {e}")))?;
             if token.trim().is_empty() {
                 return Err(Failure::usage("--client-token is empty"));

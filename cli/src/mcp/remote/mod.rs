@@ -2,7 +2,6 @@
 //! router sees as it sees a server it started: lines in, lines out. The
 //! HTTP side runs on a thread of its own with a small tokio runtime.
 
-mod headers;
 mod inbox;
 mod peek;
 mod session;
@@ -17,11 +16,11 @@ use reqwest::header::HeaderMap;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-pub use self::headers::{HeaderSpec, expand_env, parse_header};
 use self::inbox::Inbox;
 use self::session::Session;
 use super::lines::{Event, Flow, Outgoing};
 use crate::failure::Failure;
+use crate::headers::{self, HeaderSpec};
 
 /// A remote server as the options give it.
 #[derive(Debug, Clone)]

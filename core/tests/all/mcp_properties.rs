@@ -4,7 +4,7 @@
 //! a result that fits is the input itself, and the spills hold exactly the
 //! joined text and the structured content as received.
 
-mod common;
+use crate::common;
 
 use common::{MemStore, any_budget, rich_text};
 use proptest::prelude::*;

@@ -1,7 +1,7 @@
 //! Writer and parser of references are bound by round-trip properties, and
 //! pruning never loses a genuine reference.
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use toolcap_core::naming::{content_digest, spill_file_name};

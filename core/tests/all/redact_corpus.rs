@@ -7,7 +7,7 @@
 //!
 //! `cargo test -p toolcap-core redact`
 
-mod common;
+use crate::common;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -18,13 +18,13 @@ use serde::Deserialize;
 use toolcap_core::redact::{UNIT, kind};
 use toolcap_core::{Redactions, Redactor};
 
-const SECRETS: &str = include_str!("../../tests/redaction/secrets.txt");
-const LOOKALIKES: &str = include_str!("../../tests/redaction/lookalikes.txt");
+const SECRETS: &str = include_str!("../../../tests/redaction/secrets.txt");
+const LOOKALIKES: &str = include_str!("../../../tests/redaction/lookalikes.txt");
 /// Real configuration formats that name passwords, tokens and secrets
 /// without holding one (nsswitch.conf, pam.d, sshd_config, my.cnf,
 /// docker-compose, Kubernetes, Helm, Spring, Django, Terraform...).
-const CONFIG_LOOKALIKES: &str = include_str!("../../tests/redaction/config-lookalikes.txt");
-const EXPECTED: &str = include_str!("../../tests/redaction/expected.json");
+const CONFIG_LOOKALIKES: &str = include_str!("../../../tests/redaction/config-lookalikes.txt");
+const EXPECTED: &str = include_str!("../../../tests/redaction/expected.json");
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -4,13 +4,14 @@
 //! `cap`, checked against naive oracles. Thresholds of a few hundred bytes
 //! (`set_large_input`) put both regimes within reach of small texts.
 //!
-//! `cargo test -p toolcap-core --release --test stream_properties`
+//! `cargo test -p toolcap-core --release --test all stream_properties::`
 
-mod common;
+use crate::common;
 
 use common::{MemStore, cases, rich_text};
 use proptest::prelude::*;
 use toolcap_core::stream::{MemoryWriter, OnePass};
+use toolcap_core::test_support::SplitMix;
 use toolcap_core::text::count_lines;
 use toolcap_core::token_sample::{Sampling, sampled_estimate};
 use toolcap_core::{
@@ -692,11 +693,9 @@ fn original_tokens_are_the_estimate_of_the_whole_text() {
 /// scripts, and failure lines.
 fn runs(len: usize) -> String {
     let mut text = String::new();
-    let mut i = 0u64;
+    let mut rng = SplitMix::new(0);
     while text.len() < len {
-        i = i
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        let i = rng.next_u64();
         let run = 1 + (i >> 40) as usize % 100_000;
         match (i >> 20) % 5 {
             0 => text.push_str(&"a".repeat(run)),

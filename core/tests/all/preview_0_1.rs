@@ -241,7 +241,7 @@ fn none_is_the_0_1_preview_byte_for_byte() {
     assert!(failures.is_empty(), "0.1 preview changed for {failures:?}");
 }
 
-mod common;
+use crate::common;
 mod reference_0_1;
 
 use proptest::prelude::*;

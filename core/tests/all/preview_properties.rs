@@ -18,7 +18,7 @@
 //!   is at least 90% of `max-bytes`, folding on or off (a run is folded
 //!   only when what follows it can use the room that frees).
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use toolcap_core::cap::{JSON_HEADER, PreviewFeatures, PreviewSettings};

@@ -3,7 +3,7 @@
 //! tail a suffix, accounting is exact, the spill is the input byte for byte,
 //! and the notice's reference is found again.
 
-mod common;
+use crate::common;
 
 use common::MemStore;
 use proptest::prelude::*;

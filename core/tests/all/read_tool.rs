@@ -2,9 +2,9 @@
 //! a cut output's notice leads the model to the full output, whose pages
 //! reassemble it; expired files and random input give sentences, never panics.
 //!
-//! `cargo test -p toolcap-core --test read_tool`
+//! `cargo test -p toolcap-core --test all read_tool::`
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 
@@ -13,6 +13,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 use toolcap_core::read_tool::{self, DEFAULT_MAX_BYTES, SpillFiles, max_text_bytes, run, spec};
 use toolcap_core::readback::MemFile;
+use toolcap_core::test_support::SplitMix;
 use toolcap_core::{Budget, Call, CapError, Capper, RefScheme};
 
 const ROOT: &str = "/home/me/.spill";
@@ -168,15 +169,8 @@ fn smoke() {
     let (cut, mut folder) = capped(&build_log(1_000));
     let bound = max_text_bytes(folder.scheme(), read_tool::MAX_MAX_BYTES);
     let valid = json!({"path": cut, "line": 3, "max_bytes": 300}).to_string();
-    // splitmix64: a fixed sequence, no dependency.
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut next = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
+    let mut rng = SplitMix::new(0x9e37_79b9_7f4a_7c15);
+    let mut next = move || rng.next_u64();
     for round in 0..2_000 {
         let mut bytes = if round % 2 == 0 {
             (0..next() % 64).map(|_| next() as u8).collect::<Vec<u8>>()

@@ -3,7 +3,7 @@
 //! everything, the cut ones share one level (max-min fair), the floor is
 //! honoured or the plan fails, and the same input gives the same plan.
 
-mod common;
+use crate::common;
 
 use common::{MemStore, cases, rich_text};
 use proptest::prelude::*;

@@ -6,6 +6,7 @@ mod common;
 use std::process::{Output, Stdio};
 
 use common::{Sandbox, numbered_lines, run, spill_path, stderr, stdout, varied_lines, wait_gone};
+use toolcap_core::notice::NOT_SAVED;
 
 #[test]
 fn input_that_fits_comes_back_byte_for_byte() {
@@ -211,7 +212,7 @@ fn a_spill_dir_that_cannot_be_made_still_caps_and_says_not_saved() {
     assert_eq!(output.status.code(), Some(6), "{}", stderr(&output));
     let text = stdout(&output);
     assert!(text.len() <= 2000);
-    assert!(text.contains("could NOT be saved"), "{text}");
+    assert!(text.contains(NOT_SAVED), "{text}");
     assert!(spill_path(&text).is_none());
 }
 

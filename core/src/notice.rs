@@ -156,6 +156,15 @@ pub fn render_notice(
     render_notice_lossy(loss, saved, call, style, form, false)
 }
 
+/// The words by which both notice forms tell that the full output was not
+/// saved: what a host (or a test) looks for, rather than retyping them.
+pub const NOT_SAVED: &str = "The full output could NOT be saved";
+
+/// [`NOT_SAVED`] with its reason, as both notice forms quote it.
+pub fn not_saved(reason: &str) -> String {
+    format!("{NOT_SAVED} ({})", one_line_reason(reason))
+}
+
 /// What a full notice adds for an output that was not valid UTF-8.
 pub const LOSSY_STATEMENT: &str = " It is not valid UTF-8: this preview shows each invalid \
      byte sequence as U+FFFD and counts the bytes of that decoded text; the saved file holds the \
@@ -200,10 +209,10 @@ pub fn render_notice_lossy(
             RefScheme::token(r)
         ),
         Saved::Failed(reason) => format!(
-            "{first}\nThe full output could NOT be saved ({}), so the omitted part is lost.\n\
+            "{first}\n{}, so the omitted part is lost.\n\
              The tool already ran; re-run it only if the omitted part matters, and then narrow \
              its output (a filter, a range, head or tail).",
-            one_line_reason(reason)
+            not_saved(reason)
         ),
     }
 }
@@ -226,9 +235,8 @@ fn render_compact(loss: &Loss, saved: Saved<'_>, failure: &str, style: &NoticeSt
             )
         }
         Saved::Failed(reason) => format!(
-            "{first} The full output could NOT be saved ({}).\nRe-run only if the omitted part \
-             matters, with a narrower output.",
-            one_line_reason(reason)
+            "{first} {}.\nRe-run only if the omitted part matters, with a narrower output.",
+            not_saved(reason)
         ),
     }
 }

@@ -4,6 +4,7 @@
 //! and the notice's reference is found again.
 
 use crate::common;
+use toolcap_core::notice::not_saved;
 
 use common::MemStore;
 use proptest::prelude::*;
@@ -171,7 +172,7 @@ proptest! {
             }
             prop_assert!(c.spill.is_none());
             prop_assert!(c.spill_error.as_deref().unwrap().contains("disk full"));
-            prop_assert!(c.text.contains("could NOT be saved (disk full really)"));
+            prop_assert!(c.text.contains(&not_saved("disk full really")));
             prop_assert!(capper.scheme().find_refs(&c.text).is_empty());
         }
     }

@@ -7,6 +7,7 @@
 //! `cargo test -p toolcap-core --release --test all stream_properties::`
 
 use crate::common;
+use toolcap_core::notice::not_saved;
 
 use common::{MemStore, cases, rich_text};
 use proptest::prelude::*;
@@ -489,11 +490,7 @@ fn a_failed_spill_keeps_the_preview_and_commits_nothing() {
     assert!(writer.aborted && writer.committed.is_empty() && writer.partial.is_none());
     assert!(failed.spill.is_none());
     assert!(failed.spill_error.unwrap().contains("no space left"));
-    assert!(
-        failed
-            .text
-            .contains("could NOT be saved (no space left on device)")
-    );
+    assert!(failed.text.contains(&not_saved("no space left on device")));
     // The same preview, up to the notice.
     let before = |t: &str| t.rsplit_once("[toolcap] ").unwrap().0.to_owned();
     assert_eq!(before(&failed.text), before(&ok.text));

@@ -14,9 +14,8 @@ use crate::common::{budget, config, open, open_with, temp_files, tree};
 use serde_json::json;
 use tool_output_cap::{Capped, Session, SessionConfig};
 use toolcap_core::naming::{content_digest, spill_file_name};
+use toolcap_core::notice::NOT_SAVED;
 
-/// The notice's words for an output that was not saved.
-const NOT_SAVED: &str = "The full output could NOT be saved";
 /// Every cut in this file fits this many bytes.
 const MAX_BYTES: u32 = 2048;
 

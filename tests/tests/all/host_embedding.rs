@@ -8,6 +8,7 @@ use tool_output_cap::{
     Budget, Call, CapError, Error, RuntimeOptions, SessionConfig, ToolCap,
     types::{OverflowKind, SizeUnit},
 };
+use toolcap_core::notice::NOT_SAVED;
 
 /// Compiling the component is the slow part: do it once for every test.
 fn tool_cap() -> &'static ToolCap {
@@ -98,11 +99,7 @@ fn an_empty_spill_dir_grants_nothing_not_the_working_directory() {
     assert_eq!(session.display_root(), "/spill");
     let capped = session.cap(&big_output(), &small_budget(), "c1").unwrap();
     assert!(capped.report.truncated && capped.report.spill.is_none());
-    assert!(
-        capped.text.contains("could NOT be saved"),
-        "{}",
-        capped.text
-    );
+    assert!(capped.text.contains(NOT_SAVED), "{}", capped.text);
     assert!(std::path::Path::new("t-empty").symlink_metadata().is_err());
     assert_eq!(std::fs::read_dir(".").unwrap().count(), before);
 }
@@ -251,11 +248,7 @@ fn component_errors_are_told_apart_from_runtime_errors() {
         capped.report.truncated && capped.report.spill.is_none(),
         "{capped:?}"
     );
-    assert!(
-        capped.text.contains("could NOT be saved"),
-        "{}",
-        capped.text
-    );
+    assert!(capped.text.contains(NOT_SAVED), "{}", capped.text);
     assert!(
         capped
             .report

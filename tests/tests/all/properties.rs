@@ -11,6 +11,7 @@ use std::fs;
 use crate::common::{count_lines, open};
 use proptest::prelude::*;
 use tool_output_cap::{Budget, Session, types::Keep};
+use toolcap_core::notice::NOT_SAVED;
 
 /// Text from scripts, line breaks and control bytes, short and long lines;
 /// `long` adds lines of several KB (and makes page-by-page reads slow).
@@ -115,7 +116,7 @@ proptest! {
         prop_assert!(u64::from(capped.report.omitted_lines) <= lines);
         if preopen != "read-write" {
             prop_assert!(capped.report.spill.is_none() && capped.report.spill_error.is_some());
-            prop_assert!(capped.text.contains("could NOT be saved"));
+            prop_assert!(capped.text.contains(NOT_SAVED));
             return Ok(());
         }
         let spill = capped.report.spill.expect("a writable spill dir");

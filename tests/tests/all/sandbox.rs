@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{KEY, assert_case, budget, case_name, config, open, open_with, tool_cap, tree};
 use tool_output_cap::{Capped, OverflowRef, Session, SessionConfig};
+use toolcap_core::notice::NOT_SAVED;
 
 const SECRET: &str = "TOP SECRET: outside the spill dir";
 
@@ -123,7 +124,7 @@ fn a_thread_folder_replaced_by_a_file_gives_a_spill_error_not_a_trap() {
 
     let capped = session.cap(&big_output("c2"), &budget(1000), "c2").unwrap();
     assert!(capped.report.spill.is_none() && capped.report.spill_error.is_some());
-    assert!(capped.text.contains("could NOT be saved"));
+    assert!(capped.text.contains(NOT_SAVED));
     let err = session.read(&spill.path, 0, 10).unwrap_err();
     assert_ne!(case_name(&err), "runtime", "{err}");
     assert_eq!(
@@ -289,7 +290,7 @@ fn a_read_only_preopen_is_read_but_never_written() {
         .cap(&big_output("c2"), &budget(1000), "c2")
         .unwrap();
     assert!(capped.report.truncated && capped.report.spill.is_none());
-    assert!(capped.report.spill_error.is_some() && capped.text.contains("could NOT be saved"));
+    assert!(capped.report.spill_error.is_some() && capped.text.contains(NOT_SAVED));
     assert!(read_only.read(&spill.path, 0, 16).is_ok());
     assert!(read_only.purge().is_err());
     assert_eq!(tree(dir.path()), before);

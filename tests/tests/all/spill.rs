@@ -12,6 +12,7 @@ use crate::common::{
 };
 use tool_output_cap::{Budget, Capped, Session, types::Keep};
 use toolcap_core::naming::content_digest;
+use toolcap_core::notice::NOT_SAVED;
 
 /// 5000 bytes of mixed scripts, CRLF, a lone CR and NUL bytes.
 fn awkward_output() -> String {
@@ -98,11 +99,7 @@ fn a_failed_write_leaves_no_temp_file_and_says_so() {
     let capped = cap_ok(&mut session, &input, &budget(1000), "c1");
     assert!(capped.report.truncated && capped.report.spill.is_none());
     let why = capped.report.spill_error.expect("the failure is reported");
-    assert!(
-        capped.text.contains("could NOT be saved"),
-        "{}",
-        capped.text
-    );
+    assert!(capped.text.contains(NOT_SAVED), "{}", capped.text);
     assert!(capped.text.len() <= 1000);
     assert!(!why.is_empty());
     assert_eq!(temp_files(dir.path()), Vec::<std::path::PathBuf>::new());

@@ -20,9 +20,8 @@ use tool_output_cap::{
     Budget, Call, CapError, Capped, Error, Session, SessionConfig, types::RetentionPolicy,
 };
 use toolcap_core::naming::content_digest;
+use toolcap_core::notice::NOT_SAVED;
 
-/// The notice's words for an output that was not saved.
-const NOT_SAVED: &str = "The full output could NOT be saved";
 /// The notable line planted in the middle of every streamed output.
 const PLANTED: &str = "error[E0425]: planted in the middle: cannot find value `needle`";
 const MIB: usize = 1 << 20;

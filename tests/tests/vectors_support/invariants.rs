@@ -9,6 +9,7 @@ use tool_output_cap::{
     Budget, Capped, OverflowRef, Session,
     types::{CappedParts, ContentPart, Pruned},
 };
+use toolcap_core::notice::NOT_SAVED;
 
 use super::check::{Checker, excerpt};
 use super::convert::part_spec;
@@ -360,12 +361,12 @@ fn check_cut(chk: &mut Checker<'_>, input: &str, budget: &Budget, got: &CapView)
         )
     });
     // Full notices say "do not run it again", the compact ones of small
-    // budgets "Do not re-run"; both say "could NOT be saved".
+    // budgets "Do not re-run"; both say the output was not saved.
     let notice_ok = match (&got.spill, &got.spill_error) {
         (Some(_), _) => {
             got.text.contains("do not run it again") || got.text.contains("Do not re-run")
         }
-        (None, Some(_)) => got.text.contains("could NOT be saved"),
+        (None, Some(_)) => got.text.contains(NOT_SAVED),
         (None, None) => false,
     };
     chk.ensure(notice_ok, || {

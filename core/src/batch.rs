@@ -11,7 +11,7 @@
 
 use crate::budget::Budget;
 use crate::call::Call;
-use crate::cap::{Capped, Capper, SpillStore};
+use crate::capper::{Capped, Capper, SpillStore};
 use crate::error::CapError;
 use crate::parts::{CappedParts, Part, cap_parts, fixed_cost, joined_text};
 use crate::plan::{RequestLimits, ResultSize, json_string_len, plan};

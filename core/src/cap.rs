@@ -52,7 +52,7 @@
 //!
 //! # Large inputs
 //!
-//! A text above [`crate::stream::LARGE_INPUT`] (8 MiB for what looks like
+//! A text above [`crate::capper::LARGE_INPUT`] (8 MiB for what looks like
 //! JSON), under a budget of at most an eighth of that, gets the one-pass
 //! preview of [`crate::stream`] instead: the same head, tail, notable lines
 //! and notice, chosen from what a bounded memory can keep, with no folding,
@@ -61,296 +61,23 @@
 
 use std::borrow::Cow;
 
-use crate::budget::{Budget, Keep, NoticeRoom};
+pub use crate::capper::{Capped, Capper, SpillStore};
+pub use crate::settings::{PreviewFeatures, PreviewSettings, RedactionSettings};
+
+use crate::budget::{Budget, Keep};
 use crate::call::Call;
+use crate::capper::{Original, Preview, spill_output};
 use crate::cut::{self, Allowance, Last, Middle, Shape, Side};
 use crate::error::CapError;
 use crate::notable::{self, Patterns, Room, Selection};
-use crate::notice::{self, GAP_LINES, Loss, NoticeForm, NoticeStyle, Saved};
+use crate::notice::{self, GAP_LINES, Loss, NoticeForm, Saved};
 use crate::redact::Redactor;
-use crate::refs::{OverflowRef, RefScheme};
+use crate::room::{NoticeParts, call_room, effective_keep, lean_to_tail};
 use crate::text::{LineIndex, count_lfs, count_lines, digits};
 use crate::token_sample::{Sampling, sampled_estimate};
-use crate::tokens::{MediaCosts, TokenEstimator};
 use crate::{diff, fold, json_preview, naming};
 
-/// Where full outputs go. The guest writes through WASI; tests use memory or
-/// real directories.
-pub trait SpillStore {
-    /// Save `content` as `<thread_dir>/<file_name>`, atomically: a reader
-    /// never sees a partial file under that name.
-    fn save(&mut self, thread_dir: &str, file_name: &str, content: &[u8]) -> Result<(), CapError>;
-
-    /// [`save`](Self::save) the output of `call` (of `lines` lines): a store
-    /// with a catalog notes where it came from. By default, just `save`.
-    fn save_call(
-        &mut self,
-        thread_dir: &str,
-        file_name: &str,
-        content: &[u8],
-        call: &Call,
-        lines: u64,
-    ) -> Result<(), CapError> {
-        let _ = (call, lines);
-        self.save(thread_dir, file_name, content)
-    }
-
-    /// The name of a file of `thread_dir` already holding exactly this
-    /// output (its digest and size), to name instead of writing a second
-    /// copy. By default none.
-    fn existing(&mut self, thread_dir: &str, digest: &str, bytes: u64) -> Option<String> {
-        let _ = (thread_dir, digest, bytes);
-        None
-    }
-
-    /// `file_name`, found by [`existing`](Self::existing), is named again by
-    /// a new notice: a store that keeps promises renews the file's (its note
-    /// then promises what the new notice says, from now), so that no sweep
-    /// deletes the file the new reference points at. By default nothing.
-    fn renew(&mut self, thread_dir: &str, file_name: &str, bytes: u64, lines: u64) {
-        let _ = (thread_dir, file_name, bytes, lines);
-    }
-}
-
-/// A tool result fitted to a budget. Mirrors WIT `capped`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Capped {
-    /// Text for the model.
-    pub text: String,
-    /// True when `text` is a preview.
-    pub truncated: bool,
-    /// Size of the input.
-    pub original_bytes: u64,
-    /// Lines of the input.
-    pub original_lines: u64,
-    /// Input bytes not in the preview.
-    pub omitted_bytes: u64,
-    /// Input lines of which no byte is in the preview.
-    pub omitted_lines: u64,
-    /// 1-based line of the first omitted byte.
-    pub gap_line: Option<u64>,
-    /// Notable (failure) lines of the omitted part shown in the preview.
-    pub notable_lines: u64,
-    /// Lines of the preview folded into repetition markers.
-    pub folded_lines: u64,
-    /// Estimated tokens of the input.
-    pub original_tokens: u64,
-    /// Estimated tokens of `text`.
-    pub tokens: u64,
-    /// Where the full output was saved.
-    pub spill: Option<OverflowRef>,
-    /// Why it could not be saved.
-    pub spill_error: Option<String>,
-    /// Secrets the session's redaction replaced, per kind. When any, the
-    /// sizes and the preview are those of the redacted text.
-    pub redactions: Vec<(String, u64)>,
-}
-
-/// Which of the preview's refinements are on. All are by default; the
-/// benchmarks turn them off to measure the 0.1 preview (plain head and tail).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PreviewFeatures {
-    /// Notable (failure) lines of the omitted middle are shown.
-    pub notable: bool,
-    /// Runs of repeated lines are folded.
-    pub fold: bool,
-    /// A whole JSON document gets a valid JSON preview.
-    pub json: bool,
-    /// Budget left over flows back to long lines, so the preview uses it,
-    /// and cuts inside a line keep extended grapheme clusters whole (0.1 cut
-    /// on char boundaries only).
-    pub fill: bool,
-    /// The compact notice for small budgets, and a tail-leaning preview of a
-    /// failed call.
-    pub adaptive_notice: bool,
-}
-
-impl PreviewFeatures {
-    /// Every refinement on: what sessions use.
-    pub const ALL: PreviewFeatures = PreviewFeatures {
-        notable: true,
-        fold: true,
-        json: true,
-        fill: true,
-        adaptive_notice: true,
-    };
-    /// Every refinement off: the 0.1 preview, for comparison.
-    pub const NONE: PreviewFeatures = PreviewFeatures {
-        notable: false,
-        fold: false,
-        json: false,
-        fill: false,
-        adaptive_notice: false,
-    };
-}
-
-impl Default for PreviewFeatures {
-    fn default() -> Self {
-        PreviewFeatures::ALL
-    }
-}
-
-/// What a session chooses about its previews and notices.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PreviewSettings {
-    /// How notices point into a spill.
-    pub notice: NoticeStyle,
-    /// The host's own notable-line patterns: literal substrings, matched
-    /// case-sensitively, in addition to the built-in failure patterns.
-    pub notable_patterns: Vec<String>,
-    /// Which refinements are on.
-    pub features: PreviewFeatures,
-    /// What the token estimator counts for media parts.
-    pub media: MediaCosts,
-    /// Opt-in secret redaction.
-    pub redaction: Option<RedactionSettings>,
-}
-
-/// A session's redaction policy. Mirrors WIT `redaction-policy`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RedactionSettings {
-    /// Host-supplied secrets, redacted wherever they occur.
-    pub literals: Vec<String>,
-    /// Also redact the saved file; otherwise it keeps the output as it was.
-    pub spill: bool,
-}
-
-/// Longest host pattern for notable lines.
-pub const MAX_PATTERN_BYTES: usize = 200;
-/// Most host patterns for notable lines.
-pub const MAX_PATTERNS: usize = 64;
-
-impl PreviewSettings {
-    /// Checks the read tool's name and the host's patterns.
-    pub fn validate(&self) -> Result<(), CapError> {
-        self.notice.validate()?;
-        if self.notable_patterns.len() > MAX_PATTERNS {
-            return Err(CapError::InvalidSettings(format!(
-                "at most {MAX_PATTERNS} notable-patterns, got {}",
-                self.notable_patterns.len()
-            )));
-        }
-        for pattern in &self.notable_patterns {
-            if pattern.is_empty()
-                || pattern.len() > MAX_PATTERN_BYTES
-                || pattern.contains(['\n', '\r'])
-            {
-                return Err(CapError::InvalidSettings(format!(
-                    "each notable pattern must be 1 to {MAX_PATTERN_BYTES} bytes on one line, \
-                     got {:?}",
-                    crate::text::truncate_str(pattern, MAX_PATTERN_BYTES)
-                )));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Caps results for one session.
-#[derive(Debug)]
-pub struct Capper {
-    scheme: RefScheme,
-    settings: PreviewSettings,
-    room: NoticeRoom,
-    patterns: Patterns,
-    estimator: TokenEstimator,
-    /// Size above which a text gets the one-pass preview
-    /// ([`crate::stream::is_large`]).
-    large_input: usize,
-    /// The redaction policy's detectors, and whether spills are redacted.
-    redactor: Option<Redactor>,
-    redact_spill: bool,
-}
-
-/// Largest number a notice can hold, for worst-case sizes.
-const MAX_NUMBER: u64 = u64::MAX;
-
 impl Capper {
-    /// A capper for the session described by `scheme`, with the default
-    /// settings.
-    pub fn new(scheme: RefScheme) -> Self {
-        Capper::with_settings(scheme, PreviewSettings::default())
-            .expect("the default settings are valid")
-    }
-
-    /// A capper with explicit settings; fails with `invalid-settings` for a
-    /// bad read tool name or notable pattern.
-    pub fn with_settings(scheme: RefScheme, settings: PreviewSettings) -> Result<Self, CapError> {
-        settings.validate()?;
-        let estimator = TokenEstimator::new(settings.media);
-        let room = worst_room(&scheme, &settings, &estimator);
-        let patterns = Patterns::new(&settings.notable_patterns);
-        let redactor = settings
-            .redaction
-            .as_ref()
-            .map(|r| Redactor::new(&r.literals))
-            .transpose()?;
-        let redact_spill = settings.redaction.as_ref().is_some_and(|r| r.spill);
-        Ok(Capper {
-            redactor,
-            redact_spill,
-            scheme,
-            settings,
-            room,
-            patterns,
-            estimator,
-            large_input: crate::stream::LARGE_INPUT,
-        })
-    }
-
-    /// Move the size above which a text gets the one-pass preview (and the
-    /// JSON one, twice that), so that tests reach it with small texts.
-    #[doc(hidden)]
-    pub fn set_large_input(&mut self, bytes: usize) {
-        self.large_input = bytes;
-    }
-
-    /// The size above which a text gets the one-pass preview.
-    pub(crate) fn large_input(&self) -> usize {
-        self.large_input
-    }
-
-    /// The session's notable-line searches.
-    pub(crate) fn patterns(&self) -> &Patterns {
-        &self.patterns
-    }
-
-    /// The session's token estimator.
-    pub fn estimator(&self) -> &TokenEstimator {
-        &self.estimator
-    }
-
-    /// Start the estimator from `scale` (clamped; see
-    /// [`TokenEstimator::set_scale`]); the least token budget follows.
-    pub fn set_token_scale(&mut self, scale: f64) {
-        self.estimator.set_scale(scale);
-        self.room = worst_room(&self.scheme, &self.settings, &self.estimator);
-    }
-
-    /// Teach the estimator what a provider counted for `text`
-    /// ([`TokenEstimator::calibrate`]); returns the new scale. The least
-    /// token budget follows the new scale.
-    pub fn calibrate(&mut self, text: &str, actual_tokens: u64) -> f64 {
-        let scale = self.estimator.calibrate(text, actual_tokens);
-        self.room = worst_room(&self.scheme, &self.settings, &self.estimator);
-        scale
-    }
-
-    /// The session's preview settings.
-    pub fn settings(&self) -> &PreviewSettings {
-        &self.settings
-    }
-
-    /// The session's reference scheme.
-    pub fn scheme(&self) -> &RefScheme {
-        &self.scheme
-    }
-
-    /// The least budget this session accepts.
-    pub fn room(&self) -> NoticeRoom {
-        self.room
-    }
-
     /// Fit `text` to `budget`, spilling the full text to `store` if it is cut.
     /// Fails only for an invalid budget; a failed spill is reported in the
     /// result.
@@ -655,33 +382,6 @@ impl Capper {
     }
 }
 
-/// Save `content`, the whole output of `call` (its digest and lines given),
-/// through `store`, unless the thread already holds the same output: then
-/// the reference names that file and nothing is written twice.
-pub(crate) fn spill_output(
-    scheme: &RefScheme,
-    store: &mut dyn SpillStore,
-    call: &Call,
-    content: &[u8],
-    digest: &str,
-    lines: u64,
-) -> Result<OverflowRef, CapError> {
-    let thread = scheme.thread_dir();
-    let bytes = content.len() as u64;
-    let file_name = match store.existing(thread, digest, bytes) {
-        Some(name) => {
-            store.renew(thread, &name, bytes, lines);
-            name
-        }
-        None => {
-            let name = naming::spill_file_name(&call.id, digest);
-            store.save_call(thread, &name, content, call, lines)?;
-            name
-        }
-    };
-    Ok(scheme.make_ref(&file_name, bytes, lines, digest))
-}
-
 /// Rounds of [`Capper::within_tokens`] at most.
 const TOKEN_ROUNDS: usize = 8;
 
@@ -718,168 +418,6 @@ fn unchanged(text: String, lines: u64, tokens: u64) -> Capped {
         spill_error: None,
         redactions: Vec::new(),
     }
-}
-
-/// What the spill file holds when it is not the text the preview shows:
-/// the output as it was, beside its redacted text, or the bytes of an
-/// output that was not valid UTF-8 (the text being their lossy decoding).
-/// Its lines are the text's: a lossy decoding keeps every line break.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Original<'a> {
-    pub(crate) bytes: &'a [u8],
-    /// The text is a lossy decoding of `bytes`: a full notice says so.
-    pub(crate) lossy: bool,
-}
-
-/// What the notice of one cut is made of, besides its numbers.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct NoticeParts<'a> {
-    pub(crate) call: &'a Call,
-    pub(crate) style: &'a NoticeStyle,
-    pub(crate) features: PreviewFeatures,
-    /// The preview is a lossy decoding of the saved bytes.
-    pub(crate) lossy: bool,
-}
-
-impl NoticeParts<'_> {
-    /// The form of notice for a cut under `budget`: compact when the full
-    /// one would take more than a quarter of the bytes or lines.
-    pub(crate) fn form(&self, budget: &Budget, full_room: usize) -> NoticeForm {
-        if !self.features.adaptive_notice {
-            return NoticeForm::Full;
-        }
-        let lines_tight = budget
-            .max_lines
-            .is_some_and(|m| u64::from(m) < 4 * (notice::NOTICE_LINES + GAP_LINES));
-        if full_room * 4 > budget.max_bytes as usize || lines_tight {
-            NoticeForm::Compact
-        } else {
-            NoticeForm::Full
-        }
-    }
-}
-
-/// The worst-case room of any notice of this session: numbers of 20 digits,
-/// the longest file name, the longest failure reason and tool name. Budgets
-/// must leave room for the smallest form that can be chosen.
-fn worst_room(
-    scheme: &RefScheme,
-    settings: &PreviewSettings,
-    estimator: &TokenEstimator,
-) -> NoticeRoom {
-    let form = if settings.features.adaptive_notice {
-        NoticeForm::Compact
-    } else {
-        NoticeForm::Full
-    };
-    let worst = Loss {
-        original_bytes: MAX_NUMBER,
-        original_lines: MAX_NUMBER,
-        omitted_bytes: MAX_NUMBER,
-        omitted_lines: MAX_NUMBER,
-        gap_line: MAX_NUMBER - 40,
-    };
-    let long_ref = OverflowRef {
-        path: String::new(),
-        relative_path: String::new(),
-        bytes: MAX_NUMBER,
-        lines: MAX_NUMBER,
-        digest: "0".repeat(naming::DIGEST_HEX),
-        tag: "0".repeat(crate::refs::TAG_HEX),
-    };
-    let failed_call = Call {
-        id: String::new(),
-        tool: Some("x".repeat(crate::call::MAX_TOOL_NAME_BYTES)),
-        exit_code: Some(i32::MIN),
-        is_error: true,
-    };
-    let style = &settings.notice;
-    // A full notice (the only form without adaptive notices) may state that
-    // the preview is a lossy decoding; a compact one never does.
-    let lossy = form == NoticeForm::Full;
-    let render = |saved: Saved<'_>, call: &Call| {
-        notice::render_notice_lossy(&worst, saved, call, style, form, lossy)
-    };
-    let spilled = render(Saved::Spilled(&long_ref), &failed_call).len()
-        + (scheme.max_token_len() - RefScheme::token(&long_ref).len());
-    let reason = "x".repeat(notice::MAX_REASON_BYTES);
-    let failed = render(Saved::Failed(&reason), &failed_call).len();
-    let gap_marker = notice::gap_marker(0, MAX_NUMBER, MAX_NUMBER);
-    let gap = gap_marker.len() + 1;
-    // In tokens, the worst is a notice whose free text is dense: the tool
-    // name and reason as hex, the numbers at 20 digits; a quarter more than
-    // its estimate leaves room for the few preview bytes beside a real one.
-    let dense_call = Call {
-        tool: Some("0f".repeat(crate::call::MAX_TOOL_NAME_BYTES / 2)),
-        ..failed_call.clone()
-    };
-    let dense_reason = "0f".repeat(notice::MAX_REASON_BYTES / 2);
-    let long_ref_path = OverflowRef {
-        path: format!(
-            "{}/{}/{}",
-            scheme.display_root(),
-            scheme.thread_dir(),
-            "0".repeat(60)
-        ),
-        ..long_ref.clone()
-    };
-    let dense = [
-        render(Saved::Spilled(&long_ref_path), &dense_call),
-        render(Saved::Failed(&dense_reason), &dense_call),
-    ]
-    .iter()
-    .map(|n| estimator.estimate(n))
-    .max()
-    .unwrap_or(0);
-    NoticeRoom {
-        bytes: spilled.max(failed) + gap + 1,
-        lines: form.lines() + GAP_LINES,
-        tokens: (dense + estimator.estimate(&gap_marker)) * 5 / 4,
-    }
-}
-
-/// The room this call's notice needs in `form` (with the LF before it), and
-/// the room of a gap marker (with its LF), with its real path, reason and
-/// call, and numbers bounded by the input's size.
-pub(crate) fn call_room(
-    bytes: u64,
-    lines: u64,
-    outcome: Saved<'_>,
-    notice: &NoticeParts<'_>,
-    form: NoticeForm,
-) -> (usize, usize) {
-    let bound = Loss {
-        original_bytes: bytes,
-        original_lines: lines,
-        omitted_bytes: bytes,
-        // At least 2: "0 whole lines" of a one-line text is longer than "1 whole line".
-        omitted_lines: lines.max(2),
-        gap_line: lines.max(1),
-    };
-    let text = notice::render_notice_lossy(
-        &bound,
-        outcome,
-        notice.call,
-        notice.style,
-        form,
-        notice.lossy,
-    )
-    .len();
-    let gap = "[...  bytes omitted here (bytes .. of the full output, from line ) ...]".len()
-        + 3 * digits(bytes)
-        + digits(lines.max(1))
-        + 1;
-    (text + 1, gap)
-}
-
-/// A preview with its notice, and what it shows.
-pub(crate) struct Preview {
-    pub(crate) text: String,
-    pub(crate) loss: Loss,
-    pub(crate) notable: u64,
-    pub(crate) folded: u64,
-    /// Estimated tokens of `text`, once counted.
-    pub(crate) tokens: u64,
 }
 
 /// The first line of a JSON preview.
@@ -1269,33 +807,6 @@ fn json_within(
     })
 }
 
-/// A failed call's head-and-tail preview gives the head half its usual share:
-/// errors and summaries come last.
-pub(crate) fn lean_to_tail(budget: &Budget, notice: &NoticeParts<'_>) -> Budget {
-    let lean = notice.features.adaptive_notice
-        && notice.call.failed()
-        && budget.keep == Keep::HeadAndTail
-        && budget.head_percent < 100;
-    Budget {
-        head_percent: if lean {
-            budget.head_percent / 2
-        } else {
-            budget.head_percent
-        },
-        ..*budget
-    }
-}
-
-/// The choice `budget` really makes: `head-and-tail` with `head-percent` 100
-/// leaves nothing to a tail and is `head`; with 0 it is `tail`.
-pub(crate) fn effective_keep(budget: &Budget) -> Keep {
-    match (budget.keep, budget.head_percent) {
-        (Keep::HeadAndTail, 100) => Keep::Head,
-        (Keep::HeadAndTail, 0) => Keep::Tail,
-        (keep, _) => keep,
-    }
-}
-
 /// Head and tail of a preview, and the omitted middle between them.
 #[derive(Debug, Clone)]
 struct Chosen {
@@ -1451,6 +962,7 @@ fn account(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::refs::RefScheme;
 
     #[test]
     fn least_budget_is_the_documented_formula() {

@@ -32,7 +32,7 @@ use serde_json::value::RawValue;
 
 use crate::budget::Budget;
 use crate::call::Call;
-use crate::cap::{Capped, Capper, SpillStore, spill_output};
+use crate::capper::{Capped, Capper, SpillStore, spill_output};
 use crate::error::CapError;
 use crate::naming;
 use crate::notice::{self, Saved};

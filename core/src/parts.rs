@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use crate::budget::Budget;
 use crate::call::Call;
-use crate::cap::{Capped, Capper, SpillStore};
+use crate::capper::{Capped, Capper, SpillStore};
 use crate::error::CapError;
 use crate::plan::json_string_len;
 use crate::tokens::TokenEstimator;
@@ -400,12 +400,12 @@ mod tests {
 
     #[test]
     fn redaction_covers_other_parts_and_resource_uris() {
-        let settings = crate::cap::PreviewSettings {
-            redaction: Some(crate::cap::RedactionSettings {
+        let settings = crate::settings::PreviewSettings {
+            redaction: Some(crate::settings::RedactionSettings {
                 literals: vec![],
                 spill: false,
             }),
-            ..crate::cap::PreviewSettings::default()
+            ..crate::settings::PreviewSettings::default()
         };
         let c = Capper::with_settings(
             RefScheme::new("/spill", "t", vec![5; 16]).unwrap(),

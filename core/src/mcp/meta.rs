@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::cap::Capped;
+use crate::capper::Capped;
 use crate::refs::OverflowRef;
 
 /// The `_meta` key of the record.

@@ -2,8 +2,8 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::budget::Keep;
-use crate::cap::{PreviewSettings, RedactionSettings};
 use crate::refs::RefScheme;
+use crate::settings::{PreviewSettings, RedactionSettings};
 
 /// Spills kept in memory, by file name.
 #[derive(Default)]

@@ -33,12 +33,13 @@ use memchr::{memchr_iter, memrchr};
 
 use crate::budget::Budget;
 use crate::call::Call;
-use crate::cap::{Capped, Capper, NoticeParts};
+use crate::capper::{Capped, Capper};
 use crate::error::CapError;
 use crate::naming;
 use crate::notable::{self, Patterns};
 use crate::notice::Saved;
 use crate::refs::OverflowRef;
+use crate::room::NoticeParts;
 use crate::stream::notables::{CLASSIFY_BYTES, NotableScan};
 use crate::stream::preview::{self, Retained};
 use crate::token_sample::{SampledTokens, Sampling};

@@ -6,7 +6,7 @@
 //!
 //! A text is *large* ([`is_large`]) when it is over [`LARGE_INPUT`] bytes
 //! (twice that when it looks like JSON, so JSON documents up to
-//! [`JSON_MAX_INPUT`](crate::cap::JSON_MAX_INPUT) keep their valid-JSON preview), over `max-bytes`,
+//! `JSON_MAX_INPUT` keep their valid-JSON preview), over `max-bytes`,
 //! and the budget is at most an eighth of [`LARGE_INPUT`]. Below that, a
 //! stream keeps the text (in blocks of 1 MiB, so that growing never copies
 //! it) and caps it at the end as `cap` does. Once the text becomes large,
@@ -18,7 +18,7 @@
 //!
 //! # The one-pass preview
 //!
-//! The format of [`crate::cap`]'s preview: head lines, then the gap marker
+//! The format of the whole-text preview (`cap`): head lines, then the gap marker
 //! or the notable lines of the middle between their two markers, then tail
 //! lines, then the notice, with the same exact accounting, chosen as `cap`
 //! chooses them (notice form, a failed call leaning to the tail,
@@ -44,7 +44,7 @@
 
 use crate::budget::Budget;
 use crate::call::Call;
-use crate::cap::{Capped, Capper, Original, SpillStore};
+use crate::capper::{Capped, Capper, Original, SpillStore};
 use crate::error::CapError;
 use crate::naming;
 use redacting::PieceRedactor;
@@ -56,15 +56,12 @@ mod notables;
 mod preview;
 pub(crate) mod redacting;
 
-pub use engine::OnePass;
 #[doc(hidden)]
+pub use crate::capper::LARGE_INPUT;
+pub use engine::OnePass;
 pub use memory::MemoryWriter;
 
 use decode::LossyDecoder;
-
-/// Size above which a text gets the one-pass preview (twice that for what
-/// looks like JSON).
-pub const LARGE_INPUT: usize = 4 << 20;
 
 /// Blocks in which a stream keeps a text that is not large.
 const BLOCK: usize = 1 << 20;
@@ -127,7 +124,7 @@ pub(crate) fn cap_whole(
     };
     one.set_lossy(original.is_some_and(|o| o.lossy));
     let saved =
-        crate::cap::spill_output(capper.scheme(), store, call, content, &digest, one.lines());
+        crate::capper::spill_output(capper.scheme(), store, call, content, &digest, one.lines());
     one.finish(capper, saved)
 }
 

@@ -1,7 +1,7 @@
 //! Notable lines of a text read once, in bounded memory.
 //!
 //! Each line's first [`CLASSIFY_BYTES`] are classified as the preview of
-//! [`crate::cap`] classifies them (the host's patterns first, then
+//! the whole text (`cap`) classifies them (the host's patterns first, then
 //! [`notable::classify`]), and the best lines are kept by confidence, then
 //! file order, with a count of the lines alike ([`notable::dedupe_key`]).
 //! Three pools of at most `keep` lines each, so that no part of the text

@@ -1,15 +1,16 @@
-//! The one-pass preview: head, notable lines and tail chosen from what
-//! [`super::engine::OnePass`] kept, in the format of [`crate::cap`]'s
+//! The one-pass preview: head, notable lines and tail chosen from what the
+//! one-pass engine kept, in the format of the whole-text
 //! preview, with exact accounting from the offsets and line numbers of the
 //! ranges shown.
 
 use memchr::{memchr, memrchr};
 
 use crate::budget::{Budget, Keep};
-use crate::cap::{self, NoticeParts, Preview};
+use crate::capper::Preview;
 use crate::cut::{Allowance, line_cut_marker, max_marker_len};
 use crate::notable;
 use crate::notice::{self, GAP_LINES, Loss, NoticeForm, Saved};
+use crate::room::{self, NoticeParts};
 use crate::stream::notables::Notable;
 
 /// Shortest part of a notable line worth showing when it must be cut.
@@ -145,16 +146,16 @@ pub(crate) fn build(
 ) -> Preview {
     let (bytes, lines) = (r.total, r.lines);
     let max_bytes = budget.max_bytes as usize;
-    let full_room = cap::call_room(bytes, lines, outcome, parts, NoticeForm::Full);
+    let full_room = room::call_room(bytes, lines, outcome, parts, NoticeForm::Full);
     let form = parts.form(budget, full_room.0 + full_room.1);
-    let (notice_room, gap_room) = cap::call_room(bytes, lines, outcome, parts, form);
+    let (notice_room, gap_room) = room::call_room(bytes, lines, outcome, parts, form);
     let allow = Allowance {
         bytes: max_bytes.saturating_sub(notice_room + gap_room),
         lines: budget.max_lines.map_or(usize::MAX, |m| {
             (m as usize).saturating_sub((form.lines() + GAP_LINES) as usize)
         }),
     };
-    let leaning = cap::lean_to_tail(budget, parts);
+    let leaning = room::lean_to_tail(budget, parts);
     let max_line = budget.max_line_bytes.map(u64::from);
     let with_notables = if parts.features.notable {
         with_notable_lines(r, &leaning, allow, max_line, gap_room)
@@ -346,7 +347,7 @@ fn choose(
     head_limit: u64,
     tail_floor: u64,
 ) -> Chosen {
-    let keep = cap::effective_keep(budget);
+    let keep = room::effective_keep(budget);
     let share = match keep {
         Keep::Head => 100,
         Keep::Tail => 0,
@@ -745,7 +746,7 @@ fn render(r: &Retained<'_>, side: &Side, out: &mut String) {
     }
 }
 
-/// Exact loss accounting from the ranges shown, as [`crate::cap`] counts it.
+/// Exact loss accounting from the ranges shown, as the whole-text preview (`cap`) counts it.
 fn account(r: &Retained<'_>, chosen: &Chosen, shown: &[ShownLine<'_>]) -> Loss {
     let spans: Vec<Span> = chosen
         .head

@@ -191,11 +191,12 @@ struct Hunk {
 impl Hunk {
     fn finish(self, place: &Place) -> Option<Candidate> {
         let (&first, more) = self.rare.split_first()?;
-        let mut context: Vec<(usize, usize)> = [place.commit, place.subject, place.file, place.hunk]
-            .into_iter()
-            .flatten()
-            .chain(more.iter().take(RARE_PER_HUNK - 1).copied())
-            .collect();
+        let mut context: Vec<(usize, usize)> =
+            [place.commit, place.subject, place.file, place.hunk]
+                .into_iter()
+                .flatten()
+                .chain(more.iter().take(RARE_PER_HUNK - 1).copied())
+                .collect();
         context.sort_unstable();
         context.dedup();
         Some(Candidate {

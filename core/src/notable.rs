@@ -1325,6 +1325,13 @@ pub const WARNING_SCORE: u8 = 1;
 /// `[warn]`, `level=warning`), or a Python warning class
 /// (`UserWarning: ...`, `RuntimeWarning`).
 fn warning(t: &str) -> Option<(u8, Kind)> {
+    // `warning: 0 errors in module x` reports nothing.
+    let zero = words(t).any(|w| {
+        matches!(w.text, "error" | "errors" | "warning" | "warnings") && zero_count(t, w)
+    });
+    if zero {
+        return None;
+    }
     if t.starts_with("warning:") || t.starts_with("warning[") || t.contains(": warning: ") {
         return Some((WARNING_SCORE, Kind::Compiler));
     }

@@ -512,6 +512,7 @@ mod tests {
             );
         }
         assert_eq!(classify("3 warnings generated."), None);
+        assert_eq!(classify("warning: 0 errors in module billing"), None);
         assert_eq!(classify("build finished with no warnings"), None);
         let warning =
             "npm WARN deprecated rimraf@3.0.2: Rimraf versions prior to v4 are no longer supported";

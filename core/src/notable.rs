@@ -1326,9 +1326,8 @@ pub const WARNING_SCORE: u8 = 1;
 /// (`UserWarning: ...`, `RuntimeWarning`).
 fn warning(t: &str) -> Option<(u8, Kind)> {
     // `warning: 0 errors in module x` reports nothing.
-    let zero = words(t).any(|w| {
-        matches!(w.text, "error" | "errors" | "warning" | "warnings") && zero_count(t, w)
-    });
+    let zero = words(t)
+        .any(|w| matches!(w.text, "error" | "errors" | "warning" | "warnings") && zero_count(t, w));
     if zero {
         return None;
     }

@@ -10,6 +10,7 @@
 //! [line 1817] commit 9f2c1e7a4b1d4c55a9e02f7d1b6c3e908f1c2e7a
 //! [line 1821]     Lower connection pool timeout to 2s
 //! [line 1825] diff --git a/crates/db/src/pool.rs b/crates/db/src/pool.rs
+//! [line 1827] @@ -40,7 +40,7 @@ pub fn connect(url: &str) -> Pool {
 //! [line 1828] -        .acquire_timeout(Duration::from_secs(30))
 //! [line 1829] +        .acquire_timeout(Duration::from_secs(2))
 //! ```
@@ -21,7 +22,8 @@
 //! lock file's `"integrity": "sha512-..."` lines are common, and the one
 //! edited constant is rare. Each hunk with rare lines is one candidate,
 //! shown with the lines that say where it is: its commit and the commit's
-//! subject (in a log), its file's `diff --git` (or `+++`) line, and up to
+//! subject (in a log), its file's `diff --git` (or `+++`) line, the header
+//! of its hunk (`@@ -40,7 +40,7 @@ fn connect`), and up to
 //! [`RARE_PER_HUNK`] rare lines of the hunk. They are ranked below a host's
 //! own patterns, and taken in file order. Changes to lock files
 //! (`package-lock.json`, `Cargo.lock`, `go.sum`, ...) are never rare: their
@@ -103,7 +105,9 @@ pub fn rare_changes(text: &str, lo: usize, hi: usize, keep: usize) -> Vec<Candid
                 }
             }
             Kind::Subject => place.subject = Some(line.span),
+            Kind::HunkHeader => place.hunk = Some(line.span),
             Kind::File => {
+                place.hunk = None;
                 place.file = Some(line.span);
                 place.named_by_diff_line = true;
                 place.generated = names_lock_file(&b[line.span.0..line.span.1]);
@@ -143,6 +147,8 @@ struct Place {
     named_by_diff_line: bool,
     /// `file` is a lock file, written by a tool: its changes are churn.
     generated: bool,
+    /// The header of the hunk the changes are in (`@@ -a,b +c,d @@`).
+    hunk: Option<(usize, usize)>,
 }
 
 /// Lock files: package managers rewrite them, and their hashes and versions
@@ -185,11 +191,12 @@ struct Hunk {
 impl Hunk {
     fn finish(self, place: &Place) -> Option<Candidate> {
         let (&first, more) = self.rare.split_first()?;
-        let mut context: Vec<(usize, usize)> = [place.commit, place.subject, place.file]
-            .into_iter()
-            .flatten()
-            .chain(more.iter().take(RARE_PER_HUNK - 1).copied())
-            .collect();
+        let mut context: Vec<(usize, usize)> =
+            [place.commit, place.subject, place.file, place.hunk]
+                .into_iter()
+                .flatten()
+                .chain(more.iter().take(RARE_PER_HUNK - 1).copied())
+                .collect();
         context.sort_unstable();
         context.dedup();
         Some(Candidate {
@@ -198,6 +205,7 @@ impl Hunk {
             score: SCORE,
             similar: 0,
             context,
+            kind: crate::notable::Kind::Plain,
         })
     }
 }
@@ -213,6 +221,8 @@ enum Kind {
     File,
     /// `+++ ` outside a hunk: the file's new side.
     NewSide,
+    /// `@@ -a,b +c,d @@ fn ...`: a hunk starts.
+    HunkHeader,
     /// `+` or `-` inside a hunk.
     Change,
     /// Anything else.
@@ -287,7 +297,7 @@ impl Iterator for Walk<'_> {
             Kind::File
         } else if content.starts_with(b"@@") {
             self.in_hunk = true;
-            Kind::Other
+            Kind::HunkHeader
         } else if self.in_hunk && matches!(content.first(), Some(b'+' | b'-')) {
             Kind::Change
         } else if self.in_hunk && matches!(content.first(), Some(b' ' | b'\\') | None) {
@@ -406,6 +416,7 @@ mod tests {
             shown(&text, &found[0]),
             [
                 "diff --git a/src/mod257.ts b/src/mod257.ts",
+                "@@ -20,4 +20,4 @@ export const limits = {",
                 "-const MAX_REFUND_RETRIES = 5;",
                 "+const MAX_REFUND_RETRIES = 0;",
             ]
@@ -439,8 +450,9 @@ mod tests {
         assert_eq!(lines[0], format!("commit {:040x}", 0xabc0_u64 + 31));
         assert_eq!(lines[1], "    Commit number 31");
         assert_eq!(lines[2], "diff --git a/db/pool.rs b/db/pool.rs");
-        assert_eq!(lines[3], "-    .acquire_timeout(Duration::from_secs(30))");
-        assert_eq!(lines[4], "+    .acquire_timeout(Duration::from_secs(2))");
+        assert_eq!(lines[3], "@@ -40,3 +40,3 @@");
+        assert_eq!(lines[4], "-    .acquire_timeout(Duration::from_secs(30))");
+        assert_eq!(lines[5], "+    .acquire_timeout(Duration::from_secs(2))");
     }
 
     #[test]
@@ -473,7 +485,11 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(
             shown(text, &found[0]),
-            ["diff --git a/q.sql b/q.sql", "--- note about the index"]
+            [
+                "diff --git a/q.sql b/q.sql",
+                "@@ -1,2 +1,1 @@",
+                "--- note about the index"
+            ]
         );
     }
 

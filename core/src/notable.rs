@@ -36,8 +36,20 @@
 //! +0x2d` line, frames of the Go runtime and `testing` skipped), an
 //! ESLint error the file it is in, a Jest `●` failure its first frame
 //! outside `node_modules`, and any line a `Detail:` or `symbol:` line right
-//! after it. A notable line right next to the head or tail joins it as a
+//! after it; a failed test the line that started it (Go's `=== RUN
+//! TestX`, cargo's `---- name stdout ----`, pytest's `____ test_name ____`
+//! header). A notable line right next to the head or tail joins it as a
 //! plain line.
+//!
+//! The first failure (the best ranked; [`blocks`]) comes whole, each of
+//! its lines numbered the same way: a rustc or clang diagnostic with its
+//! annotated source and notes, a Python traceback to its exception line, a
+//! pytest failure's section, a Go `--- FAIL` with its `=== RUN` line and
+//! log or a Go panic or race with its first frames, a Java or JavaScript
+//! exception with the first frames of each `Caused by:`, a Jest failure
+//! or a tsc/ESLint error with its code frame, a webpack `ERROR in` with its
+//! message. It takes at most [`BLOCK_PERCENT`] of the notable lines' room;
+//! what does not fit is left out, the lines that matter most kept.
 //!
 //! # Finding them
 //!
@@ -55,8 +67,13 @@
 //! `--fail-fast`, `on_error`), paths (`src/error.rs`), code (`panic(err)`,
 //! `catch (OutOfMemoryError e)`), `critical` in prose (`critical section`),
 //! and, below 4, lines that also say a test passed (`test error_path ...
-//! ok`, `✓ handles errors`) or are warnings (a race report's `WARNING: DATA
-//! RACE` is 4, so it stays).
+//! ok`, `✓ handles errors`). A file tool's permission error (`Permission
+//! denied`, `EACCES`, `Operation not permitted`, `Access is denied`) is 3.
+//! Warnings are a second tier at 1 ([`WARNING_SCORE`]): a compiler's
+//! `warning:`, a `WARN`/`WARNING` level (`npm WARN deprecated`, pip's
+//! `WARNING:`), a Python `UserWarning:`/`RuntimeWarning:`; they rank
+//! below every failure, so they show only where the failures leave room (a
+//! race report's `WARNING: DATA RACE` is 4, a failure).
 //!
 //! # Choosing them
 //!
@@ -83,25 +100,33 @@ use memchr::memmem::Finder;
 use memchr::{memchr, memchr3_iter, memrchr};
 
 use crate::cut::{Item, line_cut_marker, max_marker_len};
+
+mod blocks;
 use crate::text::{count_lfs, digits, floor_grapheme};
 
 /// Substrings that start the search for failure lines. Each is one pass of
 /// `memchr::memmem` over the middle; [`RARE`] bytes are one more. A hit
 /// counts if [`LEVEL_ANCHORS`] allow it.
-const ANCHORS: [&str; 13] = [
-    "rror",        // error, Error, TypeError, make's `Error 2`, `error TS2322`
-    "ERR",         // ERROR, npm ERR!, docker `ERROR [`
-    "FA",          // FAIL, FAILED, FAILURE, FATAL
-    "ail",         // failed, Failed, failure, FailedScheduling
-    "anic",        // panic, panicked
-    "atal",        // fatal:, Fatal error
-    "Traceback",   // Python
-    "BackOff",     // CrashLoopBackOff, ImagePullBackOff, BackOff
-    "egmentation", // Segmentation fault
-    "\" 5",        // HTTP 5xx in access logs
-    "CRIT",        // CRITICAL, CRIT
-    "crit",        // level=critical, nginx's [crit], .NET's `crit:`
-    "DATA RACE",   // Go's race detector
+const ANCHORS: [&str; 19] = [
+    "rror",          // error, Error, TypeError, make's `Error 2`, `error TS2322`
+    "ERR",           // ERROR, npm ERR!, docker `ERROR [`
+    "FA",            // FAIL, FAILED, FAILURE, FATAL
+    "ail",           // failed, Failed, failure, FailedScheduling
+    "anic",          // panic, panicked
+    "atal",          // fatal:, Fatal error
+    "Traceback",     // Python
+    "BackOff",       // CrashLoopBackOff, ImagePullBackOff, BackOff
+    "egmentation",   // Segmentation fault
+    "\" 5",          // HTTP 5xx in access logs
+    "CRIT",          // CRITICAL, CRIT
+    "crit",          // level=critical, nginx's [crit], .NET's `crit:`
+    "DATA RACE",     // Go's race detector
+    "WARN",          // WARN, WARNING, npm WARN: warnings, the second tier
+    "arning",        // warning:, Warning:, UserWarning, RuntimeWarning
+    "denied",        // Permission denied, Access is denied
+    "EACCES",        // Node's and libc's permission errors
+    "EPERM",         //
+    "not permitted", // Operation not permitted
 ];
 
 /// Anchors that are words of prose too (`critical path`): a hit counts only
@@ -240,6 +265,9 @@ pub enum Kind {
     /// A Jest failure `● Suite › test`: its first frame outside
     /// `node_modules`.
     Jest,
+    /// A webpack `ERROR in ./src/x.js`: nothing, but its block is the
+    /// lines after it up to a blank line.
+    Paragraph,
 }
 
 /// A notable line of the middle, with the lines shown with it.
@@ -255,6 +283,8 @@ pub struct Candidate {
     pub similar: u64,
     /// Other lines shown with it, `(start, end)`, in file order.
     pub context: Vec<(usize, usize)>,
+    /// What it is, for the lines of its whole block ([`blocks::block`]).
+    pub kind: Kind,
 }
 
 /// Find the notable lines of `text[from..to]`; `from` starts a line and
@@ -499,6 +529,7 @@ impl Found {
             score,
             similar: 0,
             context,
+            kind,
         });
         self.place.push((f, rank));
         self.slots[s][rank.min(RANKS - 1)] += 1;
@@ -891,13 +922,25 @@ fn context_lines(
     };
     let detail = |line: (usize, usize)| {
         let t = text(line);
-        ["Detail:", "DETAIL:", "symbol:", "Hint:"]
+        ["Detail:", "DETAIL:", "symbol:", "Hint:", "HINT:"]
             .iter()
             .any(|d| t.starts_with(d.as_bytes()))
     };
+    // psql's `LINE 1: select ...` and the `^` under the spot.
+    let pointer = |line: (usize, usize)| {
+        let t = text(line);
+        (t.starts_with(b"LINE ") && t.get(5).is_some_and(u8::is_ascii_digit))
+            || (!t.is_empty() && t.iter().all(|&c| c == b'^'))
+    };
     let mut out = Vec::new();
     match kind {
-        Kind::Plain => out.extend(lines.after(end, 1).filter(|&l| detail(l))),
+        Kind::Plain => {
+            let after: Vec<_> = lines.after(end, 4).collect();
+            if after.first().is_some_and(|&l| detail(l) || pointer(l)) {
+                out.extend(after.iter().take_while(|&&l| detail(l) || pointer(l)));
+            }
+        }
+        Kind::Paragraph => {}
         Kind::Compiler => {
             let after: Vec<_> = lines.after(end, 6).collect();
             if let Some(i) = after.iter().position(|&l| text(l).starts_with(b"--> ")) {
@@ -923,6 +966,11 @@ fn context_lines(
             }
         }
         Kind::Panic => {
+            // cargo test's `---- tests::name stdout ----`: the test.
+            out.extend(lines.before(start, 2).find(|&l| {
+                let t = text(l);
+                t.starts_with(b"---- ") && t.ends_with(b" ----")
+            }));
             let after: Vec<_> = lines.after(end, 3).collect();
             if let Some(&message) = after.first() {
                 out.push(message);
@@ -943,6 +991,14 @@ fn context_lines(
             let go = |l: (usize, usize)| has(l, b".go:") && !has(l, b"--- ");
             out.extend(lines.before(start, 3).find(|&l| go(l)));
             out.extend(lines.after(end, 3).find(|&l| go(l)));
+            // The test's `=== RUN   TestX` line: where it started.
+            if let Some(name) = blocks::go_test_name(&b[start..end]) {
+                out.extend(
+                    lines
+                        .before(start, TEST_START_LINES)
+                        .find(|&l| blocks::is_run_line(&b[l.0..l.1], name)),
+                );
+            }
         }
         Kind::GoStack => {
             // Frames are pairs: the function, then its file line.
@@ -1001,6 +1057,16 @@ fn context_lines(
                 }
             }
             out.extend(first_e);
+            // The `____ test_name ____` header of the failure's section.
+            out.extend(
+                lines
+                    .before(start, TEST_START_LINES)
+                    .take_while(|&l| !text(l).starts_with(b"===="))
+                    .find(|&l| {
+                        let t = text(l);
+                        t.len() > 8 && t.starts_with(b"___") && t.ends_with(b"___")
+                    }),
+            );
         }
         Kind::Eslint => out.extend(
             lines
@@ -1017,6 +1083,9 @@ fn context_lines(
     out.dedup();
     out
 }
+
+/// Lines before a failed test searched for the line that started it.
+const TEST_START_LINES: usize = 200;
 
 /// Lines after a Go `panic:` searched for its first own stack frame.
 const GO_FRAMES_LINES: usize = 40;
@@ -1192,6 +1261,12 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     if t.starts_with("ERROR [") || t.starts_with("ERROR: failed to") {
         take(4, Kind::Plain);
     }
+    if t.starts_with("ERROR in ") {
+        take(4, Kind::Paragraph); // webpack
+    }
+    if is_permission_error(t) {
+        take(3, Kind::Plain);
+    }
     if (t.starts_with("make: ***") || t.starts_with("make[")) && t.contains("***") {
         take(4, Kind::Plain);
     }
@@ -1227,13 +1302,77 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
             take(score, kind);
         }
     }
-    let (score, kind) = best?;
-    // Below definitive, a line that says something passed, or is a warning,
-    // is not a failure.
-    if score < 4 && (says_passed(t) || is_warning(t)) {
+    let Some((score, kind)) = best else {
+        return warning(t);
+    };
+    // Below definitive, a line that says something passed is not a
+    // failure, and a warning is only a warning.
+    if score < 4 && says_passed(t) {
         return None;
     }
+    if score < 4 && is_warning(t) {
+        return warning(t);
+    }
     Some((score, kind))
+}
+
+/// Confidence of a warning: below every failure, so that warnings show only
+/// where the failures leave room.
+pub const WARNING_SCORE: u8 = 1;
+
+/// A warning line, as the second tier: a compiler's `warning:` (with its
+/// location, as an error), a log level (`WARN`, `WARNING:`, `npm WARN`,
+/// `[warn]`, `level=warning`), or a Python warning class
+/// (`UserWarning: ...`, `RuntimeWarning`).
+fn warning(t: &str) -> Option<(u8, Kind)> {
+    // `warning: 0 errors in module x` reports nothing.
+    let zero = words(t)
+        .any(|w| matches!(w.text, "error" | "errors" | "warning" | "warnings") && zero_count(t, w));
+    if zero {
+        return None;
+    }
+    if t.starts_with("warning:") || t.starts_with("warning[") || t.contains(": warning: ") {
+        return Some((WARNING_SCORE, Kind::Compiler));
+    }
+    if is_warning(t) && !t.starts_with("warnings") {
+        return Some((WARNING_SCORE, Kind::Plain));
+    }
+    let first = words(t).next().map(|w| w.start);
+    let warned = words(t).any(|w| {
+        let b = t.as_bytes();
+        let before = b[..w.start].last().copied();
+        let after = b.get(w.end).copied();
+        match w.text {
+            // A level: `WARN`, `WARNING`, `[warn]`, `level=warning`.
+            "WARN" | "WARNING" => {
+                matches!(before, None | Some(b'[' | b'=' | b' ' | b'\t' | b'|'))
+                    && matches!(after, None | Some(b' ' | b':' | b']' | b'\t' | b'|'))
+            }
+            "warn" | "warning" | "Warning" => {
+                matches!(before, Some(b'=' | b'['))
+                    || (first == Some(w.start) && after == Some(b':'))
+                    || (after == Some(b':') && t[..w.start].ends_with(": "))
+            }
+            name => {
+                name.len() > "Warning".len()
+                    && name.ends_with("Warning")
+                    && name.as_bytes()[0].is_ascii_uppercase()
+                    && after == Some(b':')
+            }
+        }
+    });
+    warned.then_some((WARNING_SCORE, Kind::Plain))
+}
+
+/// A file tool's permission error: `Permission denied`, `EACCES`, `EPERM`,
+/// `Operation not permitted`, Windows' `Access is denied`.
+fn is_permission_error(t: &str) -> bool {
+    let lower = |s: &str| t.contains(s) || t.contains(&s.to_ascii_lowercase());
+    lower("Permission denied")
+        || lower("Access is denied")
+        || lower("Access denied")
+        || lower("Operation not permitted")
+        || words(t).any(|w| matches!(w.text, "EACCES" | "EPERM"))
 }
 
 /// The confidence a word gives its line.
@@ -1538,7 +1677,13 @@ fn is_pytest_location(t: &str) -> bool {
     let path = &t[..i];
     let rest = &t[i + 4..];
     let n = rest.bytes().take_while(u8::is_ascii_digit).count();
-    !path.is_empty()
+    // `train.py:40: UserWarning: ...` is Python's warning, not a failure.
+    let warning = rest[n..]
+        .get(2..)
+        .and_then(|r| r.split(':').next())
+        .is_some_and(|name| name.ends_with("Warning"));
+    !warning
+        && !path.is_empty()
         && !path.contains(' ')
         && n > 0
         && rest[n..].starts_with(": ")
@@ -1798,6 +1943,13 @@ pub fn select(text: &str, candidates: &[Candidate], lo: usize, hi: usize, room: 
     };
     // The sketches of the candidates chosen first of their kind.
     let mut shown: Vec<Sketch> = Vec::new();
+    // The first (or most severe) failure with a block comes whole, first.
+    if let Some((c, block)) = first_block(text, &ranked, lo, hi)
+        && chosen.take_with_context(c, lo, hi)
+    {
+        chosen.take_block(&block);
+        shown.push(Sketch::of(b[c.start..c.end].trim_ascii_end()));
+    }
     let mut waiting: Vec<&Candidate> = Vec::new();
     for (i, &c) in ranked.iter().enumerate() {
         let content_end = if b[c.end - 1] == b'\n' {
@@ -1826,6 +1978,30 @@ pub fn select(text: &str, candidates: &[Candidate], lo: usize, hi: usize, room: 
     }
 }
 
+/// Share of the notable lines' room a failure's block may take, in percent.
+pub const BLOCK_PERCENT: usize = 60;
+
+/// Failures looked at for one with a block, at most.
+const BLOCK_TRIES: usize = 8;
+
+/// The best ranked failure (not a warning) of `ranked` that has a block,
+/// and its lines.
+fn first_block<'c>(
+    text: &str,
+    ranked: &[&'c Candidate],
+    lo: usize,
+    hi: usize,
+) -> Option<(&'c Candidate, Vec<(usize, usize)>)> {
+    ranked
+        .iter()
+        .filter(|c| c.score > WARNING_SCORE)
+        .take(BLOCK_TRIES)
+        .find_map(|&c| {
+            let block = blocks::block(text.as_bytes(), c.start, c.end, c.kind, lo, hi);
+            (!block.is_empty()).then_some((c, block))
+        })
+}
+
 /// The lines [`select`] has chosen so far, and the room they leave.
 struct Chosen<'a> {
     text: &'a str,
@@ -1849,6 +2025,41 @@ impl Chosen<'_> {
             }
         }
         true
+    }
+
+    /// Take the lines of a block, best first, while they fit in the
+    /// block's share of the room and leave lines for other failures.
+    fn take_block(&mut self, block: &[(usize, usize)]) {
+        let rest = |n: usize| (n as u128 * (100 - BLOCK_PERCENT) as u128 / 100) as usize;
+        let (floor, lines_floor) = (rest(self.room.bytes), rest(self.room.lines));
+        for &(start, end) in block {
+            if self.taken.contains(&start) {
+                continue;
+            }
+            let s = Shown {
+                start,
+                end,
+                similar: 0,
+                line: 0,
+                keep: content_len(
+                    self.text,
+                    &Shown {
+                        start,
+                        end,
+                        similar: 0,
+                        line: 0,
+                        keep: 0,
+                    },
+                ),
+            };
+            let cost = rendered_len(self.text, &s, self.room.line_digits);
+            if self.left < floor + cost || self.lines_left <= lines_floor {
+                break;
+            }
+            if !self.take(start, end, 0) {
+                break;
+            }
+        }
     }
 
     fn take(&mut self, start: usize, end: usize, similar: u64) -> bool {
@@ -1963,7 +2174,6 @@ mod tests {
             "  ✓ handles error responses (3 ms)",
             "cargo test --no-fail-fast",
             "Compiling src/error.rs",
-            "warning: unused variable: `error`",
             "no errors found",
             "Tests: 0 failed, 10 passed",
             "exit code 0",
@@ -1979,6 +2189,8 @@ mod tests {
         ] {
             assert_eq!(score(line), 0, "{line}");
         }
+        // A warning is only a warning: the second tier.
+        assert_eq!(score("warning: unused variable: `error`"), WARNING_SCORE);
     }
 
     #[test]
@@ -2122,7 +2334,7 @@ mod tests {
     #[test]
     fn races_and_out_of_memory_are_definitive() {
         assert_eq!(classify("WARNING: DATA RACE"), Some((4, Kind::GoStack)));
-        assert_eq!(score("WARNING: unused import"), 0);
+        assert_eq!(score("WARNING: unused import"), WARNING_SCORE);
         // Go reports the race again where the test ends; unchanged.
         assert_eq!(
             score("    testing.go:1398: race detected during execution of test"),
@@ -2201,7 +2413,10 @@ mod tests {
         );
         assert_eq!(
             brought(text, &found, "--- FAIL"),
-            ["    testing.go:1398: race detected during execution of test"]
+            [
+                "=== RUN   TestConcurrentPut",
+                "    testing.go:1398: race detected during execution of test"
+            ]
         );
     }
 

@@ -31,6 +31,9 @@ const THREAD: &str = "demo-thread";
 /// Run 2's budget for each tool result.
 const MAX_RESULT_BYTES: u32 = 16 * 1024;
 const MAX_RESULT_LINES: u32 = 200;
+/// Requests of run 2: grep, the tracker, the build, then the answer, read
+/// from the build's preview.
+const PREVIEW_REQUESTS: usize = 4;
 
 fn main() -> ExitCode {
     match run() {
@@ -127,6 +130,14 @@ fn run() -> anyhow::Result<usize> {
         &mut session,
         &mut checks,
     )?;
+    let from_preview = capped.requests == PREVIEW_REQUESTS && capped.read_backs.is_empty();
+    checks.record(checks::ANSWERED_FROM_PREVIEW, from_preview, || {
+        format!(
+            "{} requests and {} read-backs",
+            capped.requests,
+            capped.read_backs.len()
+        )
+    });
     retention::check_catalog(&mut session, &capped.pruned_refs, &mut checks)?;
     println!(
         "  largest request: {} of {}, about {}k of {}k tokens",

@@ -9,7 +9,7 @@
 //! the application's code, a pod and its reason, a JSON field's value). A
 //! needle's position class comes from where it first occurs, never by hand.
 
-use super::{build, data, logs, runs};
+use super::{build, data, failures, logs, runs};
 
 /// Kinds of tool output, for the per-family view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -120,6 +120,7 @@ pub fn cases() -> Vec<Case> {
     all.extend(runs::cases());
     all.extend(logs::cases());
     all.extend(data::cases());
+    all.extend(failures::cases());
     all
 }
 

@@ -7,6 +7,7 @@ pub mod corpus;
 
 mod build;
 mod data;
+mod failures;
 mod logs;
 mod runs;
 pub(crate) mod synth;

@@ -29,7 +29,8 @@
 //! them (a minified bundle keeps its final `sourceMappingURL`), and with
 //! `fill` on the budget left over goes to the lines shown in part at the
 //! gap. What it does not do: fold repeated lines, give JSON a JSON
-//! preview, find the changes of a diff, keep grapheme clusters whole
+//! preview, find the changes of a diff, show the lines a notable line
+//! brings or the first failure's whole block, keep grapheme clusters whole
 //! inside a cut line (cuts fall on char boundaries), let the budget left
 //! over flow back to lines cut by `max-line-bytes`, or start new lines
 //! with it. The head shows lines of the first `max-bytes` bytes only, the

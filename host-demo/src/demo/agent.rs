@@ -21,7 +21,8 @@ use super::tools::{self, Fixtures};
 use tool_output_cap::{Budget, Session, ToolCap};
 
 const MODEL: &str = "sim-128k";
-/// The scripted task takes 6 requests; more means the script is lost.
+/// The scripted task takes 4 requests (6 when the build's error must be read
+/// back from its log); more means the script is lost.
 const MAX_REQUESTS: usize = 10;
 /// Prune once this many tool outputs are in the context ("after turn 3").
 const PRUNE_FROM_TOOL_OUTPUTS: usize = 3;

@@ -20,6 +20,10 @@ pub const IMAGE_UNTOUCHED: &str = "the image part passed through untouched";
 /// what the read tool gave it is the spilled log's bytes.
 pub const ERROR_LINE_RECOVERED: &str =
     "the build error reached the model verbatim (answer and read tool)";
+/// The capped run answered from the build's preview, which shows the error's
+/// whole block: 4 requests, nothing read back.
+pub const ANSWERED_FROM_PREVIEW: &str =
+    "run 2 answered from the build's preview in 4 requests, reading nothing back";
 /// Every pruned body keeps exactly the references it had.
 pub const PRUNE_KEEPS_REFS: &str = "pruned placeholders keep every reference";
 /// Every reference a placeholder kept is in the thread's catalog (`list`).
@@ -35,7 +39,7 @@ pub const PARALLEL_UNPLANNED_REJECTED: &str =
 pub const PARALLEL_PLANNED_FITS: &str =
     "with cap-batch the same turn fit, each full output spilled byte for byte";
 
-const ALL: [&str; 13] = [
+const ALL: [&str; 14] = [
     RAW_RUN_REJECTED,
     CAPPED_REQUESTS_FIT,
     WITHIN_BUDGET,
@@ -44,6 +48,7 @@ const ALL: [&str; 13] = [
     NOTICE_STATES_RETENTION,
     IMAGE_UNTOUCHED,
     ERROR_LINE_RECOVERED,
+    ANSWERED_FROM_PREVIEW,
     PRUNE_KEEPS_REFS,
     CATALOG_HAS_PRUNED,
     PARALLEL_UNPLANNED_REJECTED,

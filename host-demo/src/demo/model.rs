@@ -15,7 +15,8 @@ pub const ERROR_PATTERN: &str = "error[";
 const ERROR_CONTEXT_LINES: u32 = 7;
 
 /// Calls grep, the MCP tracker, the build, then answers with the build error:
-/// from the build's result when it shows the whole diagnostic, otherwise
+/// from the build's result when it shows the whole diagnostic (as the
+/// preview shows the first failure of its omitted middle), otherwise
 /// read from the saved log with the read tool (a grep, then the lines).
 #[derive(Default)]
 pub struct ScriptedModel;
@@ -103,20 +104,42 @@ fn read_tool_in(tools: &[ToolSpec]) -> Option<&str> {
 
 /// The compiler error as rustc prints it, when a text shows it whole and in
 /// place: the error line, its `-->` location, and the annotated source down
-/// to the label that says what was expected. A preview that shows only the
-/// error's notable lines (`[line N] error[...`, out of context) does not.
+/// to the label that says what was expected. Lines may come as a preview
+/// shows the lines of its omitted middle, `[line N] ` before each: then the
+/// block's lines must be numbered one after another. A preview that shows
+/// only the error's first lines out of context does not give it.
 fn diagnostic_in(text: &str) -> Option<String> {
-    let lines: Vec<&str> = text.lines().collect();
+    let lines: Vec<(Option<u64>, &str)> = text.lines().map(numbered).collect();
     let start = lines
         .iter()
-        .position(|line| line.starts_with(ERROR_PATTERN))?;
-    let rest = lines[start + 1..]
-        .iter()
-        .take_while(|line| is_annotation(line));
-    let block: Vec<&str> = std::iter::once(lines[start]).chain(rest.copied()).collect();
+        .position(|(_, line)| line.starts_with(ERROR_PATTERN))?;
+    let mut block = vec![lines[start].1];
+    let mut previous = lines[start].0;
+    for &(number, line) in &lines[start + 1..] {
+        let next = match (previous, number) {
+            (None, None) => true,
+            (Some(p), Some(n)) => n == p + 1,
+            _ => false,
+        };
+        if !next || !is_annotation(line) {
+            break;
+        }
+        block.push(line);
+        previous = number;
+    }
     let whole = block.get(1).is_some_and(|line| line.contains("-->"))
         && block.iter().any(|line| line.contains("expected"));
     whole.then(|| block.join("\n"))
+}
+
+/// A line of a preview's omitted middle, `[line N] text`, as its number and
+/// text; any other line as it is.
+fn numbered(line: &str) -> (Option<u64>, &str) {
+    let parsed = line.strip_prefix("[line ").and_then(|rest| {
+        let (number, text) = rest.split_once("] ")?;
+        Some((Some(number.parse().ok()?), text))
+    });
+    parsed.unwrap_or((None, line))
 }
 
 /// A line of rustc's annotation of an error: `--> file`, ` |` or `4711 | code`.

@@ -6,8 +6,8 @@
 //! are what a model needs to act: the message, the file and line, the
 //! assertion, not only the failure word.
 
-use super::corpus::{Case, Family, spots};
-use super::synth::{Gen, w};
+use super::corpus::{Case, Family};
+use super::synth::{Gen, spots, w};
 use crate::corpus::KIB;
 
 pub(super) fn cases() -> Vec<Case> {

@@ -34,10 +34,20 @@ fn is_grapheme_boundary(s: &str, at: usize) -> bool {
 
 /// Checks that `prev` is a preview of `orig` (which holds no markers) under
 /// the rules of the module doc, with exact counts, and adds up its markers.
-fn check(orig: &Node<'_>, prev: &Node<'_>, seen: &mut Seen) {
+/// `texts` are the texts they were parsed from: every scalar and key kept is
+/// the original's bytes, and a cut string's head its text's head.
+fn check(texts: (&str, &str), orig: &Node<'_>, prev: &Node<'_>, seen: &mut Seen) {
+    let (o_raw, p_raw) = (&texts.0[orig.at.range()], &texts.1[prev.at.range()]);
     match (&orig.kind, &prev.kind) {
         (Kind::String(o), Kind::String(p)) => {
-            if o != p {
+            if o == p {
+                assert_eq!(o_raw, p_raw, "a string kept is its text");
+            } else {
+                let raw_at = p_raw.rfind("…[toolcap: ").expect("marker");
+                assert!(
+                    o_raw.starts_with(&p_raw[..raw_at]),
+                    "{p_raw} is not a head of {o_raw} as written"
+                );
                 let at = p
                     .rfind("…[toolcap: ")
                     .expect("a shortened string has a marker");
@@ -79,7 +89,7 @@ fn check(orig: &Node<'_>, prev: &Node<'_>, seen: &mut Seen) {
                     continue;
                 }
                 assert!(at < o.len(), "more items than the array has");
-                check(&o[at], v, seen);
+                check(texts, &o[at], v, seen);
                 at += 1;
                 after_marker = false;
                 if markers == 0 {
@@ -106,13 +116,20 @@ fn check(orig: &Node<'_>, prev: &Node<'_>, seen: &mut Seen) {
             );
             for (oe, pe) in o.iter().zip(&p[..kept]) {
                 assert_eq!(oe.key, pe.key, "keys kept in order");
-                check(&oe.value, &pe.value, seen);
+                assert_eq!(
+                    &texts.0[oe.key_at.range()],
+                    &texts.1[pe.key_at.range()],
+                    "a key kept is its text"
+                );
+                check(texts, &oe.value, &pe.value, seen);
             }
             seen.keys += marker.unwrap_or(0);
         }
-        (Kind::Null, Kind::Null) => {}
-        (Kind::Bool(o), Kind::Bool(p)) => assert_eq!(o, p, "scalars are kept whole"),
-        (Kind::Number(o), Kind::Number(p)) => assert_eq!(o, p, "scalars are kept whole"),
+        (Kind::Null, Kind::Null)
+        | (Kind::Bool(_), Kind::Bool(_))
+        | (Kind::Number(_), Kind::Number(_)) => {
+            assert_eq!(o_raw, p_raw, "scalars are kept whole, as written");
+        }
         (o, p) => panic!("{o:?} became {p:?}"),
     }
 }
@@ -148,7 +165,12 @@ fn check_preview(orig: &Document<'_>, p: &JsonPreview, max: usize) -> Seen {
         "the top-level kind is kept"
     );
     let mut seen = Seen::default();
-    check(&orig.root, &parsed.root, &mut seen);
+    check(
+        (orig.text, parsed.text),
+        &orig.root,
+        &parsed.root,
+        &mut seen,
+    );
     assert_eq!(
         (seen.items, seen.keys, seen.strings),
         (p.omitted_items, p.omitted_keys, p.shortened_strings),
@@ -298,6 +320,126 @@ proptest! {
             let third = preview(&parse_document(&second.text).unwrap(), smaller, pretty);
             prop_assert_eq!(third.as_ref(), Some(&second));
         }
+    }
+}
+
+/// A document written in a style serde_json does not write: 4-space or tab
+/// indentation, spaces inside brackets, escapes and number spellings of its
+/// own.
+fn restyled(v: &Value, indent: &str) -> String {
+    fn write(v: &Value, indent: &str, level: usize, out: &mut String) {
+        let pad = |l: usize| format!("\n{}", indent.repeat(l));
+        match v {
+            Value::Array(a) if !a.is_empty() => {
+                out.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    out.push_str(if i > 0 { ", " } else { "" });
+                    out.push_str(&pad(level + 1));
+                    write(x, indent, level + 1, out);
+                }
+                out.push_str(&pad(level));
+                out.push(']');
+            }
+            Value::Object(o) if !o.is_empty() => {
+                out.push('{');
+                for (i, (k, x)) in o.iter().enumerate() {
+                    out.push_str(if i > 0 { "," } else { "" });
+                    out.push_str(&pad(level + 1));
+                    out.push_str(&serde_json::to_string(k).unwrap());
+                    out.push_str(" : ");
+                    write(x, indent, level + 1, out);
+                }
+                out.push_str(&pad(level));
+                out.push('}');
+            }
+            // Escapes serde_json would not write.
+            Value::String(s) => {
+                out.push('"');
+                for c in s.chars() {
+                    match c {
+                        '/' => out.push_str("\\/"),
+                        'é' => out.push_str("\\u00e9"),
+                        '😀' => out.push_str("\\ud83d\\ude00"),
+                        c => {
+                            let e = serde_json::to_string(&c.to_string()).unwrap();
+                            out.push_str(&e[1..e.len() - 1]);
+                        }
+                    }
+                }
+                out.push('"');
+            }
+            Value::Number(n) if n.is_u64() => out.push_str(&format!("{n}.0e0")),
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(v, indent, 0, &mut out);
+    out
+}
+
+proptest! {
+    /// Every part a preview keeps is the text's own bytes ([`check`]), the
+    /// preview fits, and for a document on several lines every line of the
+    /// preview without a marker is a line of the document.
+    #[test]
+    fn previews_keep_the_text_verbatim(
+        v in any_document(),
+        style in 0usize..4,
+        max in prop_oneof![0usize..300, 0usize..6000],
+    ) {
+        let (text, pretty) = match style {
+            0 => (serde_render(&v, false), false),
+            1 => (serde_render(&v, true), true),
+            2 => (restyled(&v, "    "), true),
+            _ => (restyled(&v, "\t"), true),
+        };
+        let doc = parse_document(&text).unwrap();
+        prop_assert_eq!(&preview(&doc, usize::MAX, pretty).unwrap().text, &text);
+        let Some(p) = preview(&doc, max, pretty) else { return Ok(()) };
+        check_preview(&doc, &p, max);
+        if pretty {
+            let lines: std::collections::HashSet<&str> = text.lines().collect();
+            for line in p.text.lines().filter(|l| !l.contains("[toolcap: ")) {
+                prop_assert!(lines.contains(line), "{:?} is not a line of the text", line);
+            }
+        }
+    }
+
+    /// What a preview shows at a budget, a preview twice as large shows too:
+    /// every line (pretty) or scalar kept is kept again.
+    #[test]
+    fn a_larger_budget_keeps_what_a_smaller_one_showed(
+        v in any_document(),
+        pretty in any::<bool>(),
+        max in 0usize..3000,
+    ) {
+        let text = serde_render(&v, pretty);
+        let doc = parse_document(&text).unwrap();
+        let Some(small) = preview(&doc, max, pretty) else { return Ok(()) };
+        let large = preview(&doc, max * 2, pretty).unwrap();
+        let tokens = |t: &str| -> Vec<String> {
+            let parsed = parse_document(t).unwrap();
+            let mut out = Vec::new();
+            scalars(t, &parsed.root, &mut out);
+            out
+        };
+        let shown = tokens(&large.text);
+        for s in tokens(&small.text) {
+            prop_assert!(shown.contains(&s), "{} shown at {} but not at {}", s, max, max * 2);
+        }
+    }
+}
+
+/// The text of every scalar of `node` but markers and cut strings.
+fn scalars(text: &str, node: &Node<'_>, out: &mut Vec<String>) {
+    match &node.kind {
+        Kind::Array(a, _) => a.iter().for_each(|x| scalars(text, x, out)),
+        Kind::Object(o) => o
+            .iter()
+            .filter(|e| !e.key.contains("[toolcap: "))
+            .for_each(|e| scalars(text, &e.value, out)),
+        Kind::String(s) if s.contains("[toolcap: ") => {}
+        _ => out.push(text[node.at.range()].to_owned()),
     }
 }
 
@@ -992,4 +1134,82 @@ proptest! {
             prop_assert_eq!(third.as_ref(), Some(&second));
         }
     }
+}
+
+/// Items that share a state field: markers count the omitted ones by state,
+/// exactly, the largest group first and items without one as `other`; a
+/// smaller preview of the preview merges the groups of the runs it joins.
+#[test]
+fn cut_arrays_count_omitted_items_by_state() {
+    let states = ["running", "succeeded", "failed"];
+    let items: Vec<Value> = (0..200)
+        .map(|i| {
+            let mut item = json!({"id": i, "name": format!("job-{i}"), "image": "app:1.4"});
+            // Every tenth item lacks the field; the others cycle unevenly.
+            if i % 10 != 9 {
+                item["status"] = json!(states[(i * i) % 7 % 3]);
+            }
+            item
+        })
+        .collect();
+    let text = serde_json::to_string_pretty(&json!({ "jobs": items })).unwrap();
+    let doc = parse_document(&text).unwrap();
+    let p = preview(&doc, 1200, true).unwrap();
+    check_preview(&doc, &p, 1200);
+    let marker = p
+        .text
+        .lines()
+        .find(|l| l.contains("items omitted"))
+        .unwrap()
+        .trim()
+        .trim_end_matches(',');
+    let marker: String = serde_json::from_str(marker).unwrap();
+    let groups = marker::groups(&marker).expect("groups named");
+    assert_eq!(groups.field, "status");
+    // check_preview checked the counts against the items; here the form.
+    let n = marker::count(&marker, marker::ITEMS).unwrap();
+    // Largest first, `other` last.
+    let (last, rest) = groups.counts.split_last().unwrap();
+    assert_eq!(last.0, marker::OTHER);
+    assert!(rest.windows(2).all(|w| w[0].1 >= w[1].1), "{marker}");
+    assert!(
+        marker.starts_with(&format!("[toolcap: {n} items omitted; status: ")),
+        "{marker}"
+    );
+    // A smaller preview of the preview: merged runs keep exact groups.
+    let again = parse_document(&p.text).unwrap();
+    let q = preview(&again, 700, true).unwrap();
+    check_preview(&doc, &q, 700);
+    assert!(q.text.contains("items omitted; status: "), "{}", q.text);
+}
+
+/// Fields that name no groups: unique values, too many values, values too
+/// long to be a state.
+#[test]
+fn only_categorical_fields_name_groups() {
+    for items in [
+        (0..100)
+            .map(|i| json!({"id": i, "name": format!("n{i}")}))
+            .collect::<Vec<_>>(),
+        (0..100)
+            .map(|i| json!({"status": format!("s{}", i % 9)}))
+            .collect(),
+        (0..100)
+            .map(|i| json!({"status": format!("{}{}", "x".repeat(40), i % 2)}))
+            .collect(),
+    ] {
+        let text = serde_json::to_string(&items).unwrap();
+        let doc = parse_document(&text).unwrap();
+        let p = preview(&doc, 300, false).unwrap();
+        check_preview(&doc, &p, 300);
+        assert!(!p.text.contains("omitted;"), "{}", p.text);
+    }
+    // A field whose name is not a state's names groups when its values repeat.
+    let items: Vec<Value> = (0..100)
+        .map(|i| json!({"id": i, "region": (["eu-west-1", "us-east-1"][i % 2])}))
+        .collect();
+    let text = serde_json::to_string(&items).unwrap();
+    let doc = parse_document(&text).unwrap();
+    let p = preview(&doc, 300, false).unwrap();
+    assert!(p.text.contains("items omitted; region: "), "{}", p.text);
 }

@@ -241,6 +241,16 @@ impl<'de> Visitor<'de> for Seed<'_, 'de, '_> {
             Ok(_) => groups::find_groups(&st.items[base..], array_markers),
             Err(_) => None,
         };
+        // An item whose state few others share is notable, after failures.
+        if let Some(g) = &groups {
+            for i in groups::rare_items(g) {
+                let own = &st.notable[notable..];
+                if own.binary_search_by_key(&i, |&(at, _)| at).is_err() {
+                    let at = notable + own.partition_point(|&(at, _)| at < i);
+                    st.notable.insert(at, (i, groups::RARE_SCORE));
+                }
+            }
+        }
         let info = (st.markers.len() > markers || st.notable.len() > notable || groups.is_some())
             .then(|| {
                 let best_first = &mut st.notable[notable..];

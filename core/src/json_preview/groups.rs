@@ -12,6 +12,11 @@
 //! with one; another field is taken only when its values differ and repeat
 //! (each held by four items on average). An array whose markers already
 //! name groups keeps their field when it still qualifies.
+//!
+//! An item whose value few items share (one in [`RARE_SHARE`] or fewer,
+//! in an array of at least that many items) is notable: a pending pod among
+//! running ones, a failed order among paid ones. It ranks after every item
+//! that reports a failure.
 
 use std::borrow::Cow;
 
@@ -337,4 +342,32 @@ pub(super) fn run_groups(
         field: field?,
         counts,
     })
+}
+
+/// A value held by at most one item in this many is rare.
+pub(super) const RARE_SHARE: usize = 20;
+/// The failure score of an item with a rare value: the lowest.
+pub(super) const RARE_SCORE: u8 = 1;
+
+/// The items (indexes, ascending) whose value of the groups' field is rare:
+/// held by at most one item in [`RARE_SHARE`], when most items share
+/// another value. At most [`super::doc::MAX_NOTABLE`].
+pub(super) fn rare_items(g: &ItemGroups) -> Vec<u32> {
+    let mut tally = [0usize; 256];
+    for &code in g.of.iter() {
+        tally[code as usize] += 1;
+    }
+    let items = g.of.len() - tally[MARKER as usize];
+    let most = tally[..g.values.len()].iter().copied().max().unwrap_or(0);
+    if items < RARE_SHARE || most * 2 < items {
+        return Vec::new();
+    }
+    let rare =
+        |code: u8| (code as usize) < g.values.len() && tally[code as usize] * RARE_SHARE <= items;
+    g.of.iter()
+        .enumerate()
+        .filter(|&(_, &code)| rare(code))
+        .map(|(i, _)| i as u32)
+        .take(super::doc::MAX_NOTABLE)
+        .collect()
 }

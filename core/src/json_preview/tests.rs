@@ -1213,3 +1213,22 @@ fn only_categorical_fields_name_groups() {
     let p = preview(&doc, 300, false).unwrap();
     assert!(p.text.contains("items omitted; region: "), "{}", p.text);
 }
+
+/// An item whose state few others share is kept from the middle, though
+/// nothing in it reads as a failure.
+#[test]
+fn an_item_in_a_rare_state_is_kept() {
+    let pods: Vec<Value> = (0..200)
+        .map(|i| {
+            let phase = if i == 117 { "Pending" } else { "Running" };
+            json!({"name": format!("pod-{i}"), "status": {"phase": phase, "podIP": "10.0.0.1"}})
+        })
+        .collect();
+    let text = serde_json::to_string_pretty(&json!({ "items": pods })).unwrap();
+    let doc = parse_document(&text).unwrap();
+    assert!(doc.has_notable_items());
+    let p = preview(&doc, 1500, true).unwrap();
+    check_preview(&doc, &p, 1500);
+    assert!(p.text.contains("\"name\": \"pod-117\""), "{}", p.text);
+    assert!(p.text.contains("status.phase: "), "{}", p.text);
+}

@@ -7,6 +7,7 @@ pub mod corpus;
 
 mod build;
 mod data;
+mod listings;
 mod logs;
 mod runs;
 pub(crate) mod synth;

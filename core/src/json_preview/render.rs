@@ -189,7 +189,8 @@ impl<'t> Renderer<'t> {
     fn value(&mut self, v: &Node<'_>) -> Step {
         match &v.kind {
             Kind::Null | Kind::Bool(_) | Kind::Number(_) => self.verbatim(v.at),
-            Kind::String(s) => self.string(s, v.at),
+            // A string the parser did not borrow holds an escape.
+            Kind::String(s) => self.string(s, matches!(s, Cow::Owned(_)), v.at),
             Kind::Array(a, info) => self.array(a, info.as_deref(), v.at),
             Kind::Object(o) => self.object(o, v.at),
         }
@@ -197,10 +198,10 @@ impl<'t> Renderer<'t> {
 
     /// The string `s`, whose text is at `at`: whole, or its head (the
     /// text's bytes, escapes as written) and a marker.
-    fn string(&mut self, s: &Cow<'_, str>, at: Span) -> Step {
+    fn string(&mut self, s: &str, escaped: bool, at: Span) -> Step {
         let (head, prior) = match marker::string_head(s) {
             Some((head, n)) => (head, Some(n)),
-            None => (&s[..], None),
+            None => (s, None),
         };
         if head.len() > self.lim.string {
             let cut = floor_grapheme(head, self.lim.string);
@@ -208,10 +209,7 @@ impl<'t> Renderer<'t> {
             let omitted = prior.unwrap_or(0).saturating_add((head.len() - cut) as u64);
             let mark = marker::text(omitted, marker::STRING);
             let raw = &self.text[at.start as usize + 1..at.end as usize - 1];
-            let raw_cut = match s {
-                Cow::Borrowed(_) => cut,
-                Cow::Owned(_) => raw_offset(raw, cut),
-            };
+            let raw_cut = if escaped { raw_offset(raw, cut) } else { cut };
             // Shorter as text and as the string it stands for.
             if raw_cut + mark.len() < raw.len() && cut + mark.len() < s.len() {
                 self.strings += 1;

@@ -2,6 +2,13 @@
 //! output is one JSON object or array, the preview keeps its shape instead of
 //! cutting the text mid-token.
 //!
+//! - **The text's own bytes.** Every part a preview keeps (a value, a key,
+//!   the head of a string, the whitespace and separators between them) is
+//!   written as the text has it: indentation, spacing, key order, escapes
+//!   and the spelling of numbers. Only markers are new, each with the
+//!   whitespace of the first part it stands for, so that a pretty document
+//!   stays indented and a compact one compact.
+//!
 //! What an agent sees in such a preview:
 //!
 //! - **The top-level kind and every key path.** Objects keep all their keys,
@@ -19,6 +26,14 @@
 //!   omitted]", z]` shows items 0, 1, 42 and 100 of 101. A marker is not an
 //!   item and does not count as one; the counts of an array's markers and
 //!   its items shown add up to its length.
+//! - **Groups of omitted items.** When the items of an array are objects
+//!   that share a categorical field (a short string held by most of them,
+//!   with few distinct values; `status`, `conclusion`, `phase`, `level` and
+//!   other state names first; see the `groups` module), each marker also counts the
+//!   items it stands for by that field's value, the largest group first and
+//!   the items without a value last as `other`: `"[toolcap: 139 items
+//!   omitted; conclusion: 120 success, 17 cancelled, 2 failure]"`. The
+//!   counts are exact.
 //! - **Notable items.** An item is notable when some string in it, or some
 //!   entry `key: value` with a scalar value, reads as a failure line to
 //!   [`crate::notable::classify`] (`"conclusion": "failure"`, `"log.level":
@@ -39,11 +54,11 @@
 //!   first bytes, cut between two grapheme clusters (never inside an emoji
 //!   sequence or between a letter and its combining marks), followed by
 //!   `…[toolcap: N bytes omitted]` inside the same string (`N` counts UTF-8
-//!   bytes of the original string, not of its JSON escape). A string is cut
-//!   only when that makes it shorter.
-//! - **Scalars whole.** Numbers, booleans and null are never cut. Numbers are
-//!   written as serde_json writes them: `1.0e3` becomes `1000.0`, and an
-//!   integer beyond 64 bits becomes the nearest float.
+//!   bytes of the original string, not of its JSON escape). The head keeps
+//!   its escapes as written. A string is cut only when that makes it
+//!   shorter, as text and as the string it stands for.
+//! - **Scalars whole.** Numbers, booleans and null are never cut, and
+//!   numbers keep their spelling (`1.0e3` stays `1.0e3`).
 //! - **Fair shrinking.** Every array is cut to the same number of items and
 //!   every string to the same number of bytes, the largest that fit; room
 //!   left then keeps small arrays whole. So the large parts shrink first and
@@ -59,11 +74,14 @@
 //! string cut shorter may no longer). A string or key in the original that
 //! happens to have a marker's form is taken for one.
 //!
-//! Rendering is serde_json's: compact, or pretty with 2-space indentation.
-//! Nesting is bounded by serde_json's parser ([`MAX_DEPTH`]), and a preview
-//! is never deeper than its document, so every preview parses again.
+//! A preview keeps the text's line breaks, or (`pretty` unset) drops every
+//! whitespace run that holds one, which puts the preview on one line and
+//! keeps the spacing within lines (`"key": value`). Nesting is bounded by
+//! serde_json's parser ([`MAX_DEPTH`]), and a preview is never deeper than
+//! its document, so every preview parses again.
 
 mod doc;
+mod groups;
 mod marker;
 mod render;
 mod score;
@@ -83,6 +101,8 @@ pub const MAX_DEPTH: usize = 127;
 /// items noted.
 #[derive(Debug, Clone)]
 pub struct Document<'a> {
+    /// The text the spans of `root` are in.
+    text: &'a str,
     root: Node<'a>,
     /// Some array has notable items.
     notable: bool,
@@ -129,11 +149,12 @@ pub fn parse_document_with<'a>(text: &'a str, patterns: &Patterns) -> Option<Doc
 
 fn parse<'a>(text: &'a str, host: Host<'_>) -> Option<Document<'a>> {
     let start = text.trim_start_matches([' ', '\t', '\n', '\r']);
-    if !start.starts_with(['{', '[']) {
+    if !start.starts_with(['{', '[']) || u32::try_from(start.len()).is_err() {
         return None;
     }
     let parsed = doc::parse(start, host).ok()?;
     Some(Document {
+        text: start,
         root: parsed.root,
         notable: parsed.notable,
     })
@@ -142,11 +163,10 @@ fn parse<'a>(text: &'a str, host: Host<'_>) -> Option<Document<'a>> {
 /// The preview of `doc` with the most detail whose rendering is at most
 /// `max_bytes` bytes, or `None` when not even the skeleton fits (the top
 /// level with only its marker: `["[toolcap: N items omitted]"]` or
-/// `{"[toolcap: N keys omitted]":null}`). A document that fits is rendered
-/// whole, though as serde_json writes it rather than byte for byte as its
-/// text (spacing, escapes, numbers). `pretty` chooses serde_json's 2-space
-/// pretty rendering over the compact one; pass whether the original text
-/// had a line break inside it.
+/// `{"[toolcap: N keys omitted]":null}`). A document that fits is its text,
+/// byte for byte (without the whitespace around it). `pretty` keeps the
+/// text's line breaks; unset, the preview is one line (whitespace that
+/// holds a line break is dropped).
 ///
 /// The search raises one detail level (items kept per array and bytes kept
 /// per string together) while the rendering fits, then uses the room left
@@ -170,8 +190,8 @@ pub fn preview(doc: &Document<'_>, max_bytes: usize, pretty: bool) -> Option<Jso
 }
 
 /// [`preview`] that also has at most `max_lines` lines (LF-separated; a
-/// compact preview is one line). A pretty skeleton takes three lines, so
-/// with fewer this is `None` when `pretty` is set.
+/// preview without `pretty` is one line). A skeleton of a document written
+/// on several lines takes as many as its text puts around the marker.
 pub fn preview_lines(
     doc: &Document<'_>,
     max_bytes: usize,
@@ -196,6 +216,7 @@ pub fn preview_lines(
 struct Room {
     bytes: usize,
     lines: usize,
+    /// Keep the text's line breaks (else one line).
     pretty: bool,
 }
 
@@ -212,11 +233,11 @@ impl Room {
 }
 
 fn search(doc: &Document<'_>, room: Room) -> Option<JsonPreview> {
-    if let Some(whole) = render(&doc.root, Limits::ALL, room) {
+    if let Some(whole) = render(doc, Limits::ALL, room) {
         return Some(whole);
     }
     let full = Search {
-        root: &doc.root,
+        doc,
         room,
         notable: doc.notable,
     };
@@ -231,10 +252,10 @@ fn search(doc: &Document<'_>, room: Room) -> Option<JsonPreview> {
         if let Some(lim) = smaller.level() {
             let lim = smaller.fewer_keys(lim).unwrap_or(lim);
             let lim = full.one_notable(lim).unwrap_or(lim);
-            return render(&doc.root, full.grow(lim)?, room);
+            return render(doc, full.grow(lim)?, room);
         }
     }
-    render(&doc.root, full.choose()?, room)
+    render(doc, full.choose()?, room)
 }
 
 /// Notable items may take about one part in this many of the room: the
@@ -301,8 +322,8 @@ impl Limits {
 
 /// The rendering of `root` under `lim` with its counts, or `None` when it
 /// does not fit `room`.
-fn render(root: &Node<'_>, lim: Limits, room: Room) -> Option<JsonPreview> {
-    let r = Renderer::run(root, lim, room)?;
+fn render(doc: &Document<'_>, lim: Limits, room: Room) -> Option<JsonPreview> {
+    let r = Renderer::run(doc.text, &doc.root, lim, room)?;
     Some(JsonPreview {
         text: String::from_utf8(r.out).ok()?,
         omitted_items: r.items,
@@ -314,15 +335,15 @@ fn render(root: &Node<'_>, lim: Limits, room: Room) -> Option<JsonPreview> {
 /// Trial renderings of one document under one budget.
 #[derive(Clone, Copy)]
 struct Search<'d, 'a> {
-    root: &'d Node<'a>,
+    doc: &'d Document<'a>,
     room: Room,
     /// Whether to raise [`Limits::notable`].
     notable: bool,
 }
 
-impl Search<'_, '_> {
-    fn run(&self, lim: Limits) -> Option<Renderer> {
-        Renderer::run(self.root, lim, self.room)
+impl<'a> Search<'_, 'a> {
+    fn run(&self, lim: Limits) -> Option<Renderer<'a>> {
+        Renderer::run(self.doc.text, &self.doc.root, lim, self.room)
     }
 
     fn fits(&self, lim: Limits) -> bool {

@@ -9,7 +9,7 @@
 //! the application's code, a pod and its reason, a JSON field's value). A
 //! needle's position class comes from where it first occurs, never by hand.
 
-use super::{build, data, failures, logs, runs};
+use super::{build, data, failures, listings, logs, runs};
 
 /// Kinds of tool output, for the per-family view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -33,6 +33,8 @@ pub enum Family {
     Diff,
     /// Download and training progress, thousands of near-identical lines.
     Progress,
+    /// `find` listings, CSV exports, tables of numbers.
+    Listing,
 }
 
 impl Family {
@@ -48,6 +50,7 @@ impl Family {
             Family::Json => "JSON reply",
             Family::Diff => "diff",
             Family::Progress => "progress log",
+            Family::Listing => "listing, table",
         }
     }
 }
@@ -121,6 +124,7 @@ pub fn cases() -> Vec<Case> {
     all.extend(logs::cases());
     all.extend(data::cases());
     all.extend(failures::cases());
+    all.extend(listings::cases());
     all
 }
 
@@ -138,7 +142,7 @@ mod tests {
         let names: HashSet<&str> = all.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names.len(), all.len(), "case names are unique");
         let families: std::collections::BTreeSet<Family> = all.iter().map(|c| c.family).collect();
-        assert_eq!(families.len(), 9, "every family is present");
+        assert_eq!(families.len(), 10, "every family is present");
         for c in &all {
             let size = c.text.len();
             assert!(

@@ -8,6 +8,7 @@ pub mod corpus;
 mod build;
 mod data;
 mod failures;
+mod listings;
 mod logs;
 mod runs;
 pub(crate) mod synth;

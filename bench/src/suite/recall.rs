@@ -321,6 +321,27 @@ mod tests {
         assert!(shown.contains("/spill/recall/"), "{shown}");
     }
 
+    /// Recall does not fall as the budget grows: a needle of a JSON reply
+    /// visible at a budget is visible at twice that budget.
+    #[test]
+    fn json_needles_stay_visible_as_the_budget_grows() {
+        for case in recall::cases().iter().filter(|c| c.family == Family::Json) {
+            for max in [2048, 4096, 8192] {
+                let small = preview(&case.text, case.exit_code, max, Behaviour::Current);
+                let large = preview(&case.text, case.exit_code, max * 2, Behaviour::Current);
+                for n in &case.needles {
+                    assert!(
+                        !small.contains(&n.text) || large.contains(&n.text),
+                        "{}: {:?} visible at {max} but not at {}",
+                        case.name,
+                        n.text,
+                        max * 2
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn tally_counts_and_renders() {
         let mut t = Tally::default();

@@ -1,6 +1,8 @@
 //! The parsed document: serde_json's parser and its checks, building a tree
 //! whose strings are borrowed from the text unless they hold an escape and
-//! whose objects are lists of entries. Parsing and dropping a 4 MiB document
+//! whose objects are lists of entries; then one pass over the text notes
+//! where each value and key is ([`Span`]), so that a preview writes the
+//! document's own bytes. Parsing and dropping a 4 MiB document
 //! this way costs a fraction of a `serde_json::Value`, which allocates every
 //! key and string and hashes every object.
 //!
@@ -14,6 +16,7 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
 
+use super::groups::{self, ItemGroups};
 use super::marker;
 use super::score::{self, Host};
 
@@ -21,25 +24,64 @@ use super::score::{self, Host};
 /// failures stays bounded, and a preview never shows that many.
 pub(super) const MAX_NOTABLE: usize = 256;
 
-/// One JSON value.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum Node<'a> {
+/// Where a value or key is in the text: `start..end`, quotes and brackets
+/// included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// One JSON value and where it is.
+#[derive(Debug, Clone)]
+pub(super) struct Node<'a> {
+    pub at: Span,
+    pub kind: Kind<'a>,
+}
+
+/// What a value is.
+#[derive(Debug, Clone)]
+pub(super) enum Kind<'a> {
     Null,
     Bool(bool),
     Number(Number),
     String(Cow<'a, str>),
     /// Items, and what else is known of them when there is something: most
-    /// arrays have neither markers nor notable items.
+    /// arrays have neither markers, notable items nor groups.
     Array(Vec<Node<'a>>, Option<Box<ArrayInfo>>),
     /// Entries in document order; a repeated key is kept as often as it
     /// appears.
-    Object(Vec<(Cow<'a, str>, Node<'a>)>),
+    Object(Vec<Entry<'a>>),
+}
+
+/// An object's entry.
+#[derive(Debug, Clone)]
+pub(super) struct Entry<'a> {
+    pub key: Cow<'a, str>,
+    /// The key's span, quotes included.
+    pub key_at: Span,
+    pub value: Node<'a>,
+}
+
+impl<'a> From<Kind<'a>> for Node<'a> {
+    fn from(kind: Kind<'a>) -> Self {
+        Node {
+            at: Span::default(),
+            kind,
+        }
+    }
 }
 
 /// An array's markers and notable items, found while parsing so that trial
 /// renderings do not scan long arrays. Indexes past `u32::MAX` are not
 /// noted.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct ArrayInfo {
     /// Every marker element, `(index, count)`, in order.
     pub markers: Box<[(u32, u64)]>,
@@ -47,6 +89,8 @@ pub(super) struct ArrayInfo {
     /// score)`, best first (score descending, then index ascending), at
     /// most [`MAX_NOTABLE`].
     pub notable: Box<[(u32, u8)]>,
+    /// The items' groups by a categorical field, when they have some.
+    pub groups: Option<ItemGroups>,
 }
 
 /// A parsed document's root, and whether some array has notable items.
@@ -69,8 +113,9 @@ pub(super) fn parse<'a>(text: &'a str, host: Host<'_>) -> serde_json::Result<Par
         found: false,
     };
     let mut de = serde_json::Deserializer::from_str(text);
-    let root = Seed { st: &mut state }.deserialize(&mut de)?.node;
+    let mut root = Seed { st: &mut state }.deserialize(&mut de)?.node;
     de.end()?;
+    locate(text.as_bytes(), 0, &mut root);
     Ok(Parsed {
         root,
         notable: state.found,
@@ -82,7 +127,7 @@ pub(super) fn parse<'a>(text: &'a str, host: Host<'_>) -> serde_json::Result<Par
 /// growing a vector of their own.
 struct State<'de, 'p> {
     items: Vec<Node<'de>>,
-    entries: Vec<(Cow<'de, str>, Node<'de>)>,
+    entries: Vec<Entry<'de>>,
     markers: Vec<(u32, u64)>,
     notable: Vec<(u32, u8)>,
     /// Scratch for an entry's `key: value` line.
@@ -99,10 +144,10 @@ struct Scored<'a> {
     score: (u8, bool),
 }
 
-impl<'a> From<Node<'a>> for Scored<'a> {
-    fn from(node: Node<'a>) -> Self {
+impl<'a> From<Kind<'a>> for Scored<'a> {
+    fn from(kind: Kind<'a>) -> Self {
         Scored {
-            node,
+            node: kind.into(),
             score: (0, false),
         }
     }
@@ -117,7 +162,7 @@ impl<'de> Seed<'_, 'de, '_> {
     fn string(self, s: Cow<'de, str>) -> Scored<'de> {
         let score = score::string(&s, self.st.host);
         Scored {
-            node: Node::String(s),
+            node: Kind::String(s).into(),
             score,
         }
     }
@@ -139,24 +184,24 @@ impl<'de> Visitor<'de> for Seed<'_, 'de, '_> {
     }
 
     fn visit_unit<E: Error>(self) -> Result<Scored<'de>, E> {
-        Ok(Node::Null.into())
+        Ok(Kind::Null.into())
     }
 
     fn visit_bool<E: Error>(self, b: bool) -> Result<Scored<'de>, E> {
-        Ok(Node::Bool(b).into())
+        Ok(Kind::Bool(b).into())
     }
 
     fn visit_i64<E: Error>(self, n: i64) -> Result<Scored<'de>, E> {
-        Ok(Node::Number(n.into()).into())
+        Ok(Kind::Number(n.into()).into())
     }
 
     fn visit_u64<E: Error>(self, n: u64) -> Result<Scored<'de>, E> {
-        Ok(Node::Number(n.into()).into())
+        Ok(Kind::Number(n.into()).into())
     }
 
     fn visit_f64<E: Error>(self, n: f64) -> Result<Scored<'de>, E> {
         Number::from_f64(n)
-            .map(|n| Node::Number(n).into())
+            .map(|n| Kind::Number(n).into())
             .ok_or_else(|| E::custom("a number out of range"))
     }
 
@@ -177,8 +222,8 @@ impl<'de> Visitor<'de> for Seed<'_, 'de, '_> {
         let (base, markers, notable) = (st.items.len(), st.markers.len(), st.notable.len());
         let mut best = 0;
         while let Some(item) = seq.next_element_seed(Seed { st: &mut *st })? {
-            let count = match &item.node {
-                Node::String(s) => marker::count(s, marker::ITEMS),
+            let count = match &item.node.kind {
+                Kind::String(s) => marker::count(s, marker::ITEMS),
                 _ => None,
             };
             if let Ok(i) = u32::try_from(st.items.len() - base) {
@@ -191,24 +236,41 @@ impl<'de> Visitor<'de> for Seed<'_, 'de, '_> {
             best = best.max(item.score.0);
             st.items.push(item.node);
         }
-        let info = (st.markers.len() > markers || st.notable.len() > notable).then(|| {
-            let best_first = &mut st.notable[notable..];
-            let by_rank = |&(i, score): &(u32, u8)| (Reverse(score), i);
-            if best_first.len() > MAX_NOTABLE {
-                best_first.select_nth_unstable_by_key(MAX_NOTABLE, by_rank);
+        let array_markers = &st.markers[markers..];
+        let groups = match u32::try_from(st.items.len() - base) {
+            Ok(_) => groups::find_groups(&st.items[base..], array_markers),
+            Err(_) => None,
+        };
+        // An item whose state few others share is notable, after failures.
+        if let Some(g) = &groups {
+            for i in groups::rare_items(g) {
+                let own = &st.notable[notable..];
+                if own.binary_search_by_key(&i, |&(at, _)| at).is_err() {
+                    let at = notable + own.partition_point(|&(at, _)| at < i);
+                    st.notable.insert(at, (i, groups::RARE_SCORE));
+                }
             }
-            let kept = best_first.len().min(MAX_NOTABLE);
-            best_first[..kept].sort_unstable_by_key(by_rank);
-            st.found |= kept > 0;
-            let info = ArrayInfo {
-                markers: st.markers.drain(markers..).collect(),
-                notable: st.notable[notable..notable + kept].into(),
-            };
-            st.notable.truncate(notable);
-            Box::new(info)
-        });
+        }
+        let info = (st.markers.len() > markers || st.notable.len() > notable || groups.is_some())
+            .then(|| {
+                let best_first = &mut st.notable[notable..];
+                let by_rank = |&(i, score): &(u32, u8)| (Reverse(score), i);
+                if best_first.len() > MAX_NOTABLE {
+                    best_first.select_nth_unstable_by_key(MAX_NOTABLE, by_rank);
+                }
+                let kept = best_first.len().min(MAX_NOTABLE);
+                best_first[..kept].sort_unstable_by_key(by_rank);
+                st.found |= kept > 0;
+                let info = ArrayInfo {
+                    markers: st.markers.drain(markers..).collect(),
+                    notable: st.notable[notable..notable + kept].into(),
+                    groups,
+                };
+                st.notable.truncate(notable);
+                Box::new(info)
+            });
         Ok(Scored {
-            node: Node::Array(st.items.drain(base..).collect(), info),
+            node: Kind::Array(st.items.drain(base..).collect(), info).into(),
             score: (best, false),
         })
     }
@@ -219,12 +281,16 @@ impl<'de> Visitor<'de> for Seed<'_, 'de, '_> {
         let mut best = 0;
         while let Some(Key(key)) = map.next_key()? {
             let value = map.next_value_seed(Seed { st: &mut *st })?;
-            let score = score::entry(&key, &value.node, value.score, st.host, &mut st.line);
+            let score = score::entry(&key, &value.node.kind, value.score, st.host, &mut st.line);
             best = best.max(score);
-            st.entries.push((key, value.node));
+            st.entries.push(Entry {
+                key,
+                key_at: Span::default(),
+                value: value.node,
+            });
         }
         Ok(Scored {
-            node: Node::Object(st.entries.drain(base..).collect()),
+            node: Kind::Object(st.entries.drain(base..).collect()).into(),
             score: (best, false),
         })
     }
@@ -259,4 +325,83 @@ impl<'de> Visitor<'de> for KeyVisitor {
     fn visit_string<E: Error>(self, s: String) -> Result<Key<'de>, E> {
         Ok(Key(Cow::Owned(s)))
     }
+}
+
+/// The first byte at or after `i` that is not JSON whitespace.
+fn skip_space(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// The first byte at or after `i` that is neither JSON whitespace nor `sep`.
+fn skip_sep(b: &[u8], i: usize, sep: u8) -> usize {
+    let i = skip_space(b, i);
+    if b.get(i) == Some(&sep) {
+        skip_space(b, i + 1)
+    } else {
+        i
+    }
+}
+
+/// Where the string starting (with its quote) at `i` ends, after its
+/// closing quote.
+fn string_end(b: &[u8], i: usize) -> usize {
+    let mut at = i + 1;
+    while let Some(off) = memchr::memchr2(b'"', b'\\', &b[at..]) {
+        at += off;
+        if b[at] == b'"' {
+            return at + 1;
+        }
+        at += 2;
+    }
+    b.len()
+}
+
+fn span(start: usize, end: usize) -> Span {
+    // The caller refuses texts longer than `u32::MAX` bytes.
+    Span {
+        start: start as u32,
+        end: end as u32,
+    }
+}
+
+/// Notes the spans of `node`, which starts at or after `i` (whitespace
+/// first) in the text `b` it was parsed from, and of everything in it;
+/// returns where it ends. The text is valid JSON and holds the values in
+/// the order of the tree, so this only skips whitespace and separators.
+fn locate(b: &[u8], i: usize, node: &mut Node<'_>) -> usize {
+    let start = skip_space(b, i);
+    let end = match &mut node.kind {
+        Kind::Null | Kind::Bool(true) => start + 4,
+        Kind::Bool(false) => start + 5,
+        Kind::Number(_) => {
+            let len = b[start..]
+                .iter()
+                .position(|c| !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                .unwrap_or(b.len() - start);
+            start + len
+        }
+        Kind::String(_) => string_end(b, start),
+        Kind::Array(items, _) => {
+            let mut at = start + 1;
+            for item in items {
+                at = locate(b, skip_sep(b, at, b','), item);
+            }
+            skip_space(b, at) + 1
+        }
+        Kind::Object(entries) => {
+            let mut at = start + 1;
+            for e in entries {
+                let key = skip_sep(b, at, b',');
+                let key_end = string_end(b, key);
+                e.key_at = span(key, key_end);
+                at = locate(b, skip_sep(b, key_end, b':'), &mut e.value);
+            }
+            skip_space(b, at) + 1
+        }
+    };
+    node.at = span(start, end);
+    end
 }

@@ -1,4 +1,5 @@
-//! The three markers: their text, and their counts read back.
+//! The three markers: their text, and their counts (and an array marker's
+//! groups) read back.
 
 /// The array marker, a string element: `[toolcap: N items omitted]`.
 pub(super) const ITEMS: (&str, &str) = ("[toolcap: ", " items omitted]");
@@ -12,13 +13,14 @@ pub(super) fn text(count: u64, (prefix, suffix): (&str, &str)) -> String {
     format!("{prefix}{count}{suffix}")
 }
 
-/// The count of `s` when it is exactly `prefix N suffix`, `N` in decimal.
+/// The count of `s` when it is exactly `prefix N suffix`, `N` in decimal,
+/// or for [`ITEMS`] also a marker with groups ([`items_text`]).
 pub(super) fn count(s: &str, (prefix, suffix): (&str, &str)) -> Option<u64> {
-    let n = s.strip_prefix(prefix)?.strip_suffix(suffix)?;
-    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+    match s.strip_prefix(prefix).and_then(|n| n.strip_suffix(suffix)) {
+        Some(n) => digits(n),
+        None if suffix == ITEMS.1 => items_with_groups(s).map(|(n, _)| n),
+        None => None,
     }
-    n.parse().ok()
 }
 
 /// The head and count of a string that ends with a string marker. Only the
@@ -32,4 +34,90 @@ pub(super) fn string_head(s: &str) -> Option<(&str, u64)> {
     let window = s.floor_char_boundary(window);
     let at = window + s[window..].rfind(STRING.0)?;
     Some((&s[..at], count(&s[at..], STRING)?))
+}
+
+/// The group of the items a marker counts that have no value of its field
+/// that names a group (a missing field, a long or unusual value).
+pub(super) const OTHER: &str = "other";
+
+/// What the items an array marker counts hold in one field: the field's
+/// path (a key of the items, or `outer.inner` one object down) and, for
+/// each value, how many items hold it, [`OTHER`] last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Groups {
+    pub field: String,
+    pub counts: Vec<(String, u64)>,
+}
+
+/// Whether `s` may name a group or a field in a marker: short, on one line,
+/// without the characters a marker is read back by.
+pub(super) fn is_plain(s: &str, max: usize) -> bool {
+    !s.is_empty()
+        && s.len() <= max
+        && s.trim() == s
+        && !s
+            .chars()
+            .any(|c| c.is_control() || matches!(c, ',' | ';' | ':' | '[' | ']' | '"' | '\\'))
+}
+
+/// The array marker of `count` items and, when known, their groups:
+/// `[toolcap: 139 items omitted; conclusion: 120 success, 17 cancelled, 2
+/// failure]`.
+pub(super) fn items_text(count: u64, groups: Option<&Groups>) -> String {
+    let Some(g) = groups else {
+        return text(count, ITEMS);
+    };
+    let mut out = format!("{}{count} items omitted; {}: ", ITEMS.0, g.field);
+    for (i, (value, n)) in g.counts.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&format!("{n} {value}"));
+    }
+    out.push(']');
+    out
+}
+
+/// The count and groups of an array marker with groups.
+fn items_with_groups(s: &str) -> Option<(u64, Groups)> {
+    let rest = s.strip_prefix(ITEMS.0)?.strip_suffix(']')?;
+    let (n, rest) = rest.split_once(" items omitted; ")?;
+    let count = digits(n)?;
+    let (field, list) = rest.split_once(": ")?;
+    if !is_plain(field, usize::MAX) {
+        return None;
+    }
+    let mut counts = Vec::new();
+    let mut sum: u64 = 0;
+    for group in list.split(", ") {
+        let (n, value) = group.split_once(' ')?;
+        let n = digits(n)?;
+        if n == 0 || !is_plain(value, usize::MAX) {
+            return None;
+        }
+        sum = sum.checked_add(n)?;
+        counts.push((value.to_owned(), n));
+    }
+    (sum == count).then(|| {
+        (
+            count,
+            Groups {
+                field: field.to_owned(),
+                counts,
+            },
+        )
+    })
+}
+
+/// The groups an array marker names, if it names some.
+pub(super) fn groups(s: &str) -> Option<Groups> {
+    items_with_groups(s).map(|(_, g)| g)
+}
+
+/// A count in decimal.
+fn digits(n: &str) -> Option<u64> {
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    n.parse().ok()
 }

@@ -1,17 +1,23 @@
 //! One trial rendering of a document under [`Limits`].
 
 use std::borrow::Cow;
+use std::ops::Range;
 
-use serde_json::Number;
 use unicode_segmentation::GraphemeCursor;
 
-use super::doc::{ArrayInfo, Node};
-use super::{Limits, Room, marker};
+use super::doc::{ArrayInfo, Entry, Kind, Node, Span};
+use super::{Limits, Room, groups, marker};
 
 /// Count of the key marker when it is the last entry of `entries`.
-fn keys_marker(entries: &[(Cow<'_, str>, Node<'_>)]) -> Option<u64> {
+fn keys_marker(entries: &[Entry<'_>]) -> Option<u64> {
     match entries.last() {
-        Some((k, Node::Null)) => marker::count(k, marker::KEYS),
+        Some(Entry {
+            key,
+            value: Node {
+                kind: Kind::Null, ..
+            },
+            ..
+        }) => marker::count(key, marker::KEYS),
         _ => None,
     }
 }
@@ -31,6 +37,34 @@ fn floor_grapheme(s: &str, max: usize) -> usize {
     }
 }
 
+/// Where the first `decoded` bytes of a string end in its JSON text `raw`
+/// (the bytes between its quotes). `decoded` is a character boundary of the
+/// string, so it falls between two escapes.
+fn raw_offset(raw: &[u8], decoded: usize) -> usize {
+    let (mut r, mut d) = (0, 0);
+    while d < decoded && r < raw.len() {
+        if raw[r] != b'\\' {
+            r += 1;
+            d += 1;
+        } else if raw.get(r + 1) != Some(&b'u') {
+            r += 2;
+            d += 1;
+        } else {
+            let hex = std::str::from_utf8(&raw[r + 2..(r + 6).min(raw.len())]).unwrap_or("0");
+            let unit = u32::from_str_radix(hex, 16).unwrap_or(0);
+            if (0xD800..0xDC00).contains(&unit) {
+                // A surrogate pair (the parser checked it): one character.
+                r += 12;
+                d += 4;
+            } else {
+                r += 6;
+                d += char::from_u32(unit).map_or(3, char::len_utf8);
+            }
+        }
+    }
+    r
+}
+
 /// Head and tail items kept of an array of which `limit` items are shown,
 /// when at most `head_pool` can come from the head and `tail_pool` from the
 /// tail (before the first and after the last earlier marker). About two
@@ -46,11 +80,15 @@ pub(super) struct Full;
 
 type Step = Result<(), Full>;
 
-/// Writes the JSON of a document under [`Limits`], stopping as soon as it
-/// does not fit its [`Room`], and notes what it cut. Strings, keys and numbers are written by
-/// serde_json; the structure follows serde_json's compact and pretty
-/// formatters (the tests check whole renderings against serde_json's).
-pub(super) struct Renderer {
+/// Writes a document under [`Limits`], stopping as soon as it does not fit
+/// its [`Room`], and notes what it cut. Every part it keeps is the text's
+/// own bytes (values, keys, and the whitespace and separators between
+/// them); only markers are written anew, each with the whitespace of the
+/// first part it stands for, so that it is indented like its neighbours.
+/// On one line ([`Room::pretty`] unset), whitespace that holds a line break
+/// is dropped.
+pub(super) struct Renderer<'t> {
+    text: &'t [u8],
     pub out: Vec<u8>,
     room: Room,
     /// Line breaks written.
@@ -75,11 +113,12 @@ pub(super) struct Renderer {
     pub most_notable: usize,
 }
 
-impl Renderer {
-    /// The finished rendering of `root`, or `None` when it does not fit
-    /// `room`.
-    pub fn run(root: &Node<'_>, lim: Limits, room: Room) -> Option<Renderer> {
+impl<'t> Renderer<'t> {
+    /// The finished rendering of `root`, parsed from `text`, or `None` when
+    /// it does not fit `room`.
+    pub fn run(text: &'t str, root: &Node<'_>, lim: Limits, room: Room) -> Option<Renderer<'t>> {
         let mut r = Renderer {
+            text: text.as_bytes(),
             out: Vec::with_capacity(room.bytes.min(1 << 16)),
             room,
             breaks: 0,
@@ -93,7 +132,7 @@ impl Renderer {
             widest_object: 0,
             most_notable: 0,
         };
-        r.value(root, 0).ok()?;
+        r.value(root).ok()?;
         Some(r)
     }
 
@@ -111,72 +150,55 @@ impl Renderer {
         Ok(())
     }
 
-    /// `s` as a JSON string, escaped by serde_json.
+    /// The text's bytes in `span`: a token, which holds no line break.
+    fn verbatim(&mut self, span: Span) -> Step {
+        let text = self.text;
+        self.raw(&text[span.range()])
+    }
+
+    /// The text's whitespace and separators in `range`; on one line, what
+    /// holds a line break keeps only its separator.
+    fn gap(&mut self, range: Range<usize>) -> Step {
+        let text = self.text;
+        let gap = &text[range];
+        let breaks = memchr::memchr_iter(b'\n', gap).count();
+        if breaks == 0 {
+            return self.raw(gap);
+        }
+        if !self.room.pretty {
+            return match gap.iter().find(|&&b| b == b',' || b == b':') {
+                Some(&sep) => self.raw(&[sep]),
+                None => Ok(()),
+            };
+        }
+        self.breaks += breaks;
+        if self.breaks >= self.room.lines {
+            return Err(Full);
+        }
+        self.raw(gap)
+    }
+
+    /// `s` as a JSON string, escaped by serde_json: a marker.
     fn str(&mut self, s: &str) -> Step {
         self.check(s.len() + 2)?;
         serde_json::to_writer(&mut self.out, s).map_err(|_| Full)?;
         self.check(0)
     }
 
-    fn number(&mut self, n: &Number) -> Step {
-        serde_json::to_writer(&mut self.out, n).map_err(|_| Full)?;
-        self.check(0)
-    }
-
-    /// What comes before an element of a container at `level`.
-    fn separator(&mut self, first: &mut bool, level: usize) -> Step {
-        if !std::mem::take(first) {
-            self.raw(b",")?;
-        }
-        if self.room.pretty {
-            self.line_break()?;
-            self.indent(level)?;
-        }
-        Ok(())
-    }
-
-    fn close(&mut self, bracket: u8, empty: bool, level: usize) -> Step {
-        if self.room.pretty && !empty {
-            self.line_break()?;
-            self.indent(level - 1)?;
-        }
-        self.raw(&[bracket])
-    }
-
-    /// A LF, the only one a rendering writes (strings escape theirs).
-    fn line_break(&mut self) -> Step {
-        self.breaks += 1;
-        if self.breaks >= self.room.lines {
-            return Err(Full);
-        }
-        self.raw(b"\n")
-    }
-
-    fn indent(&mut self, level: usize) -> Step {
-        const SPACES: &[u8; 64] = &[b' '; 64];
-        let mut left = 2 * level;
-        while left > 0 {
-            let n = left.min(SPACES.len());
-            self.raw(&SPACES[..n])?;
-            left -= n;
-        }
-        Ok(())
-    }
-
-    /// `v`, inside `depth` containers. The parser bounds the depth.
-    fn value(&mut self, v: &Node<'_>, depth: usize) -> Step {
-        match v {
-            Node::Null => self.raw(b"null"),
-            Node::Bool(true) => self.raw(b"true"),
-            Node::Bool(false) => self.raw(b"false"),
-            Node::Number(n) => self.number(n),
-            Node::String(s) => self.string(s),
-            Node::Array(a, info) => self.array(a, info.as_deref(), depth + 1),
-            Node::Object(o) => self.object(o, depth + 1),
+    /// `v`. The parser bounds the depth.
+    fn value(&mut self, v: &Node<'_>) -> Step {
+        match &v.kind {
+            Kind::Null | Kind::Bool(_) | Kind::Number(_) => self.verbatim(v.at),
+            // A string the parser did not borrow holds an escape.
+            Kind::String(s) => self.string(s, matches!(s, Cow::Owned(_)), v.at),
+            Kind::Array(a, info) => self.array(a, info.as_deref(), v.at),
+            Kind::Object(o) => self.object(o, v.at),
         }
     }
 
-    fn string(&mut self, s: &str) -> Step {
+    /// The string `s`, whose text is at `at`: whole, or its head (the
+    /// text's bytes, escapes as written) and a marker.
+    fn string(&mut self, s: &str, escaped: bool, at: Span) -> Step {
         let (head, prior) = match marker::string_head(s) {
             Some((head, n)) => (head, Some(n)),
             None => (s, None),
@@ -185,46 +207,66 @@ impl Renderer {
             let cut = floor_grapheme(head, self.lim.string);
             self.check(cut + 2)?;
             let omitted = prior.unwrap_or(0).saturating_add((head.len() - cut) as u64);
-            let cut = format!("{}{}", &head[..cut], marker::text(omitted, marker::STRING));
-            if cut.len() < s.len() {
+            let mark = marker::text(omitted, marker::STRING);
+            let raw = &self.text[at.start as usize + 1..at.end as usize - 1];
+            let raw_cut = if escaped { raw_offset(raw, cut) } else { cut };
+            // Shorter as text and as the string it stands for.
+            if raw_cut + mark.len() < raw.len() && cut + mark.len() < s.len() {
                 self.strings += 1;
                 self.longest_cut_string = self.longest_cut_string.max(head.len());
-                return self.str(&cut);
+                self.check(raw_cut + mark.len() + 2)?;
+                self.out.push(b'"');
+                self.out.extend_from_slice(&raw[..raw_cut]);
+                self.out.extend_from_slice(mark.as_bytes());
+                self.out.push(b'"');
+                return Ok(());
             }
         }
         self.strings += u64::from(prior.is_some());
-        self.str(s)
+        self.verbatim(at)
     }
 
-    /// An array at nesting `level`. Cut, it shows its first and last items
-    /// and the best notable items between them, in document order, and one
-    /// marker for each run of elements not shown, counting the run's items
-    /// and the counts of the markers in it.
-    fn array(&mut self, a: &[Node<'_>], info: Option<&ArrayInfo>, level: usize) -> Step {
+    /// The whitespace before item `i` of an array at `at`.
+    fn item_gap(&mut self, a: &[Node<'_>], i: usize, at: Span) -> Step {
+        let from = match i {
+            0 => at.start as usize + 1,
+            _ => a[i - 1].at.end as usize,
+        };
+        self.gap(from..a[i].at.start as usize)
+    }
+
+    /// An array. Cut, it shows its first and last items and the best
+    /// notable items between them, in document order, and one marker for
+    /// each run of elements not shown, counting the run's items and the
+    /// counts of the markers in it.
+    fn array(&mut self, a: &[Node<'_>], info: Option<&ArrayInfo>, at: Span) -> Step {
         let (markers, notable) = info.map_or((&[][..], &[][..]), |info| {
             (&info.markers[..], &info.notable[..])
         });
-        let real = a.len() - markers.len();
         self.raw(b"[")?;
-        let mut first = true;
+        let Some(last) = a.last() else {
+            self.gap(at.start as usize + 1..at.end as usize - 1)?;
+            return self.raw(b"]");
+        };
+        let real = a.len() - markers.len();
         if real <= self.lim.items || real <= self.lim.whole_items {
             let mut markers = markers.iter().peekable();
             for (i, v) in a.iter().enumerate() {
-                self.separator(&mut first, level)?;
-                match (v, markers.next_if(|&&(at, _)| at as usize == i)) {
+                self.item_gap(a, i, at)?;
+                match markers.next_if(|&&(m, _)| m as usize == i) {
                     // A marker is shown as it is, never shortened.
-                    (Node::String(s), Some(&(_, n))) => {
+                    Some(&(_, n)) => {
                         self.items = self.items.saturating_add(n);
-                        self.str(s)?;
+                        self.verbatim(v.at)?;
                     }
-                    _ => self.value(v, level)?,
+                    None => self.value(v)?,
                 }
             }
         } else {
-            let head_pool = markers.first().map_or(a.len(), |&(at, _)| at as usize);
+            let head_pool = markers.first().map_or(a.len(), |&(m, _)| m as usize);
             let tail_pool = markers
                 .last()
-                .map_or(a.len(), |&(at, _)| a.len() - at as usize - 1);
+                .map_or(a.len(), |&(m, _)| a.len() - m as usize - 1);
             let (k, m) = split(self.lim.items, head_pool, tail_pool);
             let middle = k..a.len() - m;
             self.longest_cut_array = self.longest_cut_array.max(real);
@@ -243,28 +285,57 @@ impl Renderer {
                 from: 0,
             };
             for i in (0..k).chain(picked).chain(middle.end..a.len()) {
-                self.run_marker(runs.until(i), &mut first, level)?;
-                self.separator(&mut first, level)?;
-                self.value(&a[i], level)?;
+                let from = runs.from;
+                self.run_marker(a, info, runs.until(i), from..i, at)?;
+                self.item_gap(a, i, at)?;
+                self.value(&a[i])?;
                 runs.from = i + 1;
             }
-            self.run_marker(runs.until(a.len()), &mut first, level)?;
+            let from = runs.from;
+            self.run_marker(a, info, runs.until(a.len()), from..a.len(), at)?;
         }
-        self.close(b']', first, level)
+        self.gap(last.at.end as usize..at.end as usize - 1)?;
+        self.raw(b"]")
     }
 
-    /// The marker of a run of elements not shown, if the run has any.
-    fn run_marker(&mut self, run: Option<u64>, first: &mut bool, level: usize) -> Step {
-        let Some(n) = run else {
+    /// The marker of the run of elements not shown `run`, if it has any,
+    /// with the whitespace of its first item, naming its groups when the
+    /// array's items have some.
+    fn run_marker(
+        &mut self,
+        a: &[Node<'_>],
+        info: Option<&ArrayInfo>,
+        count: Option<u64>,
+        run: Range<usize>,
+        at: Span,
+    ) -> Step {
+        let Some(n) = count else {
             return Ok(());
         };
-        self.separator(first, level)?;
+        self.item_gap(a, run.start, at)?;
         self.items = self.items.saturating_add(n);
-        self.str(&marker::text(n, marker::ITEMS))
+        let groups = info.and_then(|info| {
+            groups::run_groups(a, info.groups.as_ref(), &info.markers, run.start, run.end)
+        });
+        self.str(&marker::items_text(n, groups.as_ref()))
     }
 
-    /// An object at nesting `level`.
-    fn object(&mut self, o: &[(Cow<'_, str>, Node<'_>)], level: usize) -> Step {
+    /// The whitespace before entry `i` of an object at `at`.
+    fn entry_gap(&mut self, o: &[Entry<'_>], i: usize, at: Span) -> Step {
+        let from = match i {
+            0 => at.start as usize + 1,
+            _ => o[i - 1].value.at.end as usize,
+        };
+        self.gap(from..o[i].key_at.start as usize)
+    }
+
+    /// An object.
+    fn object(&mut self, o: &[Entry<'_>], at: Span) -> Step {
+        self.raw(b"{")?;
+        let Some(last) = o.last() else {
+            self.gap(at.start as usize + 1..at.end as usize - 1)?;
+            return self.raw(b"}");
+        };
         let prior = keys_marker(o);
         let real = o.len() - usize::from(prior.is_some());
         let (shown, omitted) = if real <= self.lim.keys {
@@ -277,25 +348,27 @@ impl Renderer {
             (self.lim.keys, Some(omitted))
         };
         self.widest_object = self.widest_object.max(shown);
-        self.raw(b"{")?;
-        let mut first = true;
-        for (k, v) in &o[..shown] {
-            self.entry(&mut first, k, level)?;
-            self.value(v, level)?;
+        for (i, e) in o[..shown].iter().enumerate() {
+            self.entry_gap(o, i, at)?;
+            self.verbatim(e.key_at)?;
+            self.gap(e.key_at.end as usize..e.value.at.start as usize)?;
+            self.value(&e.value)?;
         }
         if let Some(n) = omitted {
-            self.entry(&mut first, &marker::text(n, marker::KEYS), level)?;
+            // The marker stands where the first entry not shown was.
+            let e = &o[shown];
+            self.entry_gap(o, shown, at)?;
             self.keys = self.keys.saturating_add(n);
+            if shown == real {
+                self.verbatim(e.key_at)?;
+            } else {
+                self.str(&marker::text(n, marker::KEYS))?;
+            }
+            self.gap(e.key_at.end as usize..e.value.at.start as usize)?;
             self.raw(b"null")?;
         }
-        self.close(b'}', first, level)
-    }
-
-    /// The separator and key of an entry of an object at `level`.
-    fn entry(&mut self, first: &mut bool, key: &str, level: usize) -> Step {
-        self.separator(first, level)?;
-        self.str(key)?;
-        self.raw(if self.room.pretty { b": " } else { b":" })
+        self.gap(last.value.at.end as usize..at.end as usize - 1)?;
+        self.raw(b"}")
     }
 }
 

@@ -10,7 +10,7 @@
 //! ([`has_failure_word`]) is classified, so most strings cost one pass over
 //! their bytes and no allocation.
 
-use super::doc::Node;
+use super::doc::Kind;
 use crate::notable::{self, HOST_SCORE, Patterns};
 
 /// Only this much of a string is classified (what [`notable::classify`]
@@ -52,7 +52,7 @@ pub(super) fn string(s: &str, host: Host<'_>) -> (u8, bool) {
 /// `key: value` line.
 pub(super) fn entry(
     key: &str,
-    value: &Node<'_>,
+    value: &Kind<'_>,
     (value_score, value_words): (u8, bool),
     host: Host<'_>,
     line: &mut String,
@@ -65,10 +65,10 @@ pub(super) fn entry(
         score = score.max(FAILURE_KEY_SCORE);
     }
     let value_text = match value {
-        Node::String(s) if !s.trim().is_empty() => &s[..s.floor_char_boundary(CLASSIFY_BYTES)],
-        Node::Bool(true) => "true",
-        Node::Bool(false) => "false",
-        Node::Number(_) => "",
+        Kind::String(s) if !s.trim().is_empty() => &s[..s.floor_char_boundary(CLASSIFY_BYTES)],
+        Kind::Bool(true) => "true",
+        Kind::Bool(false) => "false",
+        Kind::Number(_) => "",
         _ => return score,
     };
     // The line says more than the value alone when the key holds a failure
@@ -79,7 +79,7 @@ pub(super) fn entry(
         line.push_str(key);
         line.push_str(": ");
         match value {
-            Node::Number(n) => {
+            Kind::Number(n) => {
                 use std::fmt::Write;
                 let _ = write!(line, "{n}");
             }
@@ -92,15 +92,15 @@ pub(super) fn entry(
 
 /// A non-empty container, or a string other than blank or one that says
 /// there is nothing (`"none"`, `"0"`).
-fn reports_something(v: &Node<'_>) -> bool {
+fn reports_something(v: &Kind<'_>) -> bool {
     match v {
-        Node::Array(a, _) => !a.is_empty(),
-        Node::Object(o) => !o.is_empty(),
-        Node::String(s) => {
+        Kind::Array(a, _) => !a.is_empty(),
+        Kind::Object(o) => !o.is_empty(),
+        Kind::String(s) => {
             let s = s.trim();
             !s.is_empty() && !NO_FAILURE.iter().any(|z| s.eq_ignore_ascii_case(z))
         }
-        Node::Null | Node::Bool(_) | Node::Number(_) => false,
+        Kind::Null | Kind::Bool(_) | Kind::Number(_) => false,
     }
 }
 

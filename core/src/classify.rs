@@ -1370,7 +1370,7 @@ mod tests {
     fn parse_count_agrees_with_std_on_random_counts() {
         // Oracle: `u64::from_str` on the digits, with and without separators, before any
         // terminator that ends a count; and no count when a letter, digit or decimal follows.
-        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut rng = Rng(crate::test_support::SplitMix::new(0x2545_f491_4f6c_dd1d));
         for _ in 0..20_000 {
             let v = match rng.below(4) {
                 0 => rng.next() % 1000,
@@ -1422,15 +1422,12 @@ mod tests {
         assert_eq!(sizes(&anchors), (None, None, None));
     }
 
-    /// xorshift64*: deterministic, std only.
-    struct Rng(u64);
+    /// The workspace's seeded generator.
+    struct Rng(crate::test_support::SplitMix);
 
     impl Rng {
         fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+            self.0.next_u64()
         }
 
         fn below(&mut self, n: usize) -> usize {
@@ -1515,7 +1512,7 @@ mod tests {
 
     #[test]
     fn arbitrary_input_never_panics_and_keeps_invariants() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Rng(crate::test_support::SplitMix::new(0x9e37_79b9_7f4a_7c15));
         for i in 0..3000 {
             let body = random_body(&mut rng, if i % 100 == 0 { 5000 } else { 60 });
             for status in [200, 400, 413, 500] {
@@ -1568,7 +1565,7 @@ mod tests {
     #[test]
     fn arbitrary_bytes_as_lossy_text_never_panic() {
         // Bodies that were not UTF-8 reach the host as lossy text: U+FFFD runs among digits.
-        let mut rng = Rng(0x0123_4567_89ab_cdef);
+        let mut rng = Rng(crate::test_support::SplitMix::new(0x0123_4567_89ab_cdef));
         for _ in 0..2000 {
             let len = rng.below(300);
             let bytes: Vec<u8> = (0..len)

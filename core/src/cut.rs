@@ -26,7 +26,7 @@ pub enum Item {
     LineCut(usize),
     /// A LF that is not in the original: it ends a line shown in part.
     Newline,
-    /// The `[line N] ` prefix of a notable line ([`crate::notable`]).
+    /// The `[line N] ` prefix of a notable line ([`line_prefix`]).
     LineNo {
         /// Its 1-based line number.
         line: u64,
@@ -178,7 +178,7 @@ pub fn render(text: &str, items: &[Item], out: &mut String) {
             Item::LineCut(0) => {}
             Item::LineCut(n) => out.push_str(&line_cut_marker(n)),
             Item::Newline => out.push('\n'),
-            Item::LineNo { line, similar } => out.push_str(&crate::notable::prefix(line, similar)),
+            Item::LineNo { line, similar } => out.push_str(&line_prefix(line, similar)),
             Item::Fold { lines, below } => {
                 out.push_str(&fold::marker(lines, below));
                 out.push('\n');
@@ -819,4 +819,23 @@ fn step_back(text: &str, s: usize, want: usize, limit: usize) -> Option<usize> {
         s2 = floor_grapheme(text, s - 1);
     }
     (s2 < s && s2 >= limit).then_some(s2)
+}
+
+/// The prefix of a notable line: `[line N] `, or `[line N and K more like
+/// it] ` for a line that stands for K more.
+pub fn line_prefix(line: u64, similar: u64) -> String {
+    if similar == 0 {
+        format!("[line {line}] ")
+    } else {
+        format!("[line {line} and {similar} more like it] ")
+    }
+}
+
+/// The length of [`line_prefix`] for a line number of `line_digits` digits.
+pub(crate) fn line_prefix_len(line_digits: usize, similar: u64) -> usize {
+    if similar == 0 {
+        "[line ] ".len() + line_digits
+    } else {
+        "[line  and  more like it] ".len() + line_digits + digits(similar)
+    }
 }

@@ -85,10 +85,11 @@ mod groups;
 mod marker;
 mod render;
 mod score;
+mod tree;
 
-use doc::Node;
 use render::Renderer;
 use score::Host;
+use tree::Node;
 
 use crate::bisect::largest;
 use crate::notable::Patterns;

@@ -99,7 +99,7 @@ use aho_corasick::AhoCorasick;
 use memchr::memmem::Finder;
 use memchr::{memchr, memchr3_iter, memrchr};
 
-use crate::cut::{Item, line_cut_marker, max_marker_len};
+use crate::cut::{Item, line_cut_marker, line_prefix_len, max_marker_len};
 
 mod blocks;
 use crate::text::{count_lfs, digits, floor_grapheme};
@@ -1761,23 +1761,6 @@ pub struct Selection {
     pub lines: Vec<Shown>,
 }
 
-/// The prefix of a notable line.
-pub fn prefix(line: u64, similar: u64) -> String {
-    if similar == 0 {
-        format!("[line {line}] ")
-    } else {
-        format!("[line {line} and {similar} more like it] ")
-    }
-}
-
-fn prefix_len(line_digits: usize, similar: u64) -> usize {
-    if similar == 0 {
-        "[line ] ".len() + line_digits
-    } else {
-        "[line  and  more like it] ".len() + line_digits + digits(similar)
-    }
-}
-
 /// The marker before the notable lines; `lines` are `first..=last`.
 pub fn open_marker(from: u64, to: u64, first: u64, last: u64, count: usize) -> String {
     format!(
@@ -1875,7 +1858,7 @@ fn rendered_len(text: &str, s: &Shown, line_digits: usize) -> usize {
     } else {
         0
     };
-    prefix_len(line_digits, s.similar) + s.keep + marker + 1
+    line_prefix_len(line_digits, s.similar) + s.keep + marker + 1
 }
 
 fn content_len(text: &str, s: &Shown) -> usize {
@@ -1894,7 +1877,7 @@ fn fit_line(
     room: usize,
 ) -> Option<usize> {
     let content = content_len(text, s);
-    let prefix = prefix_len(line_digits, s.similar);
+    let prefix = line_prefix_len(line_digits, s.similar);
     let limit = max_line.unwrap_or(usize::MAX);
     if content <= limit && prefix + content < room {
         return Some(content);
@@ -2560,15 +2543,12 @@ mod tests {
         assert!(alike(&long, &long));
     }
 
-    /// A tiny xorshift for synthetic logs.
-    struct Rng(u64);
+    /// The workspace's seeded generator, with what synthetic logs draw.
+    struct Rng(crate::test_support::SplitMix);
 
     impl Rng {
         fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
+            self.0.next_u64()
         }
         fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
             from[self.next() as usize % from.len()]
@@ -2585,7 +2565,7 @@ mod tests {
     /// failures of random pods in 5 namespaces among normal events, then the
     /// `late` rows, then more of the same.
     fn kubectl_events(unhealthy: usize, late: &[&str]) -> String {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Rng(crate::test_support::SplitMix::new(0x9e37_79b9_7f4a_7c15));
         let mut text = String::from(
             "NAMESPACE       LAST SEEN   TYPE      REASON              OBJECT                                        MESSAGE\n",
         );

@@ -16,82 +16,10 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
 
-use super::groups::{self, ItemGroups};
+use super::groups;
 use super::marker;
 use super::score::{self, Host};
-
-/// Notable items an array keeps note of at most, the best: a long array of
-/// failures stays bounded, and a preview never shows that many.
-pub(super) const MAX_NOTABLE: usize = 256;
-
-/// Where a value or key is in the text: `start..end`, quotes and brackets
-/// included.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(super) struct Span {
-    pub start: u32,
-    pub end: u32,
-}
-
-impl Span {
-    pub fn range(self) -> std::ops::Range<usize> {
-        self.start as usize..self.end as usize
-    }
-}
-
-/// One JSON value and where it is.
-#[derive(Debug, Clone)]
-pub(super) struct Node<'a> {
-    pub at: Span,
-    pub kind: Kind<'a>,
-}
-
-/// What a value is.
-#[derive(Debug, Clone)]
-pub(super) enum Kind<'a> {
-    Null,
-    Bool(bool),
-    Number(Number),
-    String(Cow<'a, str>),
-    /// Items, and what else is known of them when there is something: most
-    /// arrays have neither markers, notable items nor groups.
-    Array(Vec<Node<'a>>, Option<Box<ArrayInfo>>),
-    /// Entries in document order; a repeated key is kept as often as it
-    /// appears.
-    Object(Vec<Entry<'a>>),
-}
-
-/// An object's entry.
-#[derive(Debug, Clone)]
-pub(super) struct Entry<'a> {
-    pub key: Cow<'a, str>,
-    /// The key's span, quotes included.
-    pub key_at: Span,
-    pub value: Node<'a>,
-}
-
-impl<'a> From<Kind<'a>> for Node<'a> {
-    fn from(kind: Kind<'a>) -> Self {
-        Node {
-            at: Span::default(),
-            kind,
-        }
-    }
-}
-
-/// An array's markers and notable items, found while parsing so that trial
-/// renderings do not scan long arrays. Indexes past `u32::MAX` are not
-/// noted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct ArrayInfo {
-    /// Every marker element, `(index, count)`, in order.
-    pub markers: Box<[(u32, u64)]>,
-    /// Items other than markers with a failure score above 0, `(index,
-    /// score)`, best first (score descending, then index ascending), at
-    /// most [`MAX_NOTABLE`].
-    pub notable: Box<[(u32, u8)]>,
-    /// The items' groups by a categorical field, when they have some.
-    pub groups: Option<ItemGroups>,
-}
+use super::tree::{ArrayInfo, Entry, Kind, MAX_NOTABLE, Node, Span};
 
 /// A parsed document's root, and whether some array has notable items.
 pub(super) struct Parsed<'a> {

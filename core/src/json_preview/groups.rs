@@ -20,8 +20,8 @@
 
 use std::borrow::Cow;
 
-use super::doc::{Entry, Kind, Node};
 use super::marker::{self, Groups};
+use super::tree::{Entry, ItemGroups, Kind, MARKER, NONE, Node};
 
 /// Distinct values a field may have.
 pub(super) const MAX_VALUES: usize = 8;
@@ -54,22 +54,6 @@ pub(super) const STATE_NAMES: [&str; 17] = [
     "stage",
     "action",
 ];
-
-/// The code of an item that is a marker.
-pub(super) const MARKER: u8 = u8::MAX - 1;
-/// The code of an item in the [`marker::OTHER`] group.
-pub(super) const NONE: u8 = u8::MAX;
-
-/// The groups of an array's items.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct ItemGroups {
-    /// The field's path as a marker names it.
-    pub field: String,
-    /// Its values, in order of first appearance.
-    pub values: Vec<String>,
-    /// Each item's value (an index of `values`), [`MARKER`] or [`NONE`].
-    pub of: Box<[u8]>,
-}
 
 /// A field's path: a key, or a key of the object under `outer`.
 #[derive(Debug, Clone)]
@@ -351,7 +335,7 @@ pub(super) const RARE_SCORE: u8 = 1;
 
 /// The items (indexes, ascending) whose value of the groups' field is rare:
 /// held by at most one item in [`RARE_SHARE`], when most items share
-/// another value. At most [`super::doc::MAX_NOTABLE`].
+/// another value. At most [`super::tree::MAX_NOTABLE`].
 pub(super) fn rare_items(g: &ItemGroups) -> Vec<u32> {
     let mut tally = [0usize; 256];
     for &code in g.of.iter() {
@@ -368,6 +352,6 @@ pub(super) fn rare_items(g: &ItemGroups) -> Vec<u32> {
         .enumerate()
         .filter(|&(_, &code)| rare(code))
         .map(|(i, _)| i as u32)
-        .take(super::doc::MAX_NOTABLE)
+        .take(super::tree::MAX_NOTABLE)
         .collect()
 }

@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use unicode_segmentation::GraphemeCursor;
 
-use super::doc::{ArrayInfo, Entry, Kind, Node, Span};
+use super::tree::{ArrayInfo, Entry, Kind, Node, Span};
 use super::{Limits, Room, groups, marker};
 
 /// Count of the key marker when it is the last entry of `entries`.
@@ -109,7 +109,7 @@ pub(super) struct Renderer<'t> {
     /// Keys shown of the widest object shown, markers not counted.
     pub widest_object: usize,
     /// Notable items in the omitted middle of the cut array that has the
-    /// most (at most [`super::doc::MAX_NOTABLE`]), shown or not.
+    /// most (at most [`super::tree::MAX_NOTABLE`]), shown or not.
     pub most_notable: usize,
 }
 

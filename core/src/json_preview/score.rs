@@ -10,7 +10,7 @@
 //! ([`has_failure_word`]) is classified, so most strings cost one pass over
 //! their bytes and no allocation.
 
-use super::doc::Kind;
+use super::tree::Kind;
 use crate::notable::{self, HOST_SCORE, Patterns};
 
 /// Only this much of a string is classified (what [`notable::classify`]

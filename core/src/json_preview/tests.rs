@@ -7,8 +7,8 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 use unicode_segmentation::UnicodeSegmentation;
 
-use super::doc::Kind;
 use super::groups;
+use super::tree::Kind;
 use super::*;
 
 /// What the markers of a preview say.
@@ -1062,7 +1062,7 @@ fn notable_items_are_bounded() {
     let Kind::Array(_, Some(info)) = &doc.root.kind else {
         panic!("notable items")
     };
-    assert_eq!(info.notable.len(), doc::MAX_NOTABLE);
+    assert_eq!(info.notable.len(), tree::MAX_NOTABLE);
     assert_eq!(info.notable[0], (0, 4));
     for max in [100, 1000, 16 << 10] {
         let p = preview(&doc, max, false).unwrap();

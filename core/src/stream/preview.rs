@@ -102,7 +102,10 @@ struct ShownLine<'a> {
 
 impl ShownLine<'_> {
     fn rendered_len(&self) -> usize {
-        notable::prefix(self.n.line, self.similar).len() + self.keep + self.marker().len() + 1
+        crate::cut::line_prefix(self.n.line, self.similar).len()
+            + self.keep
+            + self.marker().len()
+            + 1
     }
 
     fn marker(&self) -> String {
@@ -183,7 +186,7 @@ pub(crate) fn build(
             out.push_str(&notable::open_marker(from, to, first, last, shown.len()));
             out.push('\n');
             for s in &shown {
-                out.push_str(&notable::prefix(s.n.line, s.similar));
+                out.push_str(&crate::cut::line_prefix(s.n.line, s.similar));
                 out.push_str(&s.n.prefix[..s.keep]);
                 out.push_str(&s.marker());
                 out.push('\n');
@@ -315,7 +318,7 @@ fn select<'a>(
             break;
         }
         let content = s.n.content;
-        let prefix = notable::prefix(s.n.line, s.similar).len();
+        let prefix = crate::cut::line_prefix(s.n.line, s.similar).len();
         let kept = s.n.prefix.len() as u64;
         let limit = max_line.unwrap_or(u64::MAX);
         if content <= limit && content <= kept && prefix + (content as usize) < bytes {

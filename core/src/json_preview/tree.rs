@@ -1,0 +1,96 @@
+//! A parsed JSON document as the preview works on it: each value with
+//! where it is in the text, and what parsing noted of each array (its
+//! markers, its notable items, its items' groups).
+
+use std::borrow::Cow;
+
+use serde_json::Number;
+
+/// Notable items an array keeps note of at most, the best: a long array of
+/// failures stays bounded, and a preview never shows that many.
+pub(super) const MAX_NOTABLE: usize = 256;
+
+/// Where a value or key is in the text: `start..end`, quotes and brackets
+/// included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// One JSON value and where it is.
+#[derive(Debug, Clone)]
+pub(super) struct Node<'a> {
+    pub at: Span,
+    pub kind: Kind<'a>,
+}
+
+/// What a value is.
+#[derive(Debug, Clone)]
+pub(super) enum Kind<'a> {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(Cow<'a, str>),
+    /// Items, and what else is known of them when there is something: most
+    /// arrays have neither markers, notable items nor groups.
+    Array(Vec<Node<'a>>, Option<Box<ArrayInfo>>),
+    /// Entries in document order; a repeated key is kept as often as it
+    /// appears.
+    Object(Vec<Entry<'a>>),
+}
+
+/// An object's entry.
+#[derive(Debug, Clone)]
+pub(super) struct Entry<'a> {
+    pub key: Cow<'a, str>,
+    /// The key's span, quotes included.
+    pub key_at: Span,
+    pub value: Node<'a>,
+}
+
+impl<'a> From<Kind<'a>> for Node<'a> {
+    fn from(kind: Kind<'a>) -> Self {
+        Node {
+            at: Span::default(),
+            kind,
+        }
+    }
+}
+
+/// An array's markers and notable items, found while parsing so that trial
+/// renderings do not scan long arrays. Indexes past `u32::MAX` are not
+/// noted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ArrayInfo {
+    /// Every marker element, `(index, count)`, in order.
+    pub markers: Box<[(u32, u64)]>,
+    /// Items other than markers with a failure score above 0, `(index,
+    /// score)`, best first (score descending, then index ascending), at
+    /// most [`MAX_NOTABLE`].
+    pub notable: Box<[(u32, u8)]>,
+    /// The items' groups by a categorical field, when they have some.
+    pub groups: Option<ItemGroups>,
+}
+
+/// The code of an item that is a marker.
+pub(super) const MARKER: u8 = u8::MAX - 1;
+/// The code of an item in the [`super::marker::OTHER`] group.
+pub(super) const NONE: u8 = u8::MAX;
+
+/// The groups of an array's items.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ItemGroups {
+    /// The field's path as a marker names it.
+    pub field: String,
+    /// Its values, in order of first appearance.
+    pub values: Vec<String>,
+    /// Each item's value (an index of `values`), [`MARKER`] or [`NONE`].
+    pub of: Box<[u8]>,
+}

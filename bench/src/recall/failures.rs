@@ -20,7 +20,6 @@ pub(super) fn cases() -> Vec<Case> {
         psql(66, 400 * KIB),
         go_race(67, 350 * KIB),
         training(68, 900 * KIB),
-        pytest_one(69, 500 * KIB),
         find_denied(70, 800 * KIB),
     ]
 }
@@ -406,7 +405,10 @@ fn go_race(seed: u64, size: usize) -> Case {
         "FAIL",
     ]);
     g.exit_code = 1;
-    g.finish("go test -race -v ./...", Family::TestRun)
+    g.finish(
+        "go test -race -count=1 ./internal/cache/...",
+        Family::TestRun,
+    )
 }
 
 /// A training run's log: step lines, warnings from the libraries, then a
@@ -461,53 +463,6 @@ fn training(seed: u64, size: usize) -> Case {
         "python train.py --config configs/mt5-base.yaml",
         Family::Progress,
     )
-}
-
-/// `pytest -q`: dots, one failure section in the middle (the run prints
-/// failures at the end, but `-x --lf` runs print them where they stop: here
-/// a plugin prints them as they happen), the summary at the end.
-fn pytest_one(seed: u64, size: usize) -> Case {
-    let mut g = Gen::new(seed, size);
-    let at = spots(&mut g.rng, 1, 0.3, 0.6);
-    let dots = |g: &mut Gen| {
-        let pct = (g.out.len() * 100 / g.size).min(100);
-        let module = *g
-            .rng
-            .pick(&["accounts", "orders", "shipping", "catalog", "api"]);
-        w!(
-            g,
-            "tests/{module}/test_{}.py {} [{pct:3}%]",
-            g.rng.alnum(6),
-            ".".repeat(g.rng.range(20, 70) as usize)
-        );
-    };
-    g.fill(at[0], dots);
-    g.lines(&[
-        "tests/shipping/test_rates.py ....F",
-        "",
-        "_________________________ test_rate_for_remote_zone __________________________",
-        "",
-        "carrier = <DHLExpress sandbox>",
-        "",
-        "    def test_rate_for_remote_zone(carrier):",
-        "        quote = carrier.quote(weight_g=1200, zone=\"RZ3\")",
-        ">       assert quote.surcharge_cents == 1450",
-        "E       AssertionError: assert 0 == 1450",
-        "E        +  where 0 = Quote(base_cents=2210, surcharge_cents=0, zone='RZ3').surcharge_cents",
-        "",
-        "tests/shipping/test_rates.py:142: AssertionError",
-        "",
-    ]);
-    g.needle("_ test_rate_for_remote_zone _");
-    g.needle("E       AssertionError: assert 0 == 1450");
-    g.needle("tests/shipping/test_rates.py:142: AssertionError");
-    g.fill(0.99, dots);
-    g.lines(&[
-        "FAILED tests/shipping/test_rates.py::test_rate_for_remote_zone - AssertionError: assert 0 == 1450",
-        "1 failed, 5120 passed, 14 skipped in 301.12s (0:05:01)",
-    ]);
-    g.exit_code = 1;
-    g.finish("pytest -q -p live_failures", Family::TestRun)
 }
 
 /// `find / -name '*.pem' 2>&1`: paths, and a few directories it may not

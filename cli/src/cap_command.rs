@@ -37,6 +37,7 @@ pub fn run(args: CapArgs) -> Result<u8, Failure> {
         .unwrap_or_else(|| "shell".to_owned());
     let tool = args.tool.clone().or_else(|| command_name(&args.command));
     let call = Call {
+        search: None,
         id: args
             .id
             .clone()

@@ -12,6 +12,9 @@ pub struct Call {
     pub exit_code: Option<i32>,
     /// The tool reported a failure (MCP `isError`).
     pub is_error: bool,
+    /// What the tool searched for: literal text, one alternative per line
+    /// (as grep reads its patterns). See [`Call::search_terms`].
+    pub search: Option<String>,
 }
 
 impl Call {
@@ -42,6 +45,45 @@ impl Call {
             Some(code) if code != 0 => format!("{tool} failed (exit code {code}). "),
             _ => format!("{tool} failed (it reported an error). "),
         }
+    }
+}
+
+/// Most alternatives a call's `search` may hold.
+pub const MAX_SEARCH_TERMS: usize = 16;
+
+/// Longest alternative of a call's `search`, in bytes.
+pub const MAX_SEARCH_TERM_BYTES: usize = 256;
+
+impl Call {
+    /// The alternatives of `search`, one per line, empty lines (and a CR
+    /// before a line break) dropped: none when there is no search. An
+    /// `invalid-argument` error says which limit a search breaks: more than
+    /// [`MAX_SEARCH_TERMS`] alternatives, or one longer than
+    /// [`MAX_SEARCH_TERM_BYTES`].
+    pub fn search_terms(&self) -> Result<Vec<&str>, crate::CapError> {
+        let Some(search) = &self.search else {
+            return Ok(Vec::new());
+        };
+        let terms: Vec<&str> = search
+            .split('\n')
+            .map(|t| t.strip_suffix('\r').unwrap_or(t))
+            .filter(|t| !t.is_empty())
+            .collect();
+        if terms.len() > MAX_SEARCH_TERMS {
+            return Err(crate::CapError::InvalidArgument(format!(
+                "call.search holds {} alternatives (one per line); at most {MAX_SEARCH_TERMS} are \
+                 searched for",
+                terms.len()
+            )));
+        }
+        if let Some(long) = terms.iter().find(|t| t.len() > MAX_SEARCH_TERM_BYTES) {
+            return Err(crate::CapError::InvalidArgument(format!(
+                "call.search has an alternative of {} bytes; at most {MAX_SEARCH_TERM_BYTES} \
+                 bytes each",
+                long.len()
+            )));
+        }
+        Ok(terms)
     }
 }
 

@@ -71,6 +71,7 @@ pub(crate) fn worst_room(
         tag: "0".repeat(crate::refs::TAG_HEX),
     };
     let failed_call = Call {
+        search: None,
         id: String::new(),
         tool: Some("x".repeat(crate::call::MAX_TOOL_NAME_BYTES)),
         exit_code: Some(i32::MIN),

@@ -192,6 +192,7 @@ pub fn check_cap(data: &[u8]) -> Option<CapPath> {
         Err(other) => panic!("settings refused with {other:?}"),
     };
     let call = Call {
+        search: None,
         id: input.call_id.to_owned(),
         tool: input.tool.map(str::to_owned),
         exit_code: input.exit_code,

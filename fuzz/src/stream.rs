@@ -184,6 +184,7 @@ pub fn check_stream(data: &[u8]) -> Option<StreamPath> {
     };
     capper.set_large_input(64 + 2 * usize::from(input.large_input));
     let mut call = Call {
+        search: None,
         id: "call-1".to_owned(),
         tool: input.tool.map(str::to_owned),
         exit_code: input.exit_code,

@@ -70,6 +70,7 @@ pub fn call(c: types::Call) -> core::Call {
         tool: c.tool,
         exit_code: c.exit_code,
         is_error: c.is_error,
+        search: c.search,
     }
 }
 

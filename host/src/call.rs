@@ -10,6 +10,7 @@ impl Call {
             tool: None,
             exit_code: None,
             is_error: false,
+            search: None,
         }
     }
 }

@@ -142,6 +142,7 @@ impl Capper {
             return Capping::Unchanged;
         };
         let call = Call {
+            search: None,
             id: call_id,
             tool: Some(tool.to_owned()),
             exit_code: None,

@@ -116,6 +116,7 @@ fn any_budget(capper: &Capper) -> impl Strategy<Value = Budget> {
 
 fn any_call() -> impl Strategy<Value = Call> {
     (any::<bool>(), prop::option::of(-2i32..3)).prop_map(|(is_error, exit_code)| Call {
+        search: None,
         id: "call-1".into(),
         tool: Some("cargo".into()),
         exit_code,

@@ -197,6 +197,7 @@ fn check_within_budget(call_id: &str, text: &str, budget: &Budget, checks: &mut 
 /// first in the notice, and its preview leans to the tail.
 fn tool_call(call: &ToolCall) -> Call {
     Call {
+        search: None,
         id: call.id.clone(),
         tool: Some(call.name.clone()),
         exit_code: tools::exit_code(&call.name),

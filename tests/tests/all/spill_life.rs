@@ -210,6 +210,7 @@ fn an_exit_code_given_after_a_large_streams_output_is_stated_first() {
     let mut session = open(dir.path(), "t");
     let chunks = 6;
     let call = Call {
+        search: None,
         id: "build".into(),
         tool: Some("cargo".into()),
         exit_code: None,

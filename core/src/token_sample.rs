@@ -51,8 +51,11 @@ pub struct Sampling {
 /// Bound of [`Sampling::REPORT`]'s error over the texts this module's tests
 /// check, in percent of the whole estimate.
 pub const REPORT_BOUND_PERCENT: u64 = 20;
-/// Bound of [`Sampling::FIT`]'s error, likewise.
-pub const FIT_BOUND_PERCENT: u64 = 30;
+/// Bound of [`Sampling::FIT`]'s error, likewise. Over 3,000 random
+/// mixtures (`PROPTEST_CASES=3000`) the error was 14% at the 99th
+/// percentile, 21% at the 99.9th and 30.6% at worst: 16 samples can fall
+/// in step with runs of lines.
+pub const FIT_BOUND_PERCENT: u64 = 35;
 
 impl Sampling {
     /// `original-tokens` of a cut output: whole up to 64 KiB, else 128 to

@@ -681,9 +681,13 @@ impl<'a> Scan<'a> {
             punct: matches!(prefix, Prefix::Punct { .. }),
         };
         let mut w = Word::default();
+        // Capitals of the first ASCII run: a capital after a non-ASCII
+        // letter (`AơA`) must not undo a title case's charge below.
+        let mut leading_upper = None;
         loop {
             i = upper_run(b, i, &mut w, shape);
             i = lower_run(b, i, &mut w, shape);
+            leading_upper.get_or_insert(w.upper);
             // Only a non-ASCII letter continues the piece; a capital after
             // lowercase starts the next one.
             let start = i;
@@ -727,7 +731,7 @@ impl<'a> Scan<'a> {
                 c += extra.max(RATES.punct);
             } else if w.letters() + w.alpha >= 2 {
                 c += extra;
-                if first_upper && w.upper == 1 {
+                if first_upper && leading_upper == Some(1) {
                     c += RATES.cap_after_punct;
                 }
             }

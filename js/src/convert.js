@@ -135,19 +135,41 @@ export function fromBudget(b) {
   };
 }
 
-// The snake_case spellings a caller coming from JSON or Python may write:
-// silently ignoring them would lose the failure the notice should state.
-const CALL_MISSPELLINGS = { exit_code: 'exitCode', is_error: 'isError' };
+// The snake_case spellings a caller coming from JSON or Python may write, and
+// the names a tool gives what it searched for (grep's and rg's `pattern`, a
+// search tool's `query`, `patterns`): silently ignoring them would lose the
+// failure the notice should state, or the hits the preview should show.
+const CALL_MISSPELLINGS = {
+  exit_code: 'exitCode',
+  is_error: 'isError',
+  pattern: 'search',
+  patterns: 'search',
+  query: 'search',
+};
+
+/**
+ * A call's `search`: a string (literal alternatives, one per line, as grep
+ * reads its patterns) or an array of strings (the alternatives, joined with
+ * "\n"); absent or null is no search. The component checks the limits (16
+ * alternatives of 256 bytes at most, else `invalid-argument`).
+ */
+function toSearch(search, what) {
+  if (search === undefined || search === null) return undefined;
+  if (typeof search === 'string') return search;
+  if (Array.isArray(search)) return strings(search, what).join('\n');
+  throw new TypeError(`${what} must be a string or an array of strings, got ${describe(search)}`);
+}
 
 /**
  * The tool call a result came from: a string is its id (no tool name, no
- * failure); an object is `{ id, tool?, exitCode?, isError? }`.
+ * failure, no search); an object is `{ id, tool?, exitCode?, isError?,
+ * search? }`.
  */
 export function toCall(call, what = 'call') {
   if (typeof call === 'string') return { id: call, isError: false };
   if (typeof call !== 'object' || call === null || Array.isArray(call)) {
     throw new TypeError(
-      `${what} must be a string id or an object { id, tool?, exitCode?, isError? }, got ${describe(call)}`,
+      `${what} must be a string id or an object { id, tool?, exitCode?, isError?, search? }, got ${describe(call)}`,
     );
   }
   for (const [wrong, right] of Object.entries(CALL_MISSPELLINGS)) {
@@ -158,6 +180,7 @@ export function toCall(call, what = 'call') {
     tool: optionalString(call.tool, `${what}.tool`),
     exitCode: optional(call.exitCode, s32, `${what}.exitCode`),
     isError: call.isError === undefined || call.isError === null ? false : boolean(call.isError, `${what}.isError`),
+    search: toSearch(call.search, `${what}.search`),
   };
 }
 
@@ -237,7 +260,7 @@ export function toPending(item, index, withCall) {
   }
   const hasCall = item.call !== undefined && item.call !== null;
   if (withCall && !hasCall) {
-    throw new TypeError(`${what}.call is missing: the call's id, or { id, tool?, exitCode?, isError? }`);
+    throw new TypeError(`${what}.call is missing: the call's id, or { id, tool?, exitCode?, isError?, search? }`);
   }
   // plan ignores a call, but a malformed one is still a mistake worth a throw.
   const call = hasCall ? toCall(item.call, `${what}.call`) : undefined;

@@ -57,6 +57,16 @@ export interface Call {
   exitCode?: number | null;
   /** The tool reported a failure (MCP `isError`). Default false. */
   isError?: boolean | null;
+  /**
+   * What the tool searched for, when it was a search (a `grep` or `rg`
+   * command, a tool's `pattern` or `query` argument): literal text, one
+   * alternative per line as grep reads its patterns, or an array of
+   * alternatives (joined with "\n"). A cut preview then shows a window
+   * around the first hits, even inside a line of megabytes. Absent, null or
+   * only empty lines: no search. At most 16 alternatives of at most 256
+   * bytes each, else a ToolCapError `invalid-argument`.
+   */
+  search?: string | readonly string[] | null;
 }
 
 /** What a cap did, in numbers: the same for `cap` and `capParts`. Absent values are null. */

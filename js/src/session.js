@@ -118,7 +118,11 @@ export class Session {
     return translateErrors(() => resource[method](...args));
   }
 
-  /** `call`: the call's id, or `{ id, tool?, exitCode?, isError? }`. */
+  /**
+   * `call`: the call's id, or `{ id, tool?, exitCode?, isError?, search? }`;
+   * `search` (a string, one literal alternative per line, or an array of
+   * them) is what the tool searched for: a cut preview shows the first hits.
+   */
   cap(output, budget, call) {
     return convert.fromCapped(
       this.#call('cap', convert.string(output, 'output'), convert.toBudget(budget), convert.toCall(call)),

@@ -203,6 +203,10 @@ test('strict parsing rejects unknown fields, ops and shapes', () => {
     replaced('"call_id": "c1",', '"call": { "id": "c1", "exit_code": 2147483648 },'),
     replaced('"call_id": "c1",', '"call": { "id": "c1", "is_error": "yes" },'),
     replaced('"call_id": "c1",', '"call": "c1",'),
+    // A vector's search is a string (lines of alternatives), as in the WIT.
+    replaced('"call_id": "c1",', '"call": { "id": "c1", "search": 7 },'),
+    replaced('"call_id": "c1",', '"call": { "id": "c1", "search": ["line 7"] },'),
+    replaced('"call_id": "c1",', '"call": { "id": "c1", "pattern": "line 7" },'),
     replaced('"truncated": true', '"truncated": true, "notable_lines": -1'),
     replaced('"truncated": true', '"truncated": true, "folded_lines": "2"'),
     replaced('"key_hex"', '"read_tool": 7, "key_hex"'),
@@ -229,6 +233,10 @@ test('strict parsing rejects unknown fields, ops and shapes', () => {
   assert.doesNotThrow(() => parseVector(withHostPath(hostPath)));
   const call = '"call": { "id": "c1", "tool": "cargo", "exit_code": -2, "is_error": true },';
   assert.doesNotThrow(() => parseVector(replaced('"call_id": "c1",', call)));
+  for (const search of ['"line 7"', '"line 7\\nline 9"', 'null']) {
+    const searched = `"call": { "id": "c1", "search": ${search} },`;
+    assert.doesNotThrow(() => parseVector(replaced('"call_id": "c1",', searched)), searched);
+  }
   const settings = '"read_tool": "read_spilled_output", "shell_hints": false, "notable_patterns": ["QUOTA"], "key_hex"';
   assert.doesNotThrow(() => parseVector(replaced('"key_hex"', settings)));
   const tokens = '"image_tokens": 85, "audio_tokens": 0, "token_scale": 1.25, "key_hex"';
@@ -247,6 +255,33 @@ test('a call record reaches the component, and $spill: finds the step by its id'
   const ok = replaced('"call_id": "c1",', '"call": { "id": "c1", "exit_code": 0, "is_error": false },');
   const silent = '"text_not_contains": ["failed"], "text_contains": [';
   assert.deepEqual(await runText(ok.replace('"text_contains": [', silent)), []);
+});
+
+/** A one-step vector: a cut of 400 lines by a call that searched for `search`, expecting `expect`. */
+const searchVector = (search, expect) =>
+  JSON.stringify({
+    name: 'search',
+    about: "a call's search reaches the component",
+    session: { thread_id: 't1', key_hex: '000102030405060708090a0b0c0d0e0f' },
+    steps: [
+      {
+        op: 'cap',
+        call: { id: 'c1', tool: 'grep', search },
+        input: { gen: [{ lines: 'line {n}', from: 1, count: 400 }] },
+        budget: { max_bytes: 1200, keep: 'head-and-tail', head_percent: 40 },
+        expect,
+      },
+    ],
+  });
+
+test("a call's search reaches the component: over its limits it is invalid-argument", async () => {
+  const lines = (n) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n');
+  assert.deepEqual(await runText(searchVector(lines(16), { truncated: true })), []);
+  assert.deepEqual(await runText(searchVector(lines(17), { error: 'invalid-argument' })), []);
+  assert.deepEqual(await runText(searchVector('x'.repeat(257), { error: 'invalid-argument' })), []);
+  // The runner notices a search the component refused when the vector expects a cut.
+  const failures = await runText(searchVector(lines(17), { truncated: true }));
+  assert.ok(failures.some((f) => f.startsWith('inline.json step 0 ')), JSON.stringify(failures));
 });
 
 /** A one-step vector: a cut with room for the full notice, under `settings`. */

@@ -112,6 +112,10 @@ BROKEN = [
     BASE.replace('"call_id": "c1",', '"call": { "id": "c1", "exit_code": 1.5 },'),
     BASE.replace('"call_id": "c1",', '"call": { "id": "c1", "is_error": "yes" },'),
     BASE.replace('"call_id": "c1",', '"call": { "id": 1 },'),
+    # A vector's search is a string (lines of alternatives), as in the WIT.
+    BASE.replace('"call_id": "c1",', '"call": { "id": "c1", "search": 7 },'),
+    BASE.replace('"call_id": "c1",', '"call": { "id": "c1", "search": ["line 7"] },'),
+    BASE.replace('"call_id": "c1",', '"call": { "id": "c1", "pattern": "line 7" },'),
     BASE.replace('"key_hex"', '"read_tool": 7, "key_hex"'),
     BASE.replace('"key_hex"', '"shell_hints": "no", "key_hex"'),
     BASE.replace('"key_hex"', '"notable_patterns": "FATAL", "key_hex"'),
@@ -152,6 +156,52 @@ def test_a_call_record_runs_and_its_id_names_the_step(tmp_path: Path) -> None:
     (tmp_path / "plain").mkdir()
     failures = run_text(plain, tmp_path / "plain")
     assert any(f.startswith("inline.json step 0 (cap): text does not contain") for f in failures)
+
+
+def search_vector(search: Any, expect: dict[str, Any]) -> str:
+    """A one-step vector: a cut of 400 lines by a call that searched for
+    `search`, expecting `expect`."""
+    return json.dumps(
+        {
+            "name": "search",
+            "about": "a call's search reaches the component",
+            "session": {"thread_id": "t1", "key_hex": "000102030405060708090a0b0c0d0e0f"},
+            "steps": [
+                {
+                    "op": "cap",
+                    "call": {"id": "c1", "tool": "grep", "search": search},
+                    "input": {"gen": [{"lines": "line {n}", "from": 1, "count": 400}]},
+                    "budget": {"max_bytes": 1200, "keep": "head-and-tail", "head_percent": 40},
+                    "expect": expect,
+                }
+            ],
+        }
+    )
+
+
+@pytest.mark.parametrize("search", ["line 7", "line 7\nline 9", None])
+def test_a_call_with_a_search_parses(search: Any) -> None:
+    assert parse(search_vector(search, {"truncated": True}))
+
+
+def test_a_calls_search_reaches_the_component_over_its_limits_invalid_argument(
+    tmp_path: Path,
+) -> None:
+    def lines(n: int) -> str:
+        return "\n".join(f"line {i}" for i in range(1, n + 1))
+
+    runs = [
+        (lines(16), {"truncated": True}),
+        (lines(17), {"error": "invalid-argument"}),
+        ("x" * 257, {"error": "invalid-argument"}),
+    ]
+    for i, (search, expect) in enumerate(runs):
+        (tmp_path / str(i)).mkdir()
+        assert run_text(search_vector(search, expect), tmp_path / str(i)) == [], search
+    # The runner notices a search the component refused when the vector expects a cut.
+    (tmp_path / "wrong").mkdir()
+    failures = run_text(search_vector(lines(17), {"truncated": True}), tmp_path / "wrong")
+    assert any(f.startswith("inline.json step 0 ") for f in failures), failures
 
 
 def test_session_settings_reach_the_component(tmp_path: Path) -> None:

@@ -48,8 +48,8 @@ export function toLimits(spec) {
  */
 export function toCall(step) {
   if (step.call === undefined) return step.call_id;
-  const { id, tool, exit_code: exitCode, is_error: isError } = step.call;
-  return { id, tool: tool ?? null, exitCode: exitCode ?? null, isError: isError ?? false };
+  const { id, tool, exit_code: exitCode, is_error: isError, search } = step.call;
+  return { id, tool: tool ?? null, exitCode: exitCode ?? null, isError: isError ?? false, search: search ?? null };
 }
 
 /** A stream step's call as it ended: with `exit_code_at_end`, if given, as its exit code. */

@@ -139,8 +139,8 @@ const pageExpect = record({
 const textExpect = record({ error: opt(str), text_contains: strings, text_not_contains: strings, text: opt(str) });
 const matchExpect = record({ line: opt(u64), offset: opt(u64), excerpt: opt(str), excerpt_offset: opt(u64) });
 
-/** A cap step's `call`: the WIT `call` record, `is_error` false when absent. */
-const call = record({ id: str, tool: opt(str), exit_code: opt(s32), is_error: opt(bool) });
+/** A cap step's `call`: the WIT `call` record, `is_error` false and `search` none when absent. */
+const call = record({ id: str, tool: opt(str), exit_code: opt(s32), is_error: opt(bool), search: opt(str) });
 
 /** Expectations of cap-mcp (tests/vectors/README.md). */
 const mcpExpect = record({

@@ -69,6 +69,12 @@ export async function agentTurn(spillDir: string, output: string): Promise<strin
     { type: 'resource', resource: { uri: 'file:///x', text: 'y' } },
   ];
   const call: Call = { id: 'call-2', tool: 'cargo', exitCode: 101, isError: false };
+  const searched: Call[] = [
+    { id: 'grep-1', tool: 'bash', search: 'needle' },
+    { id: 'grep-2', search: ['needle', 'haystack'] as const },
+    { id: 'grep-3', search: null },
+  ];
+  void searched;
   const structured = session.capParts(parts, budget(4096), call);
   const failed = session.cap(output, budget(4096), { id: 'call-3', isError: true });
   const why: string | null = failed.report.spillError;
@@ -165,6 +171,8 @@ export async function agentTurn(spillDir: string, output: string): Promise<strin
   session.cap(output, budget(4096), { tool: 'cargo', exitCode: 2 });
   // @ts-expect-error an exit code is a number
   session.cap(output, budget(4096), { id: 'c', exitCode: '2' });
+  // @ts-expect-error a search is a string or a list of strings
+  session.cap(output, budget(4096), { id: 'c', search: 7 });
   // @ts-expect-error a call id is a string
   session.capParts(parts, budget(4096), 7);
   // @ts-expect-error shellHints is a boolean

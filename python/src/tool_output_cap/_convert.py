@@ -192,7 +192,13 @@ def policy_in(p: PrunePolicy) -> Record:
 
 
 def call_in(c: Call) -> Record:
-    return record(id=c.id, tool=c.tool, exit_code=c.exit_code, is_error=c.is_error)
+    return record(
+        id=c.id,
+        tool=c.tool,
+        exit_code=c.exit_code,
+        is_error=c.is_error,
+        search=c.search,
+    )
 
 
 def ref_in(r: OverflowRef) -> Record:

@@ -201,7 +201,9 @@ class Session:
 
     def cap(self, output: str, budget: Budget, call: Union[str, Call]) -> Capped:
         """Fit one tool result to `budget`, spilling the full output if cut.
-        `call` is the tool call it came from (a `str` is `Call(call)`)."""
+        `call` is the tool call it came from (a `str` is `Call(call)`): a
+        failure it reports is stated first, and what it searched for
+        (`Call.search`) is shown around its first hits in a cut preview."""
         out = self._call("cap", output, cv.budget_in(budget), _call_in(call))
         return cv.capped_out(cv.unwrap(out, Record))
 

@@ -110,12 +110,41 @@ class Call:
     name). A failed call, `is_error` (MCP `isError`) or a non-zero
     `exit_code` (a WIT `s32`), is stated first in the notice, quoting `tool`
     when given, and its preview leans to the tail. A plain `str` wherever a
-    `Call` is taken means `Call(id)`."""
+    `Call` is taken means `Call(id)`.
+
+    `search` is what the tool searched for, when it was a search (a `grep`
+    or `rg` command, a tool's `pattern` or `query` argument): literal text,
+    one alternative per line as grep reads its patterns, or a sequence of
+    alternatives (a `list` or `tuple` of `str`, joined with LF). A cut
+    preview then shows a window around the first hits, even inside a line of
+    megabytes. `None`, or only empty lines: no search. A sequence is joined
+    when the `Call` is made (so `search` reads back as a `str` and the call
+    stays hashable); anything else is a `TypeError` then. More than 16
+    alternatives, or one over 256 bytes, is the component's
+    `invalid-argument` when the call is used."""
 
     id: str
     tool: Optional[str] = None
     exit_code: Optional[int] = None
     is_error: bool = False
+    search: Union[str, Sequence[str], None] = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "search", _joined_search(self.search))
+
+
+def _joined_search(search: object) -> Optional[str]:
+    """A call's `search` as the WIT's `option<string>`: a `str` as it is, a
+    `list`, `tuple` or other sequence of `str` (the alternatives) joined
+    with LF, `None` as none. The component checks the limits."""
+    if search is None or isinstance(search, str):
+        return search
+    if isinstance(search, Sequence) and not isinstance(search, (bytes, bytearray)):
+        for i, alternative in enumerate(search):
+            if not isinstance(alternative, str):
+                raise TypeError(f"Call.search[{i}] must be a str, got {alternative!r}")
+        return "\n".join(search)
+    raise TypeError(f"Call.search must be a str or a list of str, got {search!r}")
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,9 @@ def misuse(session: Session, spill_dir: Path) -> None:
     Call("c", 2)  # expect: arg-type
     Call(id="c", exitCode=2)  # expect: call-arg
     Call("c").is_error = True  # expect: misc
+    Call("c", search=7)  # expect: arg-type
+    Call("c", search=[b"needle"])  # expect: list-item
+    Call("c", pattern="needle")  # expect: call-arg
     size: int = capped.spill.bytes  # expect: attr-defined
     lost: bool = capped.truncated  # expect: attr-defined
     size = capped.report.spill.bytes  # expect: union-attr

@@ -5,7 +5,7 @@ public API used as a typed host would. Any error here fails the test;
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional, assert_type
+from typing import Any, Optional, Sequence, Union, assert_type
 
 from tool_output_cap import (
     Audio,
@@ -102,6 +102,10 @@ def agent_turn(spill_dir: Path, output: str) -> str:
     assert_type(call.is_error, bool)
     assert_type(session.cap(output, b, call), Capped)
     assert_type(session.cap(output, b, call=Call("call-4", is_error=True)), Capped)
+    searched = Call("grep-1", tool="bash", search="needle")
+    assert_type(searched.search, Union[str, Sequence[str], None])
+    assert_type(session.cap(output, b, Call("grep-2", search=["needle", "pin"])), Capped)
+    assert_type(session.cap(output, b, Call("grep-3", search=("needle",))), Capped)
 
     spill = report.spill
     if spill is not None:

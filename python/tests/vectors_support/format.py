@@ -239,7 +239,9 @@ _page_expect = obj(
 _match_expect = obj({}, {"line": u64, "offset": u64, "excerpt": string, "excerpt_offset": u64})
 _tamper = obj({}, {"path": string, "bytes": u64, "lines": u64, "digest": string, "tag": string})
 
-_call = obj({"id": string}, {"tool": string, "exit_code": s32, "is_error": boolean})
+_call = obj(
+    {"id": string}, {"tool": string, "exit_code": s32, "is_error": boolean, "search": string}
+)
 
 
 def one_call(spec: Spec) -> Spec:

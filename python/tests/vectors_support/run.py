@@ -130,7 +130,13 @@ def _call(step: dict[str, Any]) -> Union[str, Call]:
     spec = step.get("call")
     if spec is None:
         return str(step["call_id"])
-    return Call(spec["id"], spec.get("tool"), spec.get("exit_code"), spec.get("is_error", False))
+    return Call(
+        spec["id"],
+        spec.get("tool"),
+        spec.get("exit_code"),
+        spec.get("is_error", False),
+        search=spec.get("search"),
+    )
 
 
 def _call_id(step: dict[str, Any]) -> str:

@@ -47,7 +47,9 @@
 //! pytest failure's section, a Go `--- FAIL` with its `=== RUN` line and
 //! log or a Go panic or race with its first frames, a Java or JavaScript
 //! exception with the first frames of each `Caused by:`, a Jest failure
-//! or a tsc/ESLint error with its code frame, a webpack `ERROR in` with its
+//! or a tsc/ESLint error with its code frame, pip's resolver conflict with
+//! what caused it, a Terraform resource that `must be replaced` or `will be
+//! destroyed` with its changes, a webpack `ERROR in` with its
 //! message. It takes at most [`BLOCK_PERCENT`] of the notable lines' room;
 //! what does not fit is left out, the lines that matter most kept.
 //!
@@ -107,7 +109,7 @@ use crate::text::{count_lfs, digits, floor_grapheme};
 /// Substrings that start the search for failure lines. Each is one pass of
 /// `memchr::memmem` over the middle; [`RARE`] bytes are one more. A hit
 /// counts if [`LEVEL_ANCHORS`] allow it.
-const ANCHORS: [&str; 19] = [
+const ANCHORS: [&str; 21] = [
     "rror",          // error, Error, TypeError, make's `Error 2`, `error TS2322`
     "ERR",           // ERROR, npm ERR!, docker `ERROR [`
     "FA",            // FAIL, FAILED, FAILURE, FATAL
@@ -127,6 +129,8 @@ const ANCHORS: [&str; 19] = [
     "EACCES",        // Node's and libc's permission errors
     "EPERM",         //
     "not permitted", // Operation not permitted
+    "e replaced",    // terraform plan: `# aws_db.x must be replaced`
+    "e destroyed",   // terraform plan: `# aws_db.x will be destroyed`
 ];
 
 /// Anchors that are words of prose too (`critical path`): a hit counts only
@@ -1264,6 +1268,12 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     if t.starts_with("ERROR in ") {
         take(4, Kind::Paragraph); // webpack
     }
+    if is_pip_conflict(t) {
+        take(4, Kind::Paragraph);
+    }
+    if is_destructive_plan_change(t) {
+        take(3, Kind::Paragraph);
+    }
     if is_permission_error(t) {
         take(3, Kind::Plain);
     }
@@ -1314,6 +1324,29 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
         return warning(t);
     }
     Some((score, kind))
+}
+
+/// pip's resolver giving up: `ERROR: Cannot install a and b because these
+/// package versions have conflicting dependencies.` (its block says which
+/// requirements conflict), or `ERROR: ResolutionImpossible`.
+fn is_pip_conflict(t: &str) -> bool {
+    (t.starts_with("ERROR: Cannot install ") && t.contains("conflicting dependencies"))
+        || t.starts_with("ERROR: ResolutionImpossible")
+}
+
+/// A plan that deletes data: Terraform's (and OpenTofu's) `# aws_db.x must
+/// be replaced` or `# aws_db.x will be destroyed` heading a resource's
+/// changes, which its block shows (the attribute that `# forces
+/// replacement`).
+fn is_destructive_plan_change(t: &str) -> bool {
+    t.starts_with("# ")
+        && [
+            " must be replaced",
+            " will be replaced",
+            " will be destroyed",
+        ]
+        .iter()
+        .any(|end| t.ends_with(end))
 }
 
 /// Confidence of a warning: below every failure, so that warnings show only

@@ -16,7 +16,9 @@
 //! - a Java or JavaScript exception: the first frames of it and of each
 //!   `Caused by:` (a Terraform `Error:` box: the box);
 //! - a Jest `●` failure: its expectation, code frame and first own frame;
-//! - a webpack `ERROR in` and its message lines.
+//! - a webpack `ERROR in` and its message lines; pip's resolver conflict
+//!   and its `The conflict is caused by:` list; a Terraform plan's `must be
+//!   replaced` or `will be destroyed` resource and its changes.
 //!
 //! [`block`] gives the lines beyond the ones the failure line already brings
 //! (its context), best first: when the block's share of the budget runs
@@ -229,7 +231,17 @@ pub fn block(
                 out.pop();
             }
         }
-        Kind::Paragraph => out.extend(lines.after(end, 20).take_while(|&l| !blank(l))),
+        Kind::Paragraph => {
+            // Its lines up to a blank line; then, where the next paragraph
+            // opens with a heading that ends in `:` (pip's `The conflict is
+            // caused by:`), that paragraph too.
+            let mut after = lines.after(end, 40).peekable();
+            out.extend(after.by_ref().take_while(|&l| !blank(l)));
+            while after.next_if(|&l| blank(l)).is_some() {}
+            if after.peek().is_some_and(|&l| text(l).ends_with(b":")) {
+                out.extend(after.take_while(|&l| !blank(l)));
+            }
+        }
         Kind::Plain | Kind::Eslint => {}
     }
     out.truncate(MAX_LINES);
@@ -565,5 +577,49 @@ mod tests {
             HINT:  Perhaps you meant to reference the column \"orders.total\".\n";
         let text = around(psql, 300);
         assert_eq!(shown(&text, 4096), block_lines(psql));
+    }
+
+    #[test]
+    fn a_pip_conflict_comes_with_what_caused_it() {
+        let pip = "ERROR: Cannot install -r requirements.txt (line 12) and urllib3==2.2.1 because these package versions have conflicting dependencies.\n\
+            \n\
+            The conflict is caused by:\n\
+            \x20   The user requested urllib3==2.2.1\n\
+            \x20   botocore 1.29.165 depends on urllib3<1.27 and >=1.25.4\n\
+            \n\
+            To fix this you could try to:\n\
+            1. loosen the range of package versions you've specified\n\
+            \n";
+        let text = around(pip, 300);
+        let want: Vec<String> = block_lines(pip)
+            .into_iter()
+            .take(5)
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(shown(&text, 4096), want);
+    }
+
+    #[test]
+    fn a_plan_that_replaces_a_database_shows_why() {
+        let plan = "  # aws_db_instance.orders must be replaced\n\
+            -/+ resource \"aws_db_instance\" \"orders\" {\n\
+            \x20     ~ arn            = \"arn:aws:rds:eu-west-1:1:db:orders\" -> (known after apply)\n\
+            \x20     ~ engine_version = \"14.10\" -> \"15.5\" # forces replacement\n\
+            \x20       # (41 unchanged attributes hidden)\n\
+            \x20   }\n\
+            \n";
+        let text = around(plan, 300);
+        let want: Vec<String> = block_lines(plan)
+            .into_iter()
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(shown(&text, 4096), want);
+        // A resource updated in place is not notable, nor is prose.
+        for line in [
+            "  # aws_s3_bucket.logs will be updated in-place",
+            "the old key will be replaced by the new one",
+        ] {
+            assert_eq!(super::super::classify(line), None, "{line}");
+        }
     }
 }

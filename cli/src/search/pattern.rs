@@ -37,14 +37,13 @@ pub fn literals(pattern: &str, dialect: Dialect) -> Vec<String> {
         match dialect {
             Dialect::Fixed => out.push(line.to_owned()),
             Dialect::Glob => out.extend(glob_literal(line)),
-            _ => match Parser::new(line, dialect).pattern() {
-                Some(alternatives) => {
+            _ => {
+                if let Some(alternatives) = Parser::new(line, dialect).pattern() {
                     for alternative in expand(alternatives) {
                         out.extend(required_literal(&alternative));
                     }
                 }
-                None => {}
-            },
+            }
         }
     }
     out
@@ -113,7 +112,7 @@ fn glob_literal(glob: &str) -> Option<String> {
     pick(runs, pure)
 }
 
-fn push(runs: &mut Vec<String>, c: char) {
+fn push(runs: &mut [String], c: char) {
     if let Some(run) = runs.last_mut() {
         run.push(c);
     }

@@ -36,8 +36,11 @@ pub fn run(args: CapArgs) -> Result<u8, Failure> {
         .or_else(|| common.thread.clone())
         .unwrap_or_else(|| "shell".to_owned());
     let tool = args.tool.clone().or_else(|| command_name(&args.command));
+    // `--search` wins; without it, a search command's own patterns.
+    let search = crate::search::explicit(&args.search)?
+        .unwrap_or_else(|| crate::search::command_line::search_of(&args.command));
     let call = Call {
-        search: None,
+        search,
         id: args
             .id
             .clone()

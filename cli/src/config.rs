@@ -35,6 +35,9 @@ pub struct FileConfig {
     pub redact_literals: Option<Vec<String>>,
     /// Append one JSON line per capped result (`--log-file`).
     pub log_file: Option<PathBuf>,
+    /// `toolcap mcp`: the `tools/call` argument keys a search is taken
+    /// from (`--search-key`, each); empty for none.
+    pub search_keys: Option<Vec<String>>,
     /// `toolcap mcp`: a remote server's endpoint (`--url`).
     pub url: Option<String>,
     /// `toolcap mcp --url`: headers sent with every request; `${NAME}` in a
@@ -72,6 +75,8 @@ pub struct ToolTable {
     pub max_lines: Option<u32>,
     pub max_tokens: Option<u32>,
     pub passthrough: Option<bool>,
+    /// `toolcap mcp`: whether this tool's calls give a search (default true).
+    pub search: Option<bool>,
 }
 
 impl FileConfig {

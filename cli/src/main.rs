@@ -13,6 +13,7 @@ mod log;
 mod mcp;
 mod options;
 mod runtime;
+mod search;
 mod settings;
 mod signals;
 mod spills;

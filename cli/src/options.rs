@@ -25,11 +25,12 @@ Config file (TOML; every key optional, an unknown key is an error naming it):
   spill_dir, key_file, thread, retention_days, allow_shared_spill_dir,
   redact, redact_spill, redact_literals = [\"own secret\", ...] (file only),
   log_file; for mcp also timeout_seconds, resource_link, passthrough,
-  read_tool_name, max_message_bytes, url, [headers] NAME = \"value\"
+  read_tool_name, max_message_bytes, search_keys = [\"pattern\", ...]
+  ([] = none), url, [headers] NAME = \"value\"
   (values take ${ENV_VAR}), listen, client_token, allow_origins,
   idle_timeout_seconds;
   [budget] max_bytes, max_lines, max_tokens;
-  [tools.NAME] max_bytes, max_lines, max_tokens, passthrough (mcp).
+  [tools.NAME] max_bytes, max_lines, max_tokens, passthrough, search (mcp).
   Options win over environment variables, which win over the file. Relative
   paths in the file are taken from the file's folder.
   Found at: --config FILE, else $TOOLCAP_CONFIG, else
@@ -162,6 +163,13 @@ pub struct CapArgs {
     /// The tool name quoted in the notice (default: the command's file name).
     #[arg(long, value_name = "NAME")]
     pub tool: Option<String>,
+    /// What the output was searched for: literal text whose first hits a
+    /// cut preview shows (repeatable, one alternative each; at most 16 of
+    /// at most 256 bytes). Without it, taken from a grep, egrep, fgrep, rg,
+    /// git grep, ag or ack command line (also in a simple `sh -c` script);
+    /// `--search ''` takes none.
+    #[arg(long = "search", value_name = "TEXT")]
+    pub search: Vec<String>,
     /// The command to run, after `--`; without one, standard input is capped.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
@@ -186,6 +194,15 @@ pub struct McpArgs {
     /// `toolcap://spill/` resource, which the proxy serves.
     #[arg(long)]
     pub resource_link: bool,
+    /// A `tools/call` argument whose string value (or array of strings) is
+    /// what the tool searched for, so that a cut preview shows its first
+    /// hits (repeatable; replaces the default keys pattern, query, search,
+    /// regex, grep, q).
+    #[arg(long = "search-key", value_name = "KEY")]
+    pub search_keys: Vec<String>,
+    /// Take no search from the calls' arguments.
+    #[arg(long, conflicts_with = "search_keys")]
+    pub no_search: bool,
     /// Name of the added read tool (default read_spilled_output).
     #[arg(long, value_name = "NAME")]
     pub read_tool_name: Option<String>,

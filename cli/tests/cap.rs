@@ -592,3 +592,114 @@ fn output_that_is_not_utf8_is_saved_byte_for_byte() {
         assert!(text.contains("It is not valid UTF-8"), "{label}: {text}");
     }
 }
+
+/// The start and end of a long text, for a failure message.
+fn ends(text: &str) -> String {
+    let start: String = text.chars().take(200).collect();
+    let end: String = text
+        .chars()
+        .rev()
+        .take(600)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    format!("{} bytes: {start} [...] {end}", text.len())
+}
+
+/// A folder holding one file of a single 2 MB line with `token` in its
+/// middle, and `other` a quarter of the way in.
+fn one_long_line_with(sandbox: &Sandbox, token: &str, other: &str) -> std::path::PathBuf {
+    let dir = sandbox.path("searched");
+    std::fs::create_dir_all(&dir).unwrap();
+    let filler = |bytes: usize| "abcdefgh ".repeat(bytes / 9);
+    let line = format!(
+        "{}{other}{}{token}{}\n",
+        filler(500_000),
+        filler(500_000),
+        filler(1_000_000)
+    );
+    assert!(line.len() > 2_000_000);
+    std::fs::write(dir.join("long.txt"), line).unwrap();
+    dir
+}
+
+/// Needs the core's search windows (branch search-core): before them the
+/// preview shows only the start of the long line.
+#[test]
+fn a_grep_command_s_pattern_is_shown_inside_a_two_megabyte_line() {
+    let sandbox = Sandbox::new();
+    let dir = one_long_line_with(&sandbox, "TOKEN", "SOMETHING-ELSE");
+    let mut command = sandbox.toolcap("cap");
+    command.args(["--", "grep", "-rn", "TOKEN"]).arg(&dir);
+    let output = run(command, b"");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.len() <= 24_576, "{} bytes", text.len());
+    assert!(spill_path(&text).is_some(), "capped: {}", ends(&text));
+    assert!(
+        text.contains("TOKEN"),
+        "the hit is in the preview: {}",
+        ends(&text)
+    );
+}
+
+/// Needs the core's search windows, as above.
+#[test]
+fn an_explicit_search_wins_over_the_command_s_own() {
+    let sandbox = Sandbox::new();
+    let dir = one_long_line_with(&sandbox, "TOKEN", "SOMETHING-ELSE");
+    let mut command = sandbox.toolcap("cap");
+    command
+        .args(["--search", "SOMETHING-ELSE", "--", "grep", "-rn", "TOKEN"])
+        .arg(&dir);
+    let output = run(command, b"");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("SOMETHING-ELSE"), "{}", ends(&text));
+    assert!(!text.contains("TOKEN"), "{}", ends(&text));
+}
+
+#[test]
+fn an_empty_search_takes_none_from_the_command() {
+    let sandbox = Sandbox::new();
+    let dir = one_long_line_with(&sandbox, "TOKEN", "SOMETHING-ELSE");
+    let mut command = sandbox.toolcap("cap");
+    command
+        .args(["--search", "", "--", "grep", "-rn", "TOKEN"])
+        .arg(&dir);
+    let output = run(command, b"");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(spill_path(&text).is_some(), "capped: {}", ends(&text));
+    assert!(
+        !text.contains("TOKEN"),
+        "no search, no window: {}",
+        ends(&text)
+    );
+}
+
+#[test]
+fn an_explicit_search_past_the_limits_is_a_usage_error_and_nothing_runs() {
+    let sandbox = Sandbox::new();
+    let marker = sandbox.path("ran");
+    let touch = format!("touch {}", marker.display());
+    let long = "x".repeat(257);
+    let mut too_many: Vec<String> = Vec::new();
+    for i in 0..17 {
+        too_many.push("--search".to_owned());
+        too_many.push(format!("term{i}"));
+    }
+    for (args, says) in [
+        (too_many, "17 alternatives"),
+        (vec!["--search".to_owned(), long], "257 bytes"),
+    ] {
+        let mut command = sandbox.toolcap("cap");
+        command.args(&args).args(["--", "sh", "-c", &touch]);
+        let output = run(command, b"");
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        assert!(stderr(&output).contains(says), "{}", stderr(&output));
+        assert!(output.stdout.is_empty());
+        assert!(!marker.exists(), "the command did not run");
+    }
+}

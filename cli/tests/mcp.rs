@@ -1730,3 +1730,109 @@ fn requests_past_the_pending_bound_are_refused() {
         (json!(10_000), json!(-32005))
     );
 }
+
+/// One line of about 2 MB with `hit` in its middle and `other` a quarter
+/// of the way in: a head-and-tail preview shows neither without a search.
+fn long_line_with(hit: &str, other: &str) -> String {
+    let filler = |bytes: usize| "abcdefgh ".repeat(bytes / 9);
+    format!(
+        "{}{other}{}{hit}{}",
+        filler(500_000),
+        filler(500_000),
+        filler(1_000_000)
+    )
+}
+
+/// The texts of a `tools/call` answer's result, joined; and whether it was
+/// capped (its cut text is saved).
+fn capped_text(answer: &Value) -> (String, bool) {
+    let result = &answer["result"];
+    let text = result["content"]
+        .as_array()
+        .unwrap_or_else(|| panic!("not a result: {}", &answer.to_string()[..300]))
+        .iter()
+        .filter_map(|block| block["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    (text, cap_meta(result)["spill"]["path"].is_string())
+}
+
+/// Needs the core's search windows (branch search-core): before them the
+/// preview shows only the ends of the long line.
+#[test]
+fn a_calls_query_argument_is_shown_inside_a_long_line() {
+    let mut proxy = Proxy::start(&[]);
+    let text = long_line_with("NEEDLE-QUERY", "NEEDLE-OTHER");
+    proxy.call(1, "echo", json!({"text": text, "query": "NEEDLE-QUERY"}));
+    let (preview, capped) = capped_text(&proxy.recv_json());
+    assert!(capped && preview.len() <= 24_576, "{} bytes", preview.len());
+    assert!(preview.contains("NEEDLE-QUERY"), "the hit is shown");
+    assert!(
+        !preview.contains("NEEDLE-OTHER"),
+        "what was not searched is not"
+    );
+}
+
+/// Needs the core's search windows, as above.
+#[test]
+fn search_keys_name_the_arguments_a_search_is_taken_from() {
+    let mut proxy = Proxy::start(&["--search-key", "needle_arg"]);
+    let text = long_line_with("NEEDLE-QUERY", "NEEDLE-OTHER");
+    proxy.call(
+        1,
+        "echo",
+        json!({"text": text, "query": "NEEDLE-QUERY", "needle_arg": "NEEDLE-OTHER"}),
+    );
+    let (preview, capped) = capped_text(&proxy.recv_json());
+    assert!(capped);
+    assert!(
+        preview.contains("NEEDLE-OTHER"),
+        "the named key's hit is shown"
+    );
+    assert!(
+        !preview.contains("NEEDLE-QUERY"),
+        "`query` is no longer a key"
+    );
+}
+
+#[test]
+fn no_search_an_empty_key_list_or_a_tools_switch_takes_no_search() {
+    let sandbox = Sandbox::new();
+    let empty = sandbox.path("empty-keys.toml");
+    std::fs::write(&empty, "search_keys = []\n").unwrap();
+    let switched_off = sandbox.path("echo-off.toml");
+    std::fs::write(&switched_off, "[tools.echo]\nsearch = false\n").unwrap();
+    let text = long_line_with("NEEDLE-QUERY", "NEEDLE-OTHER");
+    for options in [
+        vec!["--no-search".to_owned()],
+        vec!["--config".to_owned(), empty.display().to_string()],
+        vec!["--config".to_owned(), switched_off.display().to_string()],
+    ] {
+        let options: Vec<&str> = options.iter().map(String::as_str).collect();
+        let mut proxy = Proxy::start(&options);
+        proxy.call(1, "echo", json!({"text": text, "query": "NEEDLE-QUERY"}));
+        let (preview, capped) = capped_text(&proxy.recv_json());
+        assert!(capped, "{options:?}");
+        assert!(!preview.contains("NEEDLE-QUERY"), "{options:?}: no search");
+    }
+    drop(sandbox);
+}
+
+#[test]
+fn no_search_and_search_keys_together_are_a_usage_error() {
+    let sandbox = Sandbox::new();
+    let output = sandbox
+        .toolcap("mcp")
+        .args([
+            "--no-search",
+            "--search-key",
+            "q",
+            "--",
+            "python3",
+            FAKE_SERVER,
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use serde_json::value::RawValue;
+
 use tool_output_cap::{
     Budget, Call, Error, OverflowRef, Session, SessionConfig, ToolCap,
     types::{McpOptions, Page, ReadToolOutput},
@@ -28,6 +30,8 @@ pub struct Policy {
     /// Secrets are redacted: a tool that passes through is still redacted
     /// (under a budget of 0, which cuts nothing).
     pub redact: bool,
+    /// The `tools/call` argument keys a call's search is taken from.
+    pub search_keys: Vec<String>,
 }
 
 impl Policy {
@@ -52,6 +56,15 @@ impl Policy {
             max_tokens: own.max_tokens,
         };
         Some(settings::budget(&table, &self.default_table))
+    }
+
+    /// The argument keys `tool`'s calls give their search from: none for
+    /// a tool with `search = false`.
+    pub fn search_keys(&self, tool: &str) -> &[String] {
+        match self.tools.get(tool).and_then(|own| own.search) {
+            Some(false) => &[],
+            _ => &self.search_keys,
+        }
     }
 
     /// Every budget in use, each with whose it is, to check them at start.
@@ -126,6 +139,15 @@ impl Capper {
             .filter(|&bytes| bytes > 0)
     }
 
+    /// What a call of `tool` with `arguments` searched for, when its
+    /// results may be cut (a preview can then show the first hits).
+    pub fn search_of(&self, tool: &str, arguments: Option<&RawValue>) -> Option<String> {
+        if !self.caps(tool) {
+            return None;
+        }
+        crate::search::arguments::search_of(arguments?, self.policy.search_keys(tool))
+    }
+
     /// The read tool's `tools/list` entry.
     pub fn read_tool_entry(&mut self) -> Result<String, String> {
         let spec = self
@@ -136,13 +158,19 @@ impl Capper {
     }
 
     /// `result` (a `CallToolResult`'s JSON) of `tool`'s call `call_id`,
-    /// capped to the tool's budget.
-    pub fn cap(&mut self, result: &str, tool: &str, call_id: String) -> Capping {
+    /// which searched for `search`, capped to the tool's budget.
+    pub fn cap(
+        &mut self,
+        result: &str,
+        tool: &str,
+        call_id: String,
+        search: Option<String>,
+    ) -> Capping {
         let Some(budget) = self.policy.budget(tool) else {
             return Capping::Unchanged;
         };
         let call = Call {
-            search: None,
+            search,
             id: call_id,
             tool: Some(tool.to_owned()),
             exit_code: None,

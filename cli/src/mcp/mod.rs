@@ -93,6 +93,7 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         passthrough: args.passthrough || file.passthrough.unwrap_or(false),
         resource_link: args.resource_link || file.resource_link.unwrap_or(false),
         redact: common.redaction.is_some(),
+        search_keys: search_keys(&args, file),
     };
 
     common.check_spill_dir()?;
@@ -137,6 +138,23 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         Some(listen) => listen::serve(setup, listen),
         None => serve_stdio(&setup, capper),
     }
+}
+
+/// The argument keys calls give their search from: `--search-key`, else
+/// the file's `search_keys`, else the default ones; none with `--no-search`.
+fn search_keys(args: &McpArgs, file: &crate::config::FileConfig) -> Vec<String> {
+    if args.no_search {
+        return Vec::new();
+    }
+    if !args.search_keys.is_empty() {
+        return args.search_keys.clone();
+    }
+    file.search_keys.clone().unwrap_or_else(|| {
+        crate::search::arguments::DEFAULT_KEYS
+            .iter()
+            .map(|key| (*key).to_owned())
+            .collect()
+    })
 }
 
 /// What the server is: a command to start, or a remote URL.

@@ -18,6 +18,8 @@ pub struct Request {
     pub method: String,
     /// For `tools/call`: the tool called.
     pub tool: Option<String>,
+    /// For `tools/call`: what it searched for, from its arguments.
+    pub search: Option<String>,
     /// A listing (`tools/list`, `resources/list`, `resources/templates/list`)
     /// without a cursor: its answer gets the proxy's additions.
     pub first_page: bool,

@@ -259,7 +259,11 @@ impl Router {
                     .to_owned(),
             ));
         }
+        let search = tool
+            .as_deref()
+            .and_then(|tool| self.proxy.capper.search_of(tool, params.arguments));
         let request = Request {
+            search,
             id: id.to_owned(),
             method: method.to_owned(),
             first_page: matches!(
@@ -529,7 +533,11 @@ impl Router {
             Ok(serde_json::Value::String(id)) => format!("{tool}-{id}"),
             _ => format!("{tool}-{}", message::key_of(&request.id)),
         };
-        match self.proxy.capper.cap(result.get(), tool, call_id) {
+        match self
+            .proxy
+            .capper
+            .cap(result.get(), tool, call_id, request.search.clone())
+        {
             Capping::Unchanged => Ok(None),
             Capping::Capped(capped) => Ok(Some(capped)),
             // What keeps the budget anyway may go on as it is.

@@ -653,7 +653,77 @@ fn adjoin(text: &str, chosen: &mut Chosen, selection: &mut Selection) -> bool {
         chosen.tail_start = last.start;
         selection.lines.pop();
     }
+    while let Some(&first) = selection.lines.first()
+        && first.window
+        && first.from == chosen.head_end
+        && join_window_to_head(text, &mut chosen.head, &first)
+    {
+        chosen.head_end = first.range(text).1;
+        selection.lines.remove(0);
+    }
+    while let Some(&last) = selection.lines.last()
+        && last.window
+        && last.range(text).1 == chosen.tail_start
+        && join_window_to_tail(text, &mut chosen.tail, &last)
+    {
+        chosen.tail_start = last.from;
+        selection.lines.pop();
+    }
     selection.lines.len() < before
+}
+
+/// A window that starts where the head ends continues it: the head's part
+/// of the line grows by the window (or the window starts the head's next
+/// line, shown in part). Whether it could.
+fn join_window_to_head(text: &str, head: &mut Side, w: &notable::Shown) -> bool {
+    let (a, e) = w.range(text);
+    let ends_line = text.as_bytes()[e - 1] == b'\n';
+    match head.items[..] {
+        [.., cut::Item::Range(s, end), cut::Item::Newline] if end == a => {
+            head.items.truncate(head.items.len() - 2);
+            head.items.push(cut::Item::Range(s, e));
+            head.bytes += e - a;
+            if ends_line {
+                head.bytes -= 1;
+            } else {
+                head.items.push(cut::Item::Newline);
+            }
+            true
+        }
+        _ if a == w.start && (a == 0 || text.as_bytes()[a - 1] == b'\n') => {
+            head.items.push(cut::Item::Range(a, e));
+            head.bytes += e - a;
+            if !ends_line {
+                head.items.push(cut::Item::Newline);
+                head.bytes += 1;
+            }
+            head.lines += 1;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// A window that ends where the tail starts continues it backwards: the
+/// tail's first line, shown in part, starts earlier (or the window is the
+/// end of the line before the tail's first). Whether it could.
+fn join_window_to_tail(text: &str, tail: &mut Side, w: &notable::Shown) -> bool {
+    let (a, e) = w.range(text);
+    let b = text.as_bytes();
+    match tail.items.first() {
+        Some(&cut::Item::Range(s, end)) if s == e && b[e - 1] != b'\n' => {
+            tail.items[0] = cut::Item::Range(a, end);
+            tail.bytes += e - a;
+            true
+        }
+        Some(&cut::Item::Range(s, _)) if s == e && b[e - 1] == b'\n' => {
+            tail.items.insert(0, cut::Item::Range(a, e));
+            tail.bytes += e - a;
+            tail.lines += 1;
+            true
+        }
+        _ => false,
+    }
 }
 
 /// The items of a notable line shown as a plain line, and their bytes;

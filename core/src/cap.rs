@@ -862,6 +862,16 @@ fn json_within(
     if text.len() > JSON_MAX_INPUT {
         return None;
     }
+    // An item or string that holds a hit of the call's search is notable,
+    // as one with a host pattern is.
+    let terms = notice.call.search_terms().unwrap_or_default();
+    let searched;
+    let patterns = if terms.is_empty() {
+        patterns
+    } else {
+        searched = patterns.with_terms(&terms);
+        &searched
+    };
     let doc = json_preview::parse_document_with(text, patterns)?;
     let bytes = text.len() as u64;
     let lines = index.lines();

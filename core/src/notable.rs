@@ -51,6 +51,24 @@
 //! message. It takes at most [`BLOCK_PERCENT`] of the notable lines' room;
 //! what does not fit is left out, the lines that matter most kept.
 //!
+//! # A search's hits
+//!
+//! When the call says what the tool searched for ([`crate::Call::search`]),
+//! the first [`crate::search::HITS_PER_TERM`] hits of each alternative in
+//! the omitted middle come first, above the host's patterns: every
+//! alternative's first hit before any second one. A hit's line shows whole
+//! when it is short enough; otherwise a window of a few hundred bytes
+//! ([`crate::search::window_bytes`], within `max-line-bytes`) around the
+//! hit, with the bytes of the line cut before and after it counted:
+//!
+//! ```text
+//! [line 3] [... 512345 bytes cut] ...context before... HIT ...context after... [... 480000 bytes cut]
+//! ```
+//!
+//! Windows that overlap in a line merge; one that starts where the head
+//! ends (or ends where the tail starts) joins it. A hit the head or tail
+//! already shows needs none.
+//!
 //! # Finding them
 //!
 //! A few `memchr` searches run over the omitted middle only ([`Patterns`]):
@@ -182,6 +200,8 @@ pub struct Patterns {
     /// Each built-in anchor, and whether it is a [`LEVEL_ANCHORS`] one.
     anchors: Vec<(Finder<'static>, bool)>,
     host: Vec<Finder<'static>>,
+    /// The host's patterns as given.
+    host_text: Vec<String>,
     /// Every anchor, rare sign and host pattern in one automaton: a line
     /// none of them occurs in is not notable, so one pass over it decides
     /// (the one-pass preview asks this of every line).
@@ -203,6 +223,7 @@ impl Patterns {
                 .iter()
                 .map(|p| Finder::new(p.as_bytes()).into_owned())
                 .collect(),
+            host_text: patterns.to_vec(),
             any: AhoCorasick::new(
                 ANCHORS
                     .iter()
@@ -227,6 +248,14 @@ impl Patterns {
     /// one search of a whole buffer stands in for a call per line.
     pub fn occurrences<'a>(&'a self, hay: &'a str) -> impl Iterator<Item = usize> + 'a {
         self.any.find_iter(hay).map(|m| m.start())
+    }
+
+    /// These searches with a call's search `terms` added to the host's
+    /// patterns (what the JSON preview keeps an item for).
+    pub fn with_terms(&self, terms: &[&str]) -> Patterns {
+        let mut all = self.host_text.clone();
+        all.extend(terms.iter().map(|t| (*t).to_owned()));
+        Patterns::new(&all)
     }
 
     /// True when one of the host's patterns occurs in `s`.

@@ -299,3 +299,39 @@ fn a_search_over_the_limits_is_refused_before_anything_is_saved() {
         assert!(store.0.is_empty(), "nothing saved");
     }
 }
+
+#[test]
+fn a_json_array_keeps_the_item_that_holds_a_hit() {
+    let items: Vec<serde_json::Value> = (0..3000)
+        .map(|i| {
+            let name = if i == 1700 {
+                "svc-needle-prod".to_owned()
+            } else {
+                format!("svc-{i}")
+            };
+            serde_json::json!({"id": i, "name": name, "region": "eu-west-1", "replicas": 3})
+        })
+        .collect();
+    let text = serde_json::to_string_pretty(&serde_json::json!({"items": items})).unwrap();
+    let capper = capper();
+    let plain = capper
+        .cap_call(
+            &text,
+            &budget(4096),
+            &Call::new("q"),
+            &mut Memory::default(),
+        )
+        .unwrap();
+    assert!(plain.text.starts_with(JSON_HEADER));
+    assert!(!plain.text.contains("svc-needle-prod"));
+    let c = capper
+        .cap_call(
+            &text,
+            &budget(4096),
+            &searching("needle"),
+            &mut Memory::default(),
+        )
+        .unwrap();
+    assert!(c.text.starts_with(JSON_HEADER), "{}", c.text);
+    assert!(c.text.contains("\"svc-needle-prod\""), "{}", c.text);
+}

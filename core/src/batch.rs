@@ -108,6 +108,9 @@ pub fn cap_batch(
     limits: &RequestLimits,
     store: &mut dyn SpillStore,
 ) -> Result<Vec<BatchResult>, CapError> {
+    for (call, _) in turn {
+        call.validate()?;
+    }
     let pending: Vec<Pending> = turn.iter().map(|(_, p)| p.clone()).collect();
     let mut budgets = plan_turn(capper, &pending, limits)?;
     let cap_one = |i: usize, budget: &Budget, store: &mut dyn SpillStore| {

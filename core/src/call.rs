@@ -85,6 +85,13 @@ impl Call {
         }
         Ok(terms)
     }
+
+    /// Fails with `invalid-argument` when `search` breaks a limit
+    /// ([`search_terms`](Self::search_terms)): every entry that takes a call
+    /// checks this before anything is written or saved.
+    pub fn validate(&self) -> Result<(), crate::CapError> {
+        self.search_terms().map(drop)
+    }
 }
 
 /// Longest tool name quoted in a notice.

@@ -75,7 +75,7 @@ use crate::redact::Redactor;
 use crate::room::{NoticeParts, call_room, effective_keep, lean_to_tail};
 use crate::text::{LineIndex, count_lfs, count_lines, digits};
 use crate::token_sample::{Sampling, sampled_estimate};
-use crate::{diff, fold, json_preview, naming};
+use crate::{diff, fold, json_preview, naming, search};
 
 impl Capper {
     /// Fit `text` to `budget`, spilling the full text to `store` if it is cut.
@@ -123,6 +123,7 @@ impl Capper {
         store: &mut dyn SpillStore,
     ) -> Result<Capped, CapError> {
         budget.validate(self.room)?;
+        call.validate()?;
         self.cap_checking_cut(text, budget, call, store)
     }
 
@@ -169,6 +170,7 @@ impl Capper {
         call: &Call,
         store: &mut dyn SpillStore,
     ) -> Result<Capped, CapError> {
+        call.validate()?;
         match std::str::from_utf8(bytes) {
             Ok(text) => self.cap_call(text, budget, call, store),
             Err(_) => {
@@ -193,6 +195,7 @@ impl Capper {
             return self.cap_owned(text, budget, call, store);
         };
         budget.validate(self.room)?;
+        call.validate()?;
         // A session that redacts spills saves the redacted text (the text
         // itself when there is nothing to redact), as a stream does.
         let original = (self.redactor.is_none() || !self.redact_spill).then_some(Original {
@@ -464,8 +467,13 @@ fn preview_within(
         spare_last_line: false,
     };
     let leaning = lean_to_tail(budget, notice);
+    let terms = notice.call.search_terms().unwrap_or_default();
     let notables = if features.notable {
-        with_notable_lines(text, index, &leaning, allow, shape, patterns, gap_room)
+        let searched = Searched {
+            patterns,
+            terms: &terms,
+        };
+        with_notable_lines(text, index, &leaning, allow, shape, searched, gap_room)
     } else {
         None
     };
@@ -522,8 +530,11 @@ fn preview_within(
         let middle = Middle {
             head_end,
             tail_start,
-            head_max: selection.lines.first().map_or(tail_start, |s| s.start),
-            tail_min: selection.lines.last().map_or(head_end, |s| s.end),
+            head_max: selection
+                .lines
+                .first()
+                .map_or(tail_start, |s| s.reach(text).0),
+            tail_min: selection.lines.last().map_or(head_end, |s| s.reach(text).1),
             new_line: Some(last),
         };
         (chosen.head_end, chosen.tail_start) =
@@ -642,14 +653,84 @@ fn adjoin(text: &str, chosen: &mut Chosen, selection: &mut Selection) -> bool {
         chosen.tail_start = last.start;
         selection.lines.pop();
     }
+    while let Some(&first) = selection.lines.first()
+        && first.window
+        && first.from == chosen.head_end
+        && join_window_to_head(text, &mut chosen.head, &first)
+    {
+        chosen.head_end = first.range(text).1;
+        selection.lines.remove(0);
+    }
+    while let Some(&last) = selection.lines.last()
+        && last.window
+        && last.range(text).1 == chosen.tail_start
+        && join_window_to_tail(text, &mut chosen.tail, &last)
+    {
+        chosen.tail_start = last.from;
+        selection.lines.pop();
+    }
     selection.lines.len() < before
+}
+
+/// A window that starts where the head ends continues it: the head's part
+/// of the line grows by the window (or the window starts the head's next
+/// line, shown in part). Whether it could.
+fn join_window_to_head(text: &str, head: &mut Side, w: &notable::Shown) -> bool {
+    let (a, e) = w.range(text);
+    let ends_line = text.as_bytes()[e - 1] == b'\n';
+    match head.items[..] {
+        [.., cut::Item::Range(s, end), cut::Item::Newline] if end == a => {
+            head.items.truncate(head.items.len() - 2);
+            head.items.push(cut::Item::Range(s, e));
+            head.bytes += e - a;
+            if ends_line {
+                head.bytes -= 1;
+            } else {
+                head.items.push(cut::Item::Newline);
+            }
+            true
+        }
+        _ if a == w.start && (a == 0 || text.as_bytes()[a - 1] == b'\n') => {
+            head.items.push(cut::Item::Range(a, e));
+            head.bytes += e - a;
+            if !ends_line {
+                head.items.push(cut::Item::Newline);
+                head.bytes += 1;
+            }
+            head.lines += 1;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// A window that ends where the tail starts continues it backwards: the
+/// tail's first line, shown in part, starts earlier (or the window is the
+/// end of the line before the tail's first). Whether it could.
+fn join_window_to_tail(text: &str, tail: &mut Side, w: &notable::Shown) -> bool {
+    let (a, e) = w.range(text);
+    let b = text.as_bytes();
+    match tail.items.first() {
+        Some(&cut::Item::Range(s, end)) if s == e && b[e - 1] != b'\n' => {
+            tail.items[0] = cut::Item::Range(a, end);
+            tail.bytes += e - a;
+            true
+        }
+        Some(&cut::Item::Range(s, _)) if s == e && b[e - 1] == b'\n' => {
+            tail.items.insert(0, cut::Item::Range(a, e));
+            tail.bytes += e - a;
+            tail.lines += 1;
+            true
+        }
+        _ => false,
+    }
 }
 
 /// The items of a notable line shown as a plain line, and their bytes;
 /// `None` for a line without LF.
 fn plain_line(text: &str, s: &notable::Shown) -> Option<(Vec<cut::Item>, usize)> {
     let b = text.as_bytes();
-    if b[s.end - 1] != b'\n' {
+    if b[s.end - 1] != b'\n' || s.window {
         return None;
     }
     let (a, e) = s.range(text);
@@ -688,9 +769,10 @@ fn with_notable_lines(
     budget: &Budget,
     allow: Allowance,
     shape: Shape,
-    patterns: &Patterns,
+    searched: Searched<'_>,
     gap_room: usize,
 ) -> Option<(Chosen, Selection, (usize, usize))> {
+    let Searched { patterns, terms } = searched;
     let bytes = text.len() as u64;
     let overhead = notable::marker_overhead(bytes, index.lines(), gap_room);
     let share = Allowance {
@@ -716,17 +798,38 @@ fn with_notable_lines(
         },
     };
     let provisional = choose(text, budget, less((share.bytes, share.lines)), shape);
-    let (lo, hi) = provisional.scan_bounds(text)?;
-    // As many distinct lines as could ever be shown, twice over.
-    let keep = room.lines.min(room.bytes / 12).clamp(1, 2048) * 2;
-    let mut candidates = notable::scan(text, lo, hi, patterns, keep);
-    if diff::is_diff(text) {
-        // Code that mentions errors is not a failure: in a diff, the rare
-        // changes stand in for the failure lines; the host's patterns stay.
-        candidates.retain(|c| c.score >= notable::HOST_SCORE);
-        candidates.extend(diff::rare_changes(text, lo, hi, keep));
+    // The search's hits are looked for in every omitted byte of the middle,
+    // the parts of lines head and tail show in part included.
+    let middle = (provisional.head_end, provisional.tail_start);
+    let hits = if terms.is_empty() || middle.0 >= middle.1 {
+        Vec::new()
+    } else {
+        search::first_hits(text.as_bytes(), middle.0, middle.1, terms)
+    };
+    let bounds = provisional.scan_bounds(text);
+    if bounds.is_none() && hits.is_empty() {
+        return None;
     }
-    let selection = notable::select(text, &candidates, lo, hi, room);
+    // Whole lines only: an empty range when the middle has none.
+    let (lo, hi) = bounds.unwrap_or((middle.0, middle.0));
+    let mut candidates = Vec::new();
+    if lo < hi {
+        // As many distinct lines as could ever be shown, twice over.
+        let keep = room.lines.min(room.bytes / 12).clamp(1, 2048) * 2;
+        candidates = notable::scan(text, lo, hi, patterns, keep);
+        if diff::is_diff(text) {
+            // Code that mentions errors is not a failure: in a diff, the rare
+            // changes stand in for the failure lines; the host's patterns stay.
+            candidates.retain(|c| c.score >= notable::HOST_SCORE);
+            candidates.extend(diff::rare_changes(text, lo, hi, keep));
+        }
+    }
+    let hits = notable::Hits {
+        hits: &hits,
+        terms: terms.len(),
+        middle,
+    };
+    let selection = notable::select_with_hits(text, &candidates, lo, hi, room, &hits);
     if selection.lines.is_empty() {
         return None;
     }
@@ -734,6 +837,14 @@ fn with_notable_lines(
     // stays as scanned, so no chosen line is lost to a growing head.
     let cost = selection.cost(text, room.line_digits);
     Some((provisional, selection, (cost.0 + overhead, cost.1 + 1)))
+}
+
+/// What the notable lines are looked for with: the session's patterns and
+/// the call's search terms.
+#[derive(Clone, Copy)]
+struct Searched<'a> {
+    patterns: &'a Patterns,
+    terms: &'a [&'a str],
 }
 
 /// The JSON preview of a whole JSON document: [`JSON_HEADER`], the preview,
@@ -751,6 +862,16 @@ fn json_within(
     if text.len() > JSON_MAX_INPUT {
         return None;
     }
+    // An item or string that holds a hit of the call's search is notable,
+    // as one with a host pattern is.
+    let terms = notice.call.search_terms().unwrap_or_default();
+    let searched;
+    let patterns = if terms.is_empty() {
+        patterns
+    } else {
+        searched = patterns.with_terms(&terms);
+        &searched
+    };
     let doc = json_preview::parse_document_with(text, patterns)?;
     let bytes = text.len() as u64;
     let lines = index.lines();
@@ -958,6 +1079,9 @@ fn account(
         gap_line: index.line_of(gap),
     }
 }
+
+#[cfg(test)]
+mod search_tests;
 
 #[cfg(test)]
 mod tests {

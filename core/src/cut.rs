@@ -24,6 +24,10 @@ pub enum Item {
     /// The marker of a line shortened by `max-line-bytes`; how many bytes of
     /// that line are not shown. Renders nothing when 0.
     LineCut(usize),
+    /// The marker that starts a window of a line (a notable line's window
+    /// around a search hit): how many bytes of the line before it are not
+    /// shown, `[... M bytes cut] `.
+    LeadCut(usize),
     /// A LF that is not in the original: it ends a line shown in part.
     Newline,
     /// The `[line N] ` prefix of a notable line ([`line_prefix`]).
@@ -156,6 +160,11 @@ pub fn line_cut_marker(cut: usize) -> String {
     format!(" [... {cut} bytes cut]")
 }
 
+/// The text of a [`Item::LeadCut`] marker: as long as [`line_cut_marker`].
+pub fn lead_cut_marker(cut: usize) -> String {
+    format!("[... {cut} bytes cut] ")
+}
+
 /// Bytes of the marker of `cut` bytes: nothing for 0.
 fn line_cut_len(cut: usize) -> usize {
     if cut == 0 {
@@ -177,6 +186,8 @@ pub fn render(text: &str, items: &[Item], out: &mut String) {
             Item::Range(a, b) => out.push_str(&text[a..b]),
             Item::LineCut(0) => {}
             Item::LineCut(n) => out.push_str(&line_cut_marker(n)),
+            Item::LeadCut(0) => {}
+            Item::LeadCut(n) => out.push_str(&lead_cut_marker(n)),
             Item::Newline => out.push('\n'),
             Item::LineNo { line, similar } => out.push_str(&line_prefix(line, similar)),
             Item::Fold { lines, below } => {

@@ -59,6 +59,7 @@ pub mod redact;
 pub mod refs;
 pub mod retention;
 mod room;
+pub mod search;
 pub mod settings;
 pub mod stream;
 #[cfg(any(test, feature = "test-support"))]

@@ -102,6 +102,7 @@ fn cap_mcp_lifting(
     lift_min: usize,
 ) -> Result<CappedMcp, CapError> {
     budget.validate(capper.room())?;
+    call.validate()?;
     let parsed = blocks::parse(&result)?;
     let Some(target) = lift::target(&result, &parsed, budget, lift_min) else {
         let (fitted, out) = cap_parsed(capper, &parsed, None, budget, call, options, store)?;

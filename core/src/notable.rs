@@ -53,6 +53,24 @@
 //! message. It takes at most [`BLOCK_PERCENT`] of the notable lines' room;
 //! what does not fit is left out, the lines that matter most kept.
 //!
+//! # A search's hits
+//!
+//! When the call says what the tool searched for ([`crate::Call::search`]),
+//! the first [`crate::search::HITS_PER_TERM`] hits of each alternative in
+//! the omitted middle come first, above the host's patterns: every
+//! alternative's first hit before any second one. A hit's line shows whole
+//! when it is short enough; otherwise a window of a few hundred bytes
+//! ([`crate::search::window_bytes`], within `max-line-bytes`) around the
+//! hit, with the bytes of the line cut before and after it counted:
+//!
+//! ```text
+//! [line 3] [... 512345 bytes cut] ...context before... HIT ...context after... [... 480000 bytes cut]
+//! ```
+//!
+//! Windows that overlap in a line merge; one that starts where the head
+//! ends (or ends where the tail starts) joins it. A hit the head or tail
+//! already shows needs none.
+//!
 //! # Finding them
 //!
 //! A few `memchr` searches run over the omitted middle only ([`Patterns`]):
@@ -102,6 +120,7 @@ use memchr::memmem::Finder;
 use memchr::{memchr, memchr3_iter, memrchr};
 
 use crate::cut::{Item, line_cut_marker, line_prefix_len, max_marker_len};
+use crate::search::{self, Hit};
 
 mod blocks;
 use crate::text::{count_lfs, digits, floor_grapheme};
@@ -185,6 +204,8 @@ pub struct Patterns {
     /// Each built-in anchor, and whether it is a [`LEVEL_ANCHORS`] one.
     anchors: Vec<(Finder<'static>, bool)>,
     host: Vec<Finder<'static>>,
+    /// The host's patterns as given.
+    host_text: Vec<String>,
     /// Every anchor, rare sign and host pattern in one automaton: a line
     /// none of them occurs in is not notable, so one pass over it decides
     /// (the one-pass preview asks this of every line).
@@ -206,6 +227,7 @@ impl Patterns {
                 .iter()
                 .map(|p| Finder::new(p.as_bytes()).into_owned())
                 .collect(),
+            host_text: patterns.to_vec(),
             any: AhoCorasick::new(
                 ANCHORS
                     .iter()
@@ -230,6 +252,14 @@ impl Patterns {
     /// one search of a whole buffer stands in for a call per line.
     pub fn occurrences<'a>(&'a self, hay: &'a str) -> impl Iterator<Item = usize> + 'a {
         self.any.find_iter(hay).map(|m| m.start())
+    }
+
+    /// These searches with a call's search `terms` added to the host's
+    /// patterns (what the JSON preview keeps an item for).
+    pub fn with_terms(&self, terms: &[&str]) -> Patterns {
+        let mut all = self.host_text.clone();
+        all.extend(terms.iter().map(|t| (*t).to_owned()));
+        Patterns::new(&all)
     }
 
     /// True when one of the host's patterns occurs in `s`.
@@ -1761,7 +1791,8 @@ fn is_warning(t: &str) -> bool {
     lower.starts_with("warn") || t.starts_with("W/")
 }
 
-/// One line shown in the notable part of a preview.
+/// One line shown in the notable part of a preview: from its start, or a
+/// window around a search hit inside it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shown {
     /// Start of the line.
@@ -1774,15 +1805,46 @@ pub struct Shown {
     pub line: u64,
     /// Bytes of its text shown (its length without the LF when whole).
     pub keep: usize,
+    /// Where the bytes shown start: `start`, or for a window the first
+    /// byte of the window.
+    pub from: usize,
+    /// A window around a search hit: the bytes of the line before `from`
+    /// and after `from + keep` are cut, each side with its marker.
+    pub window: bool,
 }
 
 impl Shown {
-    /// The bytes of the input it shows verbatim, `start..end`.
+    /// A line shown from its start, `keep` bytes of it.
+    pub fn line(start: usize, end: usize, similar: u64, keep: usize) -> Shown {
+        Shown {
+            start,
+            end,
+            similar,
+            line: 0,
+            keep,
+            from: start,
+            window: false,
+        }
+    }
+
+    /// The bytes of the input it shows verbatim.
     pub fn range(&self, text: &str) -> (usize, usize) {
-        if self.keep == content_len(text, self) {
-            (self.start, self.end)
+        let content_end = self.start + content_len(text, self);
+        if self.from + self.keep == content_end {
+            (self.from, self.end)
         } else {
-            (self.start, self.start + self.keep)
+            (self.from, self.from + self.keep)
+        }
+    }
+
+    /// Bytes of the input this line stands in for, which head and tail must
+    /// not grow into: the whole line, or a window's own bytes (a window may
+    /// lie in a line the head or tail shows in part).
+    pub fn reach(&self, text: &str) -> (usize, usize) {
+        if self.window {
+            self.range(text)
+        } else {
+            (self.start, self.end)
         }
     }
 }
@@ -1842,15 +1904,17 @@ impl Selection {
     pub fn number(&mut self, text: &[u8], before: (usize, u64), after: (usize, u64)) {
         let mid = before.0 + (after.0 - before.0) / 2;
         let (mut pos, mut line) = before;
-        for s in self.lines.iter_mut().filter(|s| s.start < mid) {
-            line += count_lfs(&text[pos..s.start]);
-            pos = s.start;
+        // A window may start in a line the head shows in part: its own
+        // first byte is where it is counted from (the same line).
+        for s in self.lines.iter_mut().filter(|s| s.from < mid) {
+            line += count_lfs(&text[pos..s.from]);
+            pos = s.from;
             s.line = line;
         }
         let (mut pos, mut line) = after;
-        for s in self.lines.iter_mut().rev().filter(|s| s.start >= mid) {
-            line -= count_lfs(&text[s.start..pos]);
-            pos = s.start;
+        for s in self.lines.iter_mut().rev().filter(|s| s.from >= mid) {
+            line -= count_lfs(&text[s.from..pos]);
+            pos = s.from;
             s.line = line;
         }
     }
@@ -1868,7 +1932,19 @@ impl Selection {
             });
             let has_lf = b[s.end - 1] == b'\n';
             let content_end = if has_lf { s.end - 1 } else { s.end };
-            if s.keep == content_end - s.start {
+            if s.from > s.start {
+                items.push(Item::LeadCut(s.from - s.start));
+            }
+            if s.from + s.keep == content_end {
+                items.push(Item::Range(s.from, s.end));
+                if !has_lf {
+                    items.push(Item::Newline);
+                }
+            } else if s.window {
+                items.push(Item::Range(s.from, s.from + s.keep));
+                items.push(Item::LineCut(content_end - s.from - s.keep));
+                items.push(Item::Newline);
+            } else if s.keep == content_end - s.start {
                 items.push(Item::Range(s.start, s.end));
                 if !has_lf {
                     items.push(Item::Newline);
@@ -1886,12 +1962,19 @@ impl Selection {
 /// Bytes `s` renders to with a line number of `line_digits` digits.
 fn rendered_len(text: &str, s: &Shown, line_digits: usize) -> usize {
     let content = content_len(text, s);
-    let marker = if s.keep < content {
-        line_cut_marker(content - s.keep).len()
+    let before = s.from - s.start;
+    let lead = if before > 0 {
+        line_cut_marker(before).len()
     } else {
         0
     };
-    line_prefix_len(line_digits, s.similar) + s.keep + marker + 1
+    let after = content - before - s.keep;
+    let marker = if after > 0 {
+        line_cut_marker(after).len()
+    } else {
+        0
+    };
+    line_prefix_len(line_digits, s.similar) + lead + s.keep + marker + 1
 }
 
 fn content_len(text: &str, s: &Shown) -> usize {
@@ -1943,6 +2026,34 @@ pub struct Room {
 /// waits until every other candidate of its confidence has been tried; the
 /// lines that waited then fill what room is left, in file order.
 pub fn select(text: &str, candidates: &[Candidate], lo: usize, hi: usize, room: Room) -> Selection {
+    select_with_hits(text, candidates, lo, hi, room, &Hits::default())
+}
+
+/// The search hits of a call in the omitted bytes, for [`select_with_hits`].
+#[derive(Debug, Clone, Default)]
+pub struct Hits<'a> {
+    /// The hits, in showing order ([`crate::search::first_hits`]).
+    pub hits: &'a [Hit],
+    /// How many alternatives were searched for.
+    pub terms: usize,
+    /// The omitted bytes the hits were searched in, which a window must
+    /// not go beyond (the middle, cut lines of head and tail included).
+    pub middle: (usize, usize),
+}
+
+/// [`select`], the search hits first: each gets its line if that fits a
+/// window whole, else a window of [`search::window_bytes`] around it, in the
+/// order given (every alternative's first hit before any second), a window
+/// that would overlap another in the same line merged with it, a hit
+/// already shown left alone.
+pub fn select_with_hits(
+    text: &str,
+    candidates: &[Candidate],
+    lo: usize,
+    hi: usize,
+    room: Room,
+    hits: &Hits<'_>,
+) -> Selection {
     let b = text.as_bytes();
     let mut ranked: Vec<&Candidate> = candidates
         .iter()
@@ -1957,6 +2068,12 @@ pub fn select(text: &str, candidates: &[Candidate], lo: usize, hi: usize, room: 
         left: room.bytes,
         lines_left: room.lines,
     };
+    for &hit in hits.hits {
+        if chosen.lines_left == 0 {
+            break;
+        }
+        chosen.take_hit(hit, hits, lo, hi);
+    }
     // The sketches of the candidates chosen first of their kind.
     let mut shown: Vec<Sketch> = Vec::new();
     // The first (or most severe) failure with a block comes whole, first.
@@ -1988,7 +2105,7 @@ pub fn select(text: &str, candidates: &[Candidate], lo: usize, hi: usize, room: 
             break;
         }
     }
-    chosen.lines.sort_by_key(|s| s.start);
+    chosen.lines.sort_by_key(|s| (s.start, s.from));
     Selection {
         lines: chosen.lines,
     }
@@ -2052,22 +2169,12 @@ impl Chosen<'_> {
             if self.taken.contains(&start) {
                 continue;
             }
-            let s = Shown {
+            let s = Shown::line(
                 start,
                 end,
-                similar: 0,
-                line: 0,
-                keep: content_len(
-                    self.text,
-                    &Shown {
-                        start,
-                        end,
-                        similar: 0,
-                        line: 0,
-                        keep: 0,
-                    },
-                ),
-            };
+                0,
+                content_len(self.text, &Shown::line(start, end, 0, 0)),
+            );
             let cost = rendered_len(self.text, &s, self.room.line_digits);
             if self.left < floor + cost || self.lines_left <= lines_floor {
                 break;
@@ -2078,18 +2185,83 @@ impl Chosen<'_> {
         }
     }
 
+    /// Show `hit`: its whole line when that is whole lines of `lo..hi` and
+    /// no longer than a window, else a window around it within the line and
+    /// the middle. Nothing when it is shown already or nothing fits.
+    fn take_hit(&mut self, hit: Hit, hits: &Hits<'_>, lo: usize, hi: usize) {
+        let b = self.text.as_bytes();
+        let end = hit.at + hit.len;
+        if self
+            .lines
+            .iter()
+            .any(|s| s.range(self.text).0 <= hit.at && end <= s.range(self.text).1)
+        {
+            return;
+        }
+        let start = memrchr(b'\n', &b[..hit.at]).map_or(0, |i| i + 1);
+        let line_end = memchr(b'\n', &b[hit.at..]).map_or(b.len(), |i| hit.at + i + 1);
+        let content_end = if b[line_end - 1] == b'\n' {
+            line_end - 1
+        } else {
+            line_end
+        };
+        let room = self.room;
+        let width = search::window_bytes(room.bytes, hits.terms, room.max_line, hit.len);
+        if start >= lo && line_end <= hi && content_end - start <= width {
+            if !self.taken.contains(&start) {
+                self.take(start, line_end, 0);
+            }
+            return;
+        }
+        let (mlo, mhi) = hits.middle;
+        let (line_lo, line_hi) = (start.max(mlo), content_end.min(mhi));
+        let Some(mut win) = search::window(self.text, hit, line_lo, line_hi, width) else {
+            return;
+        };
+        // Merge with a window of the same line it overlaps or touches.
+        let mut replaces = None;
+        for (i, s) in self.lines.iter().enumerate() {
+            let (a, e) = s.range(self.text);
+            if s.start == start && s.window && a <= win.1 && win.0 <= e && replaces.is_none() {
+                win = (win.0.min(a), win.1.max(e.min(content_end)));
+                replaces = Some(i);
+            } else if a < win.1 && win.0 < e {
+                return; // overlaps a line shown from its start, or two windows
+            }
+        }
+        let shown = Shown {
+            start,
+            end: line_end,
+            similar: 0,
+            line: 0,
+            keep: win.1 - win.0,
+            from: win.0,
+            window: true,
+        };
+        let cost = rendered_len(self.text, &shown, room.line_digits);
+        let freed = replaces.map_or(0, |i| {
+            rendered_len(self.text, &self.lines[i], room.line_digits)
+        });
+        if cost > self.left + freed {
+            return;
+        }
+        self.left = self.left + freed - cost;
+        match replaces {
+            Some(i) => self.lines[i] = shown,
+            None => {
+                self.lines_left -= 1;
+                self.taken.insert(start);
+                self.lines.push(shown);
+            }
+        }
+    }
+
     fn take(&mut self, start: usize, end: usize, similar: u64) -> bool {
         if self.lines_left == 0 || self.taken.contains(&start) {
             return false;
         }
         let room = self.room;
-        let mut s = Shown {
-            start,
-            end,
-            similar,
-            line: 0,
-            keep: 0,
-        };
+        let mut s = Shown::line(start, end, similar, 0);
         let Some(keep) = fit_line(self.text, &s, room.max_line, room.line_digits, self.left) else {
             return false;
         };

@@ -182,6 +182,7 @@ pub fn cap_parts(
     store: &mut dyn SpillStore,
 ) -> Result<CappedParts, CapError> {
     budget.validate(capper.room())?;
+    call.validate()?;
     let mut capped = cap_parts_checking_cut(capper, parts, budget, call, store)?;
     if let Some(redactor) = capper.redactor() {
         redact_beyond_text(redactor, &mut capped);

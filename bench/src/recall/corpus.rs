@@ -114,6 +114,20 @@ pub struct Case {
     pub text: String,
     /// 2 to 5 needles.
     pub needles: Vec<Needle>,
+    /// What the command searched for, as a host passes it with the call
+    /// ([`search_of`]): set for the grep commands.
+    pub search: Option<String>,
+}
+
+/// The literal alternatives a host derives from a `grep` command line: its
+/// quoted pattern, split at grep's `\|`, one per line; `None` for any
+/// other command.
+pub fn search_of(command: &str) -> Option<String> {
+    let rest = command.strip_prefix("grep ")?;
+    let open = rest.find('"')?;
+    let close = rest[open + 1..].find('"')? + open + 1;
+    let pattern = &rest[open + 1..close];
+    Some(pattern.split("\\|").collect::<Vec<_>>().join("\n"))
 }
 
 /// The whole corpus, in a fixed order.

@@ -166,6 +166,7 @@ impl Gen {
             exit_code: self.exit_code,
             text: self.out,
             needles,
+            search: super::corpus::search_of(name),
         }
     }
 }

@@ -233,6 +233,7 @@ impl CapStream {
     /// `invalid-budget` as `cap` does.
     pub fn new(capper: &Capper, budget: Budget, call: Call) -> Result<CapStream, CapError> {
         budget.validate(capper.room())?;
+        call.validate()?;
         Ok(CapStream {
             budget,
             call,
@@ -345,6 +346,7 @@ impl CapStream {
         sink: &mut dyn SpillWriter,
         store: &mut dyn SpillStore,
     ) -> Result<Capped, CapError> {
+        self.call.validate()?;
         self.decode(capper, None, sink);
         match self.state {
             State::Keeping(kept) => {

@@ -198,6 +198,23 @@ fn parse(text: &str, body: &str, strict: bool) -> Result<Parsed, String> {
             let (s, ce, e) = *lines
                 .get(line_no as usize - 1)
                 .ok_or(format!("no line {line_no}"))?;
+            // A window around a search hit starts with the bytes of the
+            // line cut before it.
+            let (lead, rest) = match rest
+                .strip_prefix("[... ")
+                .and_then(|r| r.split_once(" bytes cut] "))
+            {
+                Some((n, after)) if n.parse::<usize>().is_ok() => {
+                    (n.parse::<usize>().unwrap(), after)
+                }
+                _ => (0, rest),
+            };
+            let s = s + lead;
+            if s > ce {
+                return Err(format!(
+                    "notable line {line_no}: {lead} bytes cut before it"
+                ));
+            }
             let (content, cut, _) = cut_suffix(rest);
             match cut {
                 Some(c) => {
@@ -360,6 +377,18 @@ fn check(
     features: PreviewFeatures,
     c: &Capped,
 ) -> Result<(), TestCaseError> {
+    check_using(text, budget, features, c, true)
+}
+
+/// [`check`]; with `used` false, a preview may leave budget unused (a
+/// search's window in the middle stops a head-only preview's growth).
+fn check_using(
+    text: &str,
+    budget: &Budget,
+    features: PreviewFeatures,
+    c: &Capped,
+    used: bool,
+) -> Result<(), TestCaseError> {
     prop_assert!(
         c.text.len() <= budget.max_bytes as usize,
         "{} > {}",
@@ -408,7 +437,7 @@ fn check(
         let lines_bind = budget
             .max_lines
             .is_some_and(|m| count_lines(c.text.as_bytes()) >= u64::from(m));
-        if !lines_bind && text.len() > budget.max_bytes as usize {
+        if used && !lines_bind && text.len() > budget.max_bytes as usize {
             prop_assert!(
                 c.text.len() * 10 >= budget.max_bytes as usize * 9,
                 "{} of {} bytes used\n{}",
@@ -482,6 +511,83 @@ proptest! {
         if c.truncated {
             check(&text, &budget, PreviewFeatures::ALL, &c)?;
             prop_assert!(c.omitted_bytes <= text.len() as u64);
+        }
+    }
+}
+
+/// Lines of lowercase filler, some of them thousands of bytes long, with
+/// the search's alternatives (uppercase, so never there by chance) planted
+/// at random offsets, and the alternatives.
+fn searched_text() -> impl Strategy<Value = (String, Vec<String>)> {
+    let line = prop_oneof![
+        3 => 0usize..80,
+        2 => 200usize..3000,
+        1 => 5_000usize..60_000,
+    ];
+    (
+        prop::collection::vec((line, "[a-z ]{1,8}"), 1..80),
+        prop::collection::vec("[A-Z]{3,12}", 1..4),
+        prop::collection::vec(
+            (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+            1..8,
+        ),
+    )
+        .prop_map(|(lines, terms, plants)| {
+            let mut text = String::new();
+            for (len, piece) in lines {
+                text.extend(piece.chars().cycle().take(len));
+                text.push('\n');
+            }
+            for (at, which) in plants {
+                let term = which.get(&terms);
+                let at = at.index(text.len() + 1);
+                text.insert_str(at, term);
+            }
+            (text, terms)
+        })
+}
+
+proptest! {
+    #![proptest_config(common::cases(1000))]
+
+    /// The first occurrence of every alternative is shown (a part of it at
+    /// least, when it straddles the end of the head) whenever the budget
+    /// leaves the notable lines room for a window each; and every preview
+    /// still parses back and accounts exactly.
+    #[test]
+    fn the_first_hit_of_every_alternative_is_shown(
+        (text, terms) in searched_text(),
+        extra in 0u32..30_000,
+        keep in 0u8..3,
+        head_percent in 0u8..=100,
+        max_line in prop::option::of(40u32..2000),
+    ) {
+        let capper = capper(PreviewFeatures::ALL, Vec::new());
+        let budget = budget_for(&capper, (extra, None, max_line, keep, head_percent));
+        let call = Call { search: Some(terms.join("\n")), ..Call::new("grep") };
+        let c = capper.cap_call(&text, &budget, &call, &mut Discard).unwrap();
+        if !c.truncated {
+            return Ok(());
+        }
+        let windows = c.text.lines().any(|l| l.starts_with("[line ") && l.contains("] [... "));
+        let used = !(windows && budget.keep == Keep::Head);
+        check_using(&text, &budget, PreviewFeatures::ALL, &c, used)?;
+        // Room for a window of each alternative's first hit: a quarter of
+        // the budget is the notable lines', each window at most 400 bytes
+        // and its markers.
+        let roomy = budget.max_bytes as usize >= capper.room().bytes + 4 * 500 * terms.len() + 2000;
+        if !roomy || max_line.is_some() || text.len() > 4 << 20 {
+            return Ok(());
+        }
+        let p = parse(&text, body_of(&c), true).unwrap();
+        for term in &terms {
+            let Some(at) = text.find(term.as_str()) else { continue };
+            let end = at + term.len();
+            prop_assert!(
+                p.ranges.iter().any(|&(a, b)| a < end && at < b),
+                "{term:?} at {at} not shown\n{}",
+                c.text
+            );
         }
     }
 }

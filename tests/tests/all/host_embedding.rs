@@ -334,3 +334,63 @@ fn a_pooled_runtime_works_within_its_slots() {
             .is_ok()
     );
 }
+
+#[test]
+fn a_search_over_its_limits_is_refused_by_the_component_and_nothing_is_saved() {
+    let spill = tempfile::tempdir().unwrap();
+    let mut session = tool_cap()
+        .open_session(SessionConfig::new("t", spill.path()))
+        .unwrap();
+    let too_many: String = (0..17).map(|i| format!("term{i}\n")).collect();
+    for (search, limit) in [
+        (too_many, "at most 16"),
+        ("x".repeat(257), "at most 256 bytes"),
+    ] {
+        let call = Call {
+            search: Some(search),
+            ..Call::from("call-1")
+        };
+        match session.cap(&big_output(), &small_budget(), call) {
+            Err(Error::Cap(CapError::InvalidArgument(m))) => assert!(m.contains(limit), "{m}"),
+            other => panic!("expected invalid-argument, got {other:?}"),
+        }
+    }
+    // No output file was saved (the session's own folder may exist).
+    let saved = walk(spill.path())
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .count();
+    assert_eq!(saved, 0);
+    // A search within its limits shows its hit.
+    let mut output = big_output();
+    output.insert_str(
+        output.len() / 2,
+        &format!("{}needle{}\n", "z".repeat(9000), "z".repeat(9000)),
+    );
+    let call = Call {
+        search: Some("needle".into()),
+        ..Call::from("call-2")
+    };
+    // Without max-line-bytes: a hit in the cut part of a line the head
+    // shows shortened is not looked for yet.
+    let budget = Budget {
+        max_line_bytes: None,
+        ..Budget::new(8192)
+    };
+    let capped = session.cap(&output, &budget, call).unwrap();
+    assert!(capped.text.contains("needle"), "{}", capped.text);
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}

@@ -132,7 +132,7 @@ pub fn session_config(spec: &SessionSpec, dir: &std::path::Path) -> Result<Sessi
 /// The `call` record of a cap step.
 pub fn call(spec: &super::format::CallSpec) -> tool_output_cap::Call {
     tool_output_cap::Call {
-        search: None,
+        search: spec.search.clone(),
         id: spec.id.clone(),
         tool: spec.tool.clone(),
         exit_code: spec.exit_code,

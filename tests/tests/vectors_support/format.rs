@@ -275,6 +275,9 @@ pub struct CallSpec {
     pub exit_code: Option<i32>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
+    /// What the tool searched for: literal alternatives, one per line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<String>,
 }
 
 /// The call of a cap step: exactly one of `call_id` and `call`.
@@ -285,6 +288,7 @@ pub fn call_of(call_id: &Option<String>, call: &Option<CallSpec>) -> Result<Call
             tool: None,
             exit_code: None,
             is_error: false,
+            search: None,
         }),
         (None, Some(call)) => Ok(call.clone()),
         _ => Err("a cap step needs exactly one of `call_id` and `call`".into()),

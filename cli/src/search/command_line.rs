@@ -193,6 +193,20 @@ struct Tool {
     long_unfollowed: &'static [&'static str],
 }
 
+/// grep's pattern dialects, which `git grep` shares.
+const GREP_SHORT_DIALECTS: &[(char, Dialect)] = &[
+    ('F', Dialect::Fixed),
+    ('E', Dialect::Extended),
+    ('G', Dialect::Basic),
+    ('P', Dialect::Perl),
+];
+const GREP_LONG_DIALECTS: &[(&str, Dialect)] = &[
+    ("fixed-strings", Dialect::Fixed),
+    ("extended-regexp", Dialect::Extended),
+    ("basic-regexp", Dialect::Basic),
+    ("perl-regexp", Dialect::Perl),
+];
+
 const GREP: Tool = Tool {
     short_values: "efmABCdD",
     long_values: &[
@@ -217,18 +231,8 @@ const GREP: Tool = Tool {
     long_patterns: &["regexp"],
     short_pattern_file: Some('f'),
     long_pattern_files: &["file"],
-    short_dialects: &[
-        ('F', Dialect::Fixed),
-        ('E', Dialect::Extended),
-        ('G', Dialect::Basic),
-        ('P', Dialect::Perl),
-    ],
-    long_dialects: &[
-        ("fixed-strings", Dialect::Fixed),
-        ("extended-regexp", Dialect::Extended),
-        ("basic-regexp", Dialect::Basic),
-        ("perl-regexp", Dialect::Perl),
-    ],
+    short_dialects: GREP_SHORT_DIALECTS,
+    long_dialects: GREP_LONG_DIALECTS,
     short_hitless: "vlLcq",
     long_hitless: &[
         "invert-match",
@@ -400,18 +404,8 @@ const GIT_GREP: Tool = Tool {
     long_patterns: &[],
     short_pattern_file: Some('f'),
     long_pattern_files: &[],
-    short_dialects: &[
-        ('F', Dialect::Fixed),
-        ('E', Dialect::Extended),
-        ('G', Dialect::Basic),
-        ('P', Dialect::Perl),
-    ],
-    long_dialects: &[
-        ("fixed-strings", Dialect::Fixed),
-        ("extended-regexp", Dialect::Extended),
-        ("basic-regexp", Dialect::Basic),
-        ("perl-regexp", Dialect::Perl),
-    ],
+    short_dialects: GREP_SHORT_DIALECTS,
+    long_dialects: GREP_LONG_DIALECTS,
     short_hitless: "vlLcq",
     long_hitless: &[
         "invert-match",

@@ -199,7 +199,7 @@ pub fn render(text: &str, items: &[Item], out: &mut String) {
 }
 
 /// A run of lines similar to one line.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Run {
     /// Lines in the run, the one shown excluded.
     lines: u64,
@@ -215,6 +215,43 @@ impl Run {
     /// Whether folding the run saves bytes and lines.
     fn worth_it(&self) -> bool {
         self.lines >= fold::FOLD_MIN && self.bytes > fold::marker(self.lines, false).len() + 1
+    }
+}
+
+/// The run a side measured last: where it was measured from (the start of
+/// its first line after the head's line, or the end of its first line
+/// before the tail's) and what it was. [`fold::similar`] compares lines
+/// with their digit runs collapsed, so lines alike are one class: the run
+/// of the next line, itself the run's first, is the run without that line.
+/// This keeps a side of a log whose lines are all alike linear in its
+/// lines, not quadratic.
+#[derive(Debug, Clone, Copy)]
+struct LastRun {
+    at: usize,
+    run: Run,
+}
+
+impl LastRun {
+    /// The run of the line `line_start..line_end`, when it is the first line
+    /// of this run and the run did not stop at the fold reach (a shorter
+    /// run could go further).
+    fn without_first(
+        last: Option<LastRun>,
+        line_start: usize,
+        line_end: usize,
+        forward: bool,
+    ) -> Option<Run> {
+        let last = last?;
+        let first = if forward { line_start } else { line_end };
+        if last.at != first || last.run.by_reach || last.run.lines == 0 {
+            return None;
+        }
+        Some(Run {
+            lines: last.run.lines - 1,
+            bytes: last.run.bytes - (line_end - line_start),
+            edge: last.run.edge,
+            by_reach: false,
+        })
     }
 }
 
@@ -293,6 +330,7 @@ pub fn head(text: &str, end: usize, allow: Allowance, shape: Shape) -> (Side, us
     let mut side = Side::default();
     let mut pos = 0;
     let mut reach = shape.fold_reach.unwrap_or(0);
+    let mut last_run: Option<LastRun> = None;
     while pos < end && side.lines < allow.lines {
         let room = allow.bytes - side.bytes;
         let nl = memchr(b'\n', &b[pos..end]).map(|i| pos + i);
@@ -351,7 +389,11 @@ pub fn head(text: &str, end: usize, allow: Allowance, shape: Shape) -> (Side, us
         // the similar lines after it.
         if shape.fold_reach.is_some() && nl.is_some() && side.lines < allow.lines {
             let spare = shape.spare_last_line && end == b.len();
-            let run = run_after(b, &b[line_start..content_end], pos, end, reach, spare);
+            let run =
+                LastRun::without_first(last_run, line_start, pos, true).unwrap_or_else(|| {
+                    run_after(b, &b[line_start..content_end], pos, end, reach, spare)
+                });
+            last_run = Some(LastRun { at: pos, run });
             let marker = fold::marker(run.lines, false).len() + 1;
             // Folding is worth it only when what follows the run can use the
             // room it frees; otherwise the run's own lines fill the side.
@@ -369,6 +411,7 @@ pub fn head(text: &str, end: usize, allow: Allowance, shape: Shape) -> (Side, us
                 side.folded += run.lines;
                 reach -= run.bytes;
                 pos = run.edge;
+                last_run = None;
                 if run.by_reach {
                     break;
                 }
@@ -387,6 +430,7 @@ pub fn tail(text: &str, start: usize, allow: Allowance, shape: Shape) -> (Side, 
     let mut side = Side::default();
     let mut pos = text.len();
     let mut reach = shape.fold_reach.unwrap_or(0);
+    let mut last_run: Option<LastRun> = None;
     while pos > start && side.lines < allow.lines {
         let room = allow.bytes - side.bytes;
         let line_end = pos;
@@ -448,7 +492,9 @@ pub fn tail(text: &str, start: usize, allow: Allowance, shape: Shape) -> (Side, 
         // The line is shown whole or shortened: fold the similar whole lines
         // before it.
         if shape.fold_reach.is_some() && !continued && side.lines < allow.lines {
-            let run = run_before(b, &b[line_start..content_end], pos, start, reach);
+            let run = LastRun::without_first(last_run, line_start, line_end, false)
+                .unwrap_or_else(|| run_before(b, &b[line_start..content_end], pos, start, reach));
+            last_run = Some(LastRun { at: pos, run });
             let marker = fold::marker(run.lines, true).len() + 1;
             let room_after = allow.bytes - side.bytes;
             let frees_room = !run.by_reach && run.edge - start >= room_after;
@@ -461,6 +507,7 @@ pub fn tail(text: &str, start: usize, allow: Allowance, shape: Shape) -> (Side, 
                 side.folded += run.lines;
                 reach -= run.bytes;
                 pos = run.edge;
+                last_run = None;
                 if run.by_reach {
                     break;
                 }
@@ -848,5 +895,57 @@ pub(crate) fn line_prefix_len(line_digits: usize, similar: u64) -> usize {
         "[line ] ".len() + line_digits
     } else {
         "[line  and  more like it] ".len() + line_digits + digits(similar)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// `(start, end)` of each line, `end` after its LF.
+    fn lines_of(b: &[u8]) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut p = 0;
+        while p < b.len() {
+            let e = memchr(b'\n', &b[p..]).map_or(b.len(), |i| p + i + 1);
+            out.push((p, e));
+            p = e;
+        }
+        out
+    }
+
+    proptest! {
+        /// The run of a line that opens the last run measured is that run
+        /// without it, in both directions: what [`LastRun`] reuses is what
+        /// a new scan finds.
+        #[test]
+        fn a_runs_first_line_has_the_rest_of_the_run(
+            lines in prop::collection::vec(
+                prop_oneof![Just("a1"), Just("a22"), Just("b1"), Just(""), Just("a1 x")],
+                1..40,
+            ),
+            reach in 0usize..200,
+        ) {
+            let text = lines.join("\n") + "\n";
+            let b = text.as_bytes();
+            let all = lines_of(b);
+            let content = |(s, e): (usize, usize)| &b[s..e - 1];
+            for w in all.windows(2) {
+                let (this, next) = (w[0], w[1]);
+                let run = run_after(b, content(this), this.1, b.len(), reach, false);
+                let last = Some(LastRun { at: this.1, run });
+                if let Some(derived) = LastRun::without_first(last, next.0, next.1, true) {
+                    let scanned = run_after(b, content(next), next.1, b.len(), reach, false);
+                    prop_assert_eq!(derived, scanned);
+                }
+                let run = run_before(b, content(next), next.0, 0, reach);
+                let last = Some(LastRun { at: next.0, run });
+                if let Some(derived) = LastRun::without_first(last, this.0, this.1, false) {
+                    let scanned = run_before(b, content(this), this.0, 0, reach);
+                    prop_assert_eq!(derived, scanned);
+                }
+            }
+        }
     }
 }

@@ -503,9 +503,11 @@ fn preview_within(
     };
     // Budget left goes to the lines cut (`fill`); a side that grows up to
     // a notable line takes it in (`adjoin`) and may grow on.
-    for _ in 0..4 {
+    // The last step is always an adjoin: a side that the last fill grew up
+    // to a notable line takes it in.
+    for round in 0..=FILL_ROUNDS {
         let adjoined = adjoin(text, &mut chosen, &mut selection);
-        if !features.fill || (!adjoined && fill_done(&chosen, &selection)) {
+        if round == FILL_ROUNDS || !features.fill || (!adjoined && fill_done(&chosen, &selection)) {
             break;
         }
         let notable_bytes = selection.cost(text, 0).0 + selection.digits_len();
@@ -540,6 +542,12 @@ fn preview_within(
         (chosen.head_end, chosen.tail_start) =
             cut::fill(text, &mut chosen.head, &mut chosen.tail, room, middle);
         chosen.filled = true;
+    }
+    // Hits in the parts of head and tail lines that `max-line-bytes` cut
+    // are in no middle: those lines show windows in place.
+    if budget.max_line_bytes.is_some() {
+        search::open_cut_lines(text, &mut chosen.head, &terms);
+        search::open_cut_lines(text, &mut chosen.tail, &terms);
     }
     let (notable_items, _) = selection.items(text);
     let Chosen {
@@ -671,6 +679,10 @@ fn adjoin(text: &str, chosen: &mut Chosen, selection: &mut Selection) -> bool {
     }
     selection.lines.len() < before
 }
+
+/// Times the budget left is given back ([`cut::fill`]) at most: each can
+/// grow a side up to the next notable line, which it then takes in.
+const FILL_ROUNDS: usize = 8;
 
 /// A window that starts where the head ends continues it: the head's part
 /// of the line grows by the window (or the window starts the head's next

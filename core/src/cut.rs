@@ -28,6 +28,10 @@ pub enum Item {
     /// around a search hit): how many bytes of the line before it are not
     /// shown, `[... M bytes cut] `.
     LeadCut(usize),
+    /// The marker between two parts of a line shown apart (its start, and a
+    /// window around a search hit in the part `max-line-bytes` cut): how
+    /// many bytes between them are not shown, ` [... M bytes cut] `.
+    MidCut(usize),
     /// A LF that is not in the original: it ends a line shown in part.
     Newline,
     /// The `[line N] ` prefix of a notable line ([`line_prefix`]).
@@ -165,8 +169,13 @@ pub fn lead_cut_marker(cut: usize) -> String {
     format!("[... {cut} bytes cut] ")
 }
 
+/// The text of a [`Item::MidCut`] marker.
+pub fn mid_cut_marker(cut: usize) -> String {
+    format!(" [... {cut} bytes cut] ")
+}
+
 /// Bytes of the marker of `cut` bytes: nothing for 0.
-fn line_cut_len(cut: usize) -> usize {
+pub fn line_cut_len(cut: usize) -> usize {
     if cut == 0 {
         0
     } else {
@@ -188,6 +197,7 @@ pub fn render(text: &str, items: &[Item], out: &mut String) {
             Item::LineCut(n) => out.push_str(&line_cut_marker(n)),
             Item::LeadCut(0) => {}
             Item::LeadCut(n) => out.push_str(&lead_cut_marker(n)),
+            Item::MidCut(n) => out.push_str(&mid_cut_marker(n)),
             Item::Newline => out.push('\n'),
             Item::LineNo { line, similar } => out.push_str(&line_prefix(line, similar)),
             Item::Fold { lines, below } => {

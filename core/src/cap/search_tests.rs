@@ -335,3 +335,89 @@ fn a_json_array_keeps_the_item_that_holds_a_hit() {
     assert!(c.text.starts_with(JSON_HEADER), "{}", c.text);
     assert!(c.text.contains("\"svc-needle-prod\""), "{}", c.text);
 }
+
+/// `budget` with lines shortened to `max_line` bytes, as hosts default.
+fn shortening(max_bytes: u32, max_line: u32) -> Budget {
+    Budget {
+        max_line_bytes: Some(max_line),
+        ..budget(max_bytes)
+    }
+}
+
+#[test]
+fn a_hit_in_the_cut_part_of_a_head_or_tail_line_gets_a_window_in_place() {
+    // Three bundles, each a line the head or the tail shows shortened:
+    // no line is omitted whole, so the hits are in no middle.
+    let text = grep_output(&[("sentryDsn", 300_000), ("apiBase", 600_000)]);
+    let plain = capper()
+        .cap_call(
+            &text,
+            &shortening(16 * 1024, 2000),
+            &Call::new("grep-1"),
+            &mut Memory::default(),
+        )
+        .unwrap();
+    assert!(!plain.text.contains("apiBase") && !plain.text.contains("sentryDsn"));
+    let c = capper()
+        .cap_call(
+            &text,
+            &shortening(16 * 1024, 2000),
+            &searching("apiBase\nsentryDsn"),
+            &mut Memory::default(),
+        )
+        .unwrap();
+    assert!(c.text.len() <= 16 * 1024);
+    let line_of = |preview: &str, i: usize| {
+        let start = format!("dist/chunk-{i}.js:1:");
+        let found = preview.lines().find(|l| l.starts_with(&start));
+        found.expect("the line's start is shown").to_owned()
+    };
+    // The head's line shows it in place, the last line (its end left to
+    // the tail) in a window of the middle.
+    assert!(c.text.contains("apiBase"));
+    let line = line_of(&c.text, 0);
+    assert!(line.contains("sentryDsn"), "{line}");
+    // No longer than the line was without the search.
+    assert!(line.len() <= line_of(&plain.text, 0).len());
+    // start [... M bytes cut] window [... K bytes cut], M and K exact.
+    let (start, rest) = line.split_once(" [... ").unwrap();
+    let (m, rest) = rest.split_once(" bytes cut] ").unwrap();
+    let (window, k) = rest.rsplit_once(" [... ").unwrap();
+    let k: usize = k.strip_suffix(" bytes cut]").unwrap().parse().unwrap();
+    let window_at = start.len() + m.parse::<usize>().unwrap();
+    assert_eq!(&text[window_at..window_at + window.len()], window);
+    assert_eq!(window_at + window.len() + k, text.find('\n').unwrap());
+}
+
+#[test]
+fn a_grep_over_many_lines_shows_the_first_hit_of_each_line_first() {
+    // A dozen bundles all mention the term; the two real keys are in the
+    // seventh and eighth, after decoys in every line before.
+    let mut text = String::new();
+    for i in 0..12 {
+        text.push_str(&format!("chunk-{i}.js:1:"));
+        text.push_str(&filler(20_000));
+        if i == 6 || i == 7 {
+            text.push_str(&format!("key=\"pk_live_{i}XbRt0LmVwZ3yC6dP1nK4\";"));
+        } else {
+            text.push_str("t.slice(0,8)===\"pk_live_\";");
+        }
+        text.push_str(&filler(20_000));
+        text.push('\n');
+    }
+    let c = capper()
+        .cap_call(
+            &text,
+            &shortening(16 * 1024, 2000),
+            &searching("pk_live_"),
+            &mut Memory::default(),
+        )
+        .unwrap();
+    for i in [6, 7] {
+        assert!(
+            c.text.contains(&format!("pk_live_{i}XbRt0LmVwZ3yC6dP1nK4")),
+            "{}",
+            c.text
+        );
+    }
+}

@@ -158,6 +158,36 @@ fn cut_suffix(line: &str) -> (&str, Option<usize>, &str) {
     (line, None, "")
 }
 
+/// The ranges of `text` a shortened line's shown content stands for: from
+/// `at`, verbatim parts separated by ` [... M bytes cut] ` (windows around
+/// search hits in the line's cut part), within the line's content (to
+/// `end`). `None` when it is not that.
+fn line_parts(text: &str, at: usize, end: usize, content: &str) -> Option<Vec<(usize, usize)>> {
+    let line = &text[at..end];
+    if line.starts_with(content) {
+        return Some(vec![(at, at + content.len())]);
+    }
+    // A literal marker in the input can look like one: try each.
+    for (i, _) in content.match_indices(" [... ") {
+        let part = &content[..i];
+        let Some((n, after)) = content[i + 6..].split_once(" bytes cut] ") else {
+            continue;
+        };
+        let Ok(n) = n.parse::<usize>() else { continue };
+        if n == 0 || !line.starts_with(part) || part.len() + n > line.len() {
+            continue;
+        }
+        let next = at + part.len() + n;
+        if let Some(mut rest) = line_parts(text, next, end, after) {
+            if !part.is_empty() {
+                rest.insert(0, (at, at + part.len()));
+            }
+            return Some(rest);
+        }
+    }
+    None
+}
+
 /// Parse the body of a text preview back into what it shows of `text`.
 /// With `strict`, a line shown in part is always followed by a gap (0.1
 /// could split a line between head and tail with nothing omitted).
@@ -303,15 +333,19 @@ fn parse(text: &str, body: &str, strict: bool) -> Result<Parsed, String> {
         if let Some(c) = cut {
             let i = line_at(cursor).ok_or("cut line past the end")?;
             let (_, ce, e) = lines[i];
-            if !rest.starts_with(content) {
-                return Err(format!("cut line {l:?} is not input at {cursor}"));
+            // Its start, and windows around search hits in its cut part.
+            let parts = line_parts(text, cursor, ce, content)
+                .ok_or(format!("cut line {l:?} is not input at {cursor}"))?;
+            let shown_end = parts.last().map_or(cursor, |r| r.1);
+            let body_end = shown_end + c;
+            if body_end > e {
+                return Err(format!("cut line {l:?}: {c} bytes past its end"));
             }
-            let body_end = cursor + content.len() + c;
             let term = &text[body_end..e];
             if !(term == format!("{cr}\n") || (term.is_empty() && cr.is_empty() && ce == e)) {
                 return Err(format!("cut line {l:?}: {c} bytes then {term:?}"));
             }
-            p.ranges.push((cursor, cursor + content.len()));
+            p.ranges.extend(parts);
             if !term.is_empty() {
                 p.ranges.push((body_end, e));
             }
@@ -337,6 +371,16 @@ fn parse(text: &str, body: &str, strict: bool) -> Result<Parsed, String> {
             if strict && (!next.starts_with("[... ") || next.contains("more lines like")) {
                 return Err(format!("partial line {l:?} not followed by a gap"));
             }
+        } else if let Some((_, ce, e)) = line_at(cursor).map(|i| lines[i])
+            && let Some(parts) = line_parts(text, cursor, ce, l)
+            && parts.len() > 1
+            && parts.last().is_some_and(|r| r.1 == ce)
+        {
+            // Windows in a shortened line's cut part that reach its end.
+            p.ranges.extend(parts);
+            p.ranges.push((ce, e));
+            last_shown = Some((cursor, e));
+            cursor = e;
         } else {
             return Err(format!("line {l:?} is not input at {cursor}"));
         }
@@ -576,7 +620,10 @@ proptest! {
         // the budget is the notable lines', each window at most 400 bytes
         // and its markers.
         let roomy = budget.max_bytes as usize >= capper.room().bytes + 4 * 500 * terms.len() + 2000;
-        if !roomy || max_line.is_some() || text.len() > 4 << 20 {
+        // A line shortened to fewer bytes than a start and a window (with
+        // their markers) shows its start only.
+        let narrow = max_line.is_some_and(|m| m < 300);
+        if !roomy || narrow || text.len() > 4 << 20 {
             return Ok(());
         }
         let p = parse(&text, body_of(&c), true).unwrap();

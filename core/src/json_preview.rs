@@ -85,6 +85,7 @@ mod groups;
 mod marker;
 mod render;
 mod score;
+mod shape;
 mod tree;
 
 use render::Renderer;

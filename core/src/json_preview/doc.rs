@@ -19,6 +19,7 @@ use serde_json::Number;
 use super::groups;
 use super::marker;
 use super::score::{self, Host};
+use super::shape;
 use super::tree::{ArrayInfo, Entry, Kind, MAX_NOTABLE, Node, Span};
 
 /// A parsed document's root, and whether some array has notable items.
@@ -169,6 +170,7 @@ impl<'de> Visitor<'de> for Seed<'_, 'de, '_> {
             Ok(_) => groups::find_groups(&st.items[base..], array_markers),
             Err(_) => None,
         };
+        let shape = shape::find_shape(&st.items[base..]);
         // An item whose state few others share is notable, after failures.
         if let Some(g) = &groups {
             for i in groups::rare_items(g) {
@@ -179,24 +181,28 @@ impl<'de> Visitor<'de> for Seed<'_, 'de, '_> {
                 }
             }
         }
-        let info = (st.markers.len() > markers || st.notable.len() > notable || groups.is_some())
-            .then(|| {
-                let best_first = &mut st.notable[notable..];
-                let by_rank = |&(i, score): &(u32, u8)| (Reverse(score), i);
-                if best_first.len() > MAX_NOTABLE {
-                    best_first.select_nth_unstable_by_key(MAX_NOTABLE, by_rank);
-                }
-                let kept = best_first.len().min(MAX_NOTABLE);
-                best_first[..kept].sort_unstable_by_key(by_rank);
-                st.found |= kept > 0;
-                let info = ArrayInfo {
-                    markers: st.markers.drain(markers..).collect(),
-                    notable: st.notable[notable..notable + kept].into(),
-                    groups,
-                };
-                st.notable.truncate(notable);
-                Box::new(info)
-            });
+        let info = (st.markers.len() > markers
+            || st.notable.len() > notable
+            || groups.is_some()
+            || shape.is_some())
+        .then(|| {
+            let best_first = &mut st.notable[notable..];
+            let by_rank = |&(i, score): &(u32, u8)| (Reverse(score), i);
+            if best_first.len() > MAX_NOTABLE {
+                best_first.select_nth_unstable_by_key(MAX_NOTABLE, by_rank);
+            }
+            let kept = best_first.len().min(MAX_NOTABLE);
+            best_first[..kept].sort_unstable_by_key(by_rank);
+            st.found |= kept > 0;
+            let info = ArrayInfo {
+                markers: st.markers.drain(markers..).collect(),
+                notable: st.notable[notable..notable + kept].into(),
+                groups,
+                shape,
+            };
+            st.notable.truncate(notable);
+            Box::new(info)
+        });
         Ok(Scored {
             node: Kind::Array(st.items.drain(base..).collect(), info).into(),
             score: (best, false),

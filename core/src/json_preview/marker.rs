@@ -14,11 +14,11 @@ pub(super) fn text(count: u64, (prefix, suffix): (&str, &str)) -> String {
 }
 
 /// The count of `s` when it is exactly `prefix N suffix`, `N` in decimal,
-/// or for [`ITEMS`] also a marker with groups ([`items_text`]).
+/// or for [`ITEMS`] also a marker with a shape or groups ([`items_text`]).
 pub(super) fn count(s: &str, (prefix, suffix): (&str, &str)) -> Option<u64> {
     match s.strip_prefix(prefix).and_then(|n| n.strip_suffix(suffix)) {
         Some(n) => digits(n),
-        None if suffix == ITEMS.1 => items_with_groups(s).map(|(n, _)| n),
+        None if suffix == ITEMS.1 => items_marker(s).map(|m| m.count),
         None => None,
     }
 }
@@ -60,30 +60,73 @@ pub(super) fn is_plain(s: &str, max: usize) -> bool {
             .any(|c| c.is_control() || matches!(c, ',' | ';' | ':' | '[' | ']' | '"' | '\\'))
 }
 
-/// The array marker of `count` items and, when known, their groups:
-/// `[toolcap: 139 items omitted; conclusion: 120 success, 17 cancelled, 2
+/// The array marker of `count` items and, when known, their shape
+/// ([`super::shape`]) and groups: `[toolcap: 139 items omitted (objects
+/// with id, name, conclusion); conclusion: 120 success, 17 cancelled, 2
 /// failure]`.
-pub(super) fn items_text(count: u64, groups: Option<&Groups>) -> String {
-    let Some(g) = groups else {
+pub(super) fn items_text(count: u64, shape: Option<&str>, groups: Option<&Groups>) -> String {
+    if shape.is_none() && groups.is_none() {
         return text(count, ITEMS);
-    };
-    let mut out = format!("{}{count} items omitted; {}: ", ITEMS.0, g.field);
-    for (i, (value, n)) in g.counts.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
+    }
+    let mut out = format!("{}{count} items omitted", ITEMS.0);
+    if let Some(keys) = shape {
+        out.push_str(&format!("{}{keys})", SHAPE));
+    }
+    if let Some(g) = groups {
+        out.push_str(&format!("; {}: ", g.field));
+        for (i, (value, n)) in g.counts.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(&format!("{n} {value}"));
         }
-        out.push_str(&format!("{n} {value}"));
     }
     out.push(']');
     out
 }
 
-/// The count and groups of an array marker with groups.
-fn items_with_groups(s: &str) -> Option<(u64, Groups)> {
+/// What comes between an array marker's count and the keys it names.
+const SHAPE: &str = " (objects with ";
+
+/// An array marker read back: its count, the shape it names and its groups.
+struct ItemsMarker {
+    count: u64,
+    shape: Option<String>,
+    groups: Option<Groups>,
+}
+
+/// An array marker with a shape or groups, read back.
+fn items_marker(s: &str) -> Option<ItemsMarker> {
     let rest = s.strip_prefix(ITEMS.0)?.strip_suffix(']')?;
-    let (n, rest) = rest.split_once(" items omitted; ")?;
+    let (n, mut rest) = rest.split_once(" items omitted")?;
     let count = digits(n)?;
-    let (field, list) = rest.split_once(": ")?;
+    let mut shape = None;
+    if let Some(after) = rest.strip_prefix(SHAPE) {
+        let (keys, tail) = after.split_once(')')?;
+        if !keys
+            .split(", ")
+            .all(|k| k == "…" || super::shape::is_nameable(k))
+        {
+            return None;
+        }
+        shape = Some(keys.to_owned());
+        rest = tail;
+    }
+    let groups = match rest.strip_prefix("; ") {
+        Some(list) => Some(groups_of(count, list)?),
+        None if rest.is_empty() && shape.is_some() => None,
+        None => return None,
+    };
+    Some(ItemsMarker {
+        count,
+        shape,
+        groups,
+    })
+}
+
+/// The groups of `field: N value, ...` that count `count` items.
+fn groups_of(count: u64, list: &str) -> Option<Groups> {
+    let (field, list) = list.split_once(": ")?;
     if !is_plain(field, usize::MAX) {
         return None;
     }
@@ -98,20 +141,20 @@ fn items_with_groups(s: &str) -> Option<(u64, Groups)> {
         sum = sum.checked_add(n)?;
         counts.push((value.to_owned(), n));
     }
-    (sum == count).then(|| {
-        (
-            count,
-            Groups {
-                field: field.to_owned(),
-                counts,
-            },
-        )
+    (sum == count).then(|| Groups {
+        field: field.to_owned(),
+        counts,
     })
+}
+
+/// The shape an array marker names, if it names one.
+pub(super) fn shape(s: &str) -> Option<String> {
+    items_marker(s)?.shape
 }
 
 /// The groups an array marker names, if it names some.
 pub(super) fn groups(s: &str) -> Option<Groups> {
-    items_with_groups(s).map(|(_, g)| g)
+    items_marker(s)?.groups
 }
 
 /// A count in decimal.

@@ -317,7 +317,8 @@ impl<'t> Renderer<'t> {
         let groups = info.and_then(|info| {
             groups::run_groups(a, info.groups.as_ref(), &info.markers, run.start, run.end)
         });
-        self.str(&marker::items_text(n, groups.as_ref()))
+        let shape = info.and_then(|info| info.shape.as_ref()?.of_run(run.start, run.end));
+        self.str(&marker::items_text(n, shape, groups.as_ref()))
     }
 
     /// The whitespace before entry `i` of an object at `at`.

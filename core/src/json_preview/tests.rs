@@ -706,125 +706,121 @@ fn digest(s: &str) -> u64 {
 /// Documents without notable items are previewed exactly as before notable
 /// items were kept: digests of the previews (plain, and with 400 lines at
 /// most) that the version before made, pinned again when markers came to
-/// name their items' groups (the fixtures are serde_json's renderings,
-/// which previews keep byte for byte; the longer markers leave less room).
+/// name their items' groups and then their shape (the fixtures are
+/// serde_json's renderings, which previews keep byte for byte; the longer
+/// markers leave less room).
 #[test]
 fn documents_without_failures_preview_as_before() {
     const GOLDEN: [(&str, usize, u64, u64); 20] = [
         (
             "kubectl pods",
             300,
-            4076293368111719548,
-            4076293368111719548,
+            13181152673205138107,
+            13181152673205138107,
         ),
         (
             "kubectl pods",
             1000,
-            4076293368111719548,
-            4076293368111719548,
+            13181152673205138107,
+            13181152673205138107,
         ),
-        (
-            "kubectl pods",
-            4096,
-            13409529291979887177,
-            13409529291979887177,
-        ),
+        ("kubectl pods", 4096, 260128706794330205, 260128706794330205),
         (
             "kubectl pods",
             16384,
-            5630481632921771286,
-            9963848691241883525,
+            10679235468797813229,
+            4083309900865551406,
         ),
         (
             "kubectl pods",
             65536,
-            18357035617086190292,
-            9963848691241883525,
+            16910757447199381855,
+            4083309900865551406,
         ),
         (
             "kubectl pods compact",
             300,
-            16973310824267735668,
-            16973310824267735668,
+            9730365673990121885,
+            9730365673990121885,
         ),
         (
             "kubectl pods compact",
             1000,
-            14322174461736298814,
-            14322174461736298814,
+            12878952841847273168,
+            12878952841847273168,
         ),
         (
             "kubectl pods compact",
             4096,
-            3608926379956997932,
-            3608926379956997932,
+            14563058378876125663,
+            14563058378876125663,
         ),
         (
             "kubectl pods compact",
             16384,
-            5293299773308142669,
-            5293299773308142669,
+            4360098300038314254,
+            4360098300038314254,
         ),
         (
             "kubectl pods compact",
             65536,
-            5527382670265407822,
-            5527382670265407822,
+            16033725258655502771,
+            16033725258655502771,
         ),
-        ("github runs", 300, 4472700921921640882, 4472700921921640882),
+        ("github runs", 300, 4014979981733375801, 4014979981733375801),
         (
             "github runs",
             1000,
-            11787092721294830288,
-            11787092721294830288,
+            15023969093191115421,
+            15023969093191115421,
         ),
         (
             "github runs",
             4096,
-            1685231379594286945,
-            1685231379594286945,
+            4876931546010146801,
+            4876931546010146801,
         ),
         (
             "github runs",
             16384,
-            5240502284676302982,
-            5240502284676302982,
+            15440098123062466495,
+            15440098123062466495,
         ),
         (
             "github runs",
             65536,
-            9824357847589703131,
-            9824357847589703131,
+            18265629126894987108,
+            18265629126894987108,
         ),
         (
             "github runs pretty",
             300,
-            9903179484933949292,
-            9903179484933949292,
+            851508771459073399,
+            851508771459073399,
         ),
         (
             "github runs pretty",
             1000,
-            6314278088315745985,
-            6314278088315745985,
+            17629681330555913190,
+            17629681330555913190,
         ),
         (
             "github runs pretty",
             4096,
-            3747320528363541868,
-            3747320528363541868,
+            6081734380308852433,
+            6081734380308852433,
         ),
         (
             "github runs pretty",
             16384,
-            1453192878292113293,
-            16184926746512060575,
+            5366097009221566352,
+            4806094050071434876,
         ),
         (
             "github runs pretty",
             65536,
-            9217877206051904908,
-            16184926746512060575,
+            16834288845262364849,
+            4806094050071434876,
         ),
     ];
     for (name, max, plain, lines) in GOLDEN {
@@ -1233,7 +1229,7 @@ fn only_categorical_fields_name_groups() {
     let text = serde_json::to_string(&items).unwrap();
     let doc = parse_document(&text).unwrap();
     let p = preview(&doc, 300, false).unwrap();
-    assert!(p.text.contains("items omitted; region: "), "{}", p.text);
+    assert!(p.text.contains("; region: "), "{}", p.text);
 }
 
 /// An item whose state few others share is kept from the middle, though
@@ -1253,4 +1249,67 @@ fn an_item_in_a_rare_state_is_kept() {
     check_preview(&doc, &p, 1500);
     assert!(p.text.contains("\"name\": \"pod-117\""), "{}", p.text);
     assert!(p.text.contains("status.phase: "), "{}", p.text);
+}
+
+#[test]
+fn markers_name_the_shape_of_the_items_they_stand_for() {
+    let items: Vec<Value> = (0..100)
+        .map(|i| json!({"id": i, "name": format!("job-{i}"), "status": "ok"}))
+        .collect();
+    let text = serde_json::to_string(&items).unwrap();
+    let doc = parse_document(&text).unwrap();
+    let p = preview(&doc, 400, false).unwrap();
+    check_preview(&doc, &p, 400);
+    let marker = p
+        .text
+        .split('"')
+        .find(|s| s.starts_with("[toolcap: "))
+        .expect("a marker")
+        .to_owned();
+    assert!(
+        marker.contains(" items omitted (objects with id, name, status)"),
+        "{marker}"
+    );
+    // Read back: the count, the shape, the groups.
+    let n = marker::count(&marker, marker::ITEMS).unwrap();
+    assert!(n > 50);
+    assert_eq!(marker::shape(&marker).as_deref(), Some("id, name, status"));
+    let shape_only = "[toolcap: 7 items omitted (objects with a, b, …)]";
+    assert_eq!(marker::count(shape_only, marker::ITEMS), Some(7));
+    assert_eq!(marker::shape(shape_only).as_deref(), Some("a, b, …"));
+    assert_eq!(marker::groups(shape_only), None);
+    // Not a marker: a bad key, no closing parenthesis, text after it.
+    for s in [
+        "[toolcap: 7 items omitted (objects with a: b)]",
+        "[toolcap: 7 items omitted (objects with a, b]",
+        "[toolcap: 7 items omitted (objects with a) and more]",
+    ] {
+        assert_eq!(marker::count(s, marker::ITEMS), None, "{s}");
+    }
+    // A preview of a preview: the new marker stands for the old one and
+    // the items around it, and names the same shape.
+    let wider = preview(&doc, 1500, false).unwrap();
+    let doc2 = parse_document(&wider.text).unwrap();
+    let p2 = preview(&doc2, 400, false).unwrap();
+    let shown = p2.text.matches("\"id\":").count() as u64;
+    let marker = p2
+        .text
+        .split('"')
+        .find(|s| s.starts_with("[toolcap: "))
+        .unwrap();
+    assert_eq!(
+        marker::count(marker, marker::ITEMS),
+        Some(100 - shown),
+        "{}",
+        p2.text
+    );
+    assert_eq!(marker::shape(marker).as_deref(), Some("id, name, status"));
+    // One item of another shape in a run: that run's marker names none.
+    let mut items = items;
+    items[50] = json!({"id": 50, "name": "job-50", "status": "ok", "extra": true});
+    let text = serde_json::to_string(&items).unwrap();
+    let doc = parse_document(&text).unwrap();
+    let p = preview(&doc, 400, false).unwrap();
+    check_preview(&doc, &p, 400);
+    assert!(!p.text.contains("(objects with"), "{}", p.text);
 }

@@ -77,6 +77,8 @@ pub(super) struct ArrayInfo {
     pub notable: Box<[(u32, u8)]>,
     /// The items' groups by a categorical field, when they have some.
     pub groups: Option<ItemGroups>,
+    /// The object items' shape, when they share one.
+    pub shape: Option<super::shape::ItemShape>,
 }
 
 /// The code of an item that is a marker.

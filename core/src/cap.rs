@@ -362,8 +362,10 @@ impl Capper {
         };
         let mut shrunk = *budget;
         for _ in 0..TOKEN_ROUNDS {
-            let least = self.room.bytes as u32;
-            if preview.tokens <= limit || shrunk.max_bytes <= least {
+            // The session's least budget holds its longest notice; this
+            // result's own may be shorter and leave room for dense text, so
+            // the bytes may go below it, down to the notice alone.
+            if preview.tokens <= limit || shrunk.max_bytes <= 1 {
                 break;
             }
             let len = preview.text.len() as u64;
@@ -371,7 +373,7 @@ impl Capper {
             shrunk.max_bytes = u32::try_from(target)
                 .unwrap_or(u32::MAX)
                 .min(shrunk.max_bytes - 1)
-                .max(least);
+                .max(1);
             preview = make(&shrunk);
             preview.tokens = self.estimator.estimate(&preview.text);
         }

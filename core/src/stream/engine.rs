@@ -40,6 +40,8 @@ use crate::notable::{self, Patterns};
 use crate::notice::Saved;
 use crate::refs::OverflowRef;
 use crate::room::NoticeParts;
+use crate::search;
+use crate::stream::hits::HitScan;
 use crate::stream::notables::{CLASSIFY_BYTES, NotableScan};
 use crate::stream::preview::{self, Retained};
 use crate::token_sample::{SampledTokens, Sampling};
@@ -81,6 +83,8 @@ pub struct OnePass {
     line_head: String,
     line_head_full: bool,
     notables: NotableScan,
+    /// Windows around the hits of the call's search, when it has one.
+    hits: Option<HitScan>,
     /// Lines that start and end within one piece are prefiltered by one
     /// search of the piece ([`Patterns::occurrences`]) instead of a check
     /// each; off only in tests, to compare with the check of every line.
@@ -124,6 +128,7 @@ impl OnePass {
             line_head: String::new(),
             line_head_full: false,
             notables: NotableScan::new(window as u64, keep, prefix_cap),
+            hits: hit_scan(call, share_bytes, budget),
             prefilter: true,
         }
     }
@@ -168,6 +173,9 @@ impl OnePass {
             self.head.extend_from_slice(&b[..take]);
         }
         self.push_ring(b, base);
+        if let Some(hits) = &mut self.hits {
+            hits.push(b, base);
+        }
         let mut seg = 0;
         // Where notable patterns occur in the piece's whole lines (up to its
         // last LF: a piece with none, a long line's middle, is not searched),
@@ -235,6 +243,7 @@ impl OnePass {
             + self.ring.capacity()
             + self.line_head.capacity()
             + self.notables.retained_bytes()
+            + self.hits.as_ref().map_or(0, HitScan::retained_bytes)
     }
 
     /// The capped result: the one-pass preview, within `budget`'s
@@ -262,7 +271,10 @@ impl OnePass {
             .count();
         let ring = std::str::from_utf8(&self.ring[skip..]).expect("pieces are whole chars");
         let notables = std::mem::replace(&mut self.notables, NotableScan::new(0, 1, 0));
-        let notables = notables.into_lines();
+        let mut notables = notables.into_lines();
+        if let Some(hits) = self.hits.take() {
+            notables.extend(hits.into_notables(self.total));
+        }
         let view = Retained {
             head: head_valid,
             ring,
@@ -396,6 +408,16 @@ impl OnePass {
         self.line_start = end;
         self.line_no += 1;
     }
+}
+
+/// The scan for the hits of `call`'s search, if it has one: each window as
+/// wide as in `cap`'s preview ([`search::window_bytes`]) for a notable share
+/// of `share_bytes`.
+fn hit_scan(call: &Call, share_bytes: usize, budget: &Budget) -> Option<HitScan> {
+    let terms = call.search_terms().ok().filter(|t| !t.is_empty())?;
+    let max_line = budget.max_line_bytes.map(|m| m as usize);
+    let width = search::window_bytes(share_bytes, terms.len(), max_line, 0);
+    Some(HitScan::new(&terms, width))
 }
 
 /// The longest prefix of `b` that is whole chars (`b` is a prefix of a text).

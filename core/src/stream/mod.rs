@@ -52,6 +52,7 @@ use redacting::PieceRedactor;
 
 mod decode;
 pub mod engine;
+mod hits;
 mod memory;
 mod notables;
 mod preview;

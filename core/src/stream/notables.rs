@@ -43,8 +43,12 @@ pub(crate) struct Notable {
     pub(crate) similar: u64,
     /// Bytes of the line without its LF.
     pub(crate) content: u64,
-    /// The first bytes of the line, on a char boundary.
+    /// The bytes of the line kept, from byte `lead` of it on, whole chars:
+    /// its first bytes, or a window around a search hit.
     pub(crate) prefix: String,
+    /// Bytes of the line before those kept: 0 but for a window
+    /// ([`crate::stream::hits`]).
+    pub(crate) lead: u64,
 }
 
 impl Notable {
@@ -174,6 +178,7 @@ impl NotableScan {
             similar: 0,
             content,
             prefix: head[..head.floor_char_boundary(self.prefix_cap)].to_owned(),
+            lead: 0,
         };
         if start < self.window {
             self.early.offer(n);

@@ -7,7 +7,7 @@ use memchr::{memchr, memrchr};
 
 use crate::budget::{Budget, Keep};
 use crate::capper::Preview;
-use crate::cut::{Allowance, line_cut_marker, max_marker_len};
+use crate::cut::{Allowance, lead_cut_marker, line_cut_marker, max_marker_len};
 use crate::notable;
 use crate::notice::{self, GAP_LINES, Loss, NoticeForm, Saved};
 use crate::room::{self, NoticeParts};
@@ -103,13 +103,22 @@ struct ShownLine<'a> {
 impl ShownLine<'_> {
     fn rendered_len(&self) -> usize {
         crate::cut::line_prefix(self.n.line, self.similar).len()
+            + self.lead_marker().len()
             + self.keep
             + self.marker().len()
             + 1
     }
 
+    /// The marker of the bytes before a window: nothing for a line.
+    fn lead_marker(&self) -> String {
+        match self.n.lead {
+            0 => String::new(),
+            lead => lead_cut_marker(lead as usize),
+        }
+    }
+
     fn marker(&self) -> String {
-        let cut = self.n.content - self.keep as u64;
+        let cut = self.n.content - self.n.lead - self.keep as u64;
         if cut == 0 {
             String::new()
         } else {
@@ -117,8 +126,18 @@ impl ShownLine<'_> {
         }
     }
 
+    /// Bytes `a..e` of the text it shows.
+    fn shows(&self) -> (u64, u64) {
+        let a = self.n.start + self.n.lead;
+        (a, a + self.keep as u64)
+    }
+
     fn span(&self) -> Span {
         let n = self.n;
+        if n.lead > 0 {
+            let (a, e) = self.shows();
+            return span(a, e, n.line, n.line);
+        }
         if self.keep as u64 == n.content {
             let lf = u64::from(n.end > n.start + n.content);
             Span {
@@ -166,7 +185,7 @@ pub(crate) fn build(
         None
     };
     let (mut chosen, shown, notable_bytes) = with_notables.unwrap_or_else(|| {
-        let chosen = choose(r, &leaning, allow, max_line, r.total, 0);
+        let chosen = choose(r, &leaning, allow, max_line, r.total, (0, true));
         (chosen, Vec::new(), 0)
     });
     join_split_line(&mut chosen);
@@ -187,6 +206,7 @@ pub(crate) fn build(
             out.push('\n');
             for s in &shown {
                 out.push_str(&crate::cut::line_prefix(s.n.line, s.similar));
+                out.push_str(&s.lead_marker());
                 out.push_str(&s.n.prefix[..s.keep]);
                 out.push_str(&s.marker());
                 out.push('\n');
@@ -242,7 +262,7 @@ fn with_notable_lines<'a>(
         less(allow, share.bytes, share.lines),
         max_line,
         r.total,
-        0,
+        (0, true),
     );
     if provisional.head_end >= provisional.tail_start {
         return None;
@@ -254,10 +274,22 @@ fn with_notable_lines<'a>(
         room_lines,
         max_line,
     );
-    let (first, last) = (shown.first()?.n.start, shown.last()?.n.end);
+    // A window bounds head and tail by what it shows, a line by its ends.
+    let first = shown.first()?;
+    let first = if first.n.lead > 0 {
+        first.shows().0
+    } else {
+        first.n.start
+    };
+    let last = shown.last()?;
+    let (last, at_line_start) = if last.n.lead > 0 {
+        (last.shows().1, false)
+    } else {
+        (last.n.end, true)
+    };
     let cost: usize = shown.iter().map(ShownLine::rendered_len).sum();
     let rest = less(allow, cost + overhead, shown.len() + 1);
-    let chosen = choose(r, budget, rest, max_line, first, last);
+    let chosen = choose(r, budget, rest, max_line, first, (last, at_line_start));
     Some((chosen, shown, cost + overhead))
 }
 
@@ -289,10 +321,13 @@ fn select<'a>(
     mut lines: usize,
     max_line: Option<u64>,
 ) -> Vec<ShownLine<'a>> {
-    let mut ranked: Vec<&Notable> = notables
-        .iter()
-        .filter(|n| n.start >= middle.0 && n.end <= middle.1)
-        .collect();
+    // A window needs only its own bytes in the middle: its line may be
+    // one the head or the tail shows in part.
+    let in_middle = |n: &&Notable| match n.lead {
+        0 => n.start >= middle.0 && n.end <= middle.1,
+        lead => n.start + lead >= middle.0 && n.start + lead + n.prefix.len() as u64 <= middle.1,
+    };
+    let mut ranked: Vec<&Notable> = notables.iter().filter(in_middle).collect();
     ranked.sort_by_key(|n| n.rank());
     let mut families: Vec<ShownLine<'a>> = Vec::new();
     let mut by_key = std::collections::HashMap::new();
@@ -321,7 +356,13 @@ fn select<'a>(
         let prefix = crate::cut::line_prefix(s.n.line, s.similar).len();
         let kept = s.n.prefix.len() as u64;
         let limit = max_line.unwrap_or(u64::MAX);
-        if content <= limit && content <= kept && prefix + (content as usize) < bytes {
+        if s.n.lead > 0 {
+            // A window is shown whole or not at all: cut, it could lose its hit.
+            s.keep = s.n.prefix.len();
+            if s.rendered_len() > bytes {
+                continue;
+            }
+        } else if content <= limit && content <= kept && prefix + (content as usize) < bytes {
             s.keep = content as usize;
         } else {
             let marker = max_marker_len(content as usize);
@@ -348,7 +389,7 @@ fn choose(
     allow: Allowance,
     max_line: Option<u64>,
     head_limit: u64,
-    tail_floor: u64,
+    (tail_floor, tail_floor_at_line_start): (u64, bool),
 ) -> Chosen {
     let keep = room::effective_keep(budget);
     let share = match keep {
@@ -377,7 +418,7 @@ fn choose(
         lines: allow.lines.saturating_sub(head.lines),
     };
     let (floor, floor_at_line_start) = if tail_floor > head_end {
-        (tail_floor, true)
+        (tail_floor, tail_floor_at_line_start)
     } else {
         (head_end, at_line_start)
     };

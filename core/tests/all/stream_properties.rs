@@ -115,12 +115,25 @@ fn any_budget(capper: &Capper) -> impl Strategy<Value = Budget> {
 }
 
 fn any_call() -> impl Strategy<Value = Call> {
-    (any::<bool>(), prop::option::of(-2i32..3)).prop_map(|(is_error, exit_code)| Call {
-        search: None,
-        id: "call-1".into(),
-        tool: Some("cargo".into()),
-        exit_code,
-        is_error,
+    // Searches for words the generated texts hold (and one they do not).
+    let search = prop::option::weighted(
+        0.3,
+        prop::sample::select(vec![
+            "ERROR",
+            "error\nKill",
+            "aaa",
+            "QUOTA-EXCEEDED\n✖",
+            "absent",
+        ]),
+    );
+    (any::<bool>(), prop::option::of(-2i32..3), search).prop_map(|(is_error, exit_code, search)| {
+        Call {
+            search: search.map(str::to_owned),
+            id: "call-1".into(),
+            tool: Some("cargo".into()),
+            exit_code,
+            is_error,
+        }
     })
 }
 
@@ -378,13 +391,33 @@ fn check_notable_lines(text: &str, c: &Capped) -> Result<(), TestCaseError> {
         let rest = l.strip_prefix("[line ").unwrap();
         let (head, body) = rest.split_once("] ").unwrap();
         let n: usize = head.split(' ').next().unwrap().parse().unwrap();
-        let body = match body.rsplit_once(" [... ") {
-            Some((b, cut)) if cut.ends_with(" bytes cut]") => b,
-            _ => body,
+        // A window around a search hit: the bytes of the line before it cut.
+        let (lead, body) = match body
+            .strip_prefix("[... ")
+            .and_then(|b| b.split_once(" bytes cut] "))
+            .and_then(|(m, b)| Some((m.parse::<usize>().ok()?, b)))
+        {
+            Some((m, b)) => (m, b),
+            None => (0, body),
+        };
+        let (body, after) = match body.rsplit_once(" [... ") {
+            Some((b, cut)) if cut.ends_with(" bytes cut]") => {
+                let k: usize = cut.strip_suffix(" bytes cut]").unwrap().parse().unwrap();
+                (b, Some(k))
+            }
+            _ => (body, None),
         };
         let body = body.strip_suffix('\r').unwrap_or(body);
         let line = lines[n - 1];
-        prop_assert!(line.starts_with(body), "line {n}: {body:?} vs {line:?}");
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        prop_assert!(lead <= line.len(), "line {n}: {lead} cut before {line:?}");
+        prop_assert!(
+            line[lead..].starts_with(body),
+            "line {n}: {body:?} vs {line:?}"
+        );
+        if let Some(k) = after {
+            prop_assert_eq!(lead + body.len() + k, line.len(), "line {}: {:?}", n, l);
+        }
         count += 1;
     }
     prop_assert_eq!(count, c.notable_lines);
@@ -814,4 +847,66 @@ proptest! {
         };
         prop_assert_eq!(run(true), run(false));
     }
+}
+
+#[test]
+fn a_large_stream_shows_windows_around_the_hits_of_its_search() {
+    // `grep -rn apiBase dist/`: four bundles of 3 MiB, the hits deep inside
+    // the two the head and the tail do not show, one split across two
+    // chunks; read in 64 KiB chunks, so the one-pass preview applies.
+    let hit_a = "apiBase:\"https://api.example.com/v2\"";
+    let hit_b = "sentryDsn:\"https://5f3c@o44.ingest.sentry.io/65\"";
+    let mut text = bundle(3_000_000, "dist/a.min.js:1:", true);
+    text.push_str(&bundle(1_500_000, "dist/b.min.js:1:", false));
+    text.push_str(hit_a);
+    text.push_str(&bundle(1_500_000, "", true));
+    text.push_str(&bundle(2_000_000, "dist/c.min.js:1:", false));
+    text.push_str(hit_b);
+    text.push_str(&bundle(1_000_000, "", true));
+    text.push_str(&bundle(3_000_000, "dist/d.min.js:1:", true));
+    let capper = capper_with(PreviewFeatures::ALL, toolcap_core::stream::LARGE_INPUT);
+    let budget = Budget {
+        max_bytes: 16 * 1024,
+        max_lines: None,
+        max_line_bytes: Some(2000),
+        keep: Keep::HeadAndTail,
+        head_percent: 40,
+        max_tokens: None,
+    };
+    let search = Call {
+        search: Some("apiBase\nsentryDsn".into()),
+        ..Call::new("grep-1")
+    };
+    // A seam inside the first hit.
+    let seam = text.find("apiBase").unwrap() + 3;
+    let mut cuts: Vec<usize> = (1..text.len() / 65536).map(|i| i * 65536).collect();
+    cuts.push(seam);
+    let (c, _) = stream(
+        &capper,
+        &chunks(text.as_bytes(), &cuts, false),
+        budget,
+        &search,
+    );
+    assert!(c.truncated && c.text.len() <= 16 * 1024);
+    for hit in [hit_a, hit_b] {
+        let line = c.text.lines().find(|l| l.contains(hit)).unwrap_or_else(|| {
+            panic!("{hit} not shown:\n{}", c.text);
+        });
+        assert!(
+            line.starts_with("[line ") && line.contains("] [... "),
+            "{line}"
+        );
+    }
+    check_notable_lines(&text, &c).unwrap();
+    // The same preview as the whole text read at once.
+    let (whole_c, _) = stream(&capper, &[text.as_bytes()], budget, &search);
+    assert_eq!(c, whole_c);
+    // Without the search, neither is shown.
+    let (plain, _) = stream(
+        &capper,
+        &chunks(text.as_bytes(), &cuts, false),
+        budget,
+        &Call::new("grep-2"),
+    );
+    assert!(!plain.text.contains("apiBase") && !plain.text.contains("sentryDsn"));
 }

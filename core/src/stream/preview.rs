@@ -7,10 +7,13 @@ use memchr::{memchr, memrchr};
 
 use crate::budget::{Budget, Keep};
 use crate::capper::Preview;
-use crate::cut::{Allowance, lead_cut_marker, line_cut_marker, max_marker_len};
+use crate::cut::{
+    Allowance, lead_cut_marker, line_cut_len, line_cut_marker, max_marker_len, mid_cut_marker,
+};
 use crate::notable;
 use crate::notice::{self, GAP_LINES, Loss, NoticeForm, Saved};
 use crate::room::{self, NoticeParts};
+use crate::search;
 use crate::stream::notables::Notable;
 
 /// Shortest part of a notable line worth showing when it must be cut.
@@ -50,6 +53,11 @@ enum Piece {
     Cut(u64),
     /// A LF that ends a line shown in part.
     Newline,
+    /// The window around a search hit that notable line `i` keeps, shown in
+    /// a line the side shows shortened.
+    Window(usize),
+    /// The marker of the bytes between two parts of a line shown apart.
+    MidCut(u64),
 }
 
 /// Bytes `a..e` of the text shown verbatim: the lines of its first and
@@ -193,6 +201,10 @@ pub(crate) fn build(
         let used = chosen.head.bytes + chosen.tail.bytes + notable_bytes;
         fill_gap(r, &mut chosen, allow.bytes.saturating_sub(used));
     }
+    // Hits in the parts of head and tail lines that `max-line-bytes` cut
+    // are in no middle: those lines show their windows in place.
+    open_cut_lines(r, &mut chosen.head);
+    open_cut_lines(r, &mut chosen.tail);
     let loss = account(r, &chosen, &shown);
     let mut out = String::with_capacity(max_bytes.min(r.head.len() + r.ring.len() + notice_room));
     render(r, &chosen.head, &mut out);
@@ -786,8 +798,126 @@ fn render(r: &Retained<'_>, side: &Side, out: &mut String) {
             }
             Piece::Cut(n) => out.push_str(&line_cut_marker(n as usize)),
             Piece::Newline => out.push('\n'),
+            Piece::Window(i) => out.push_str(&r.notables[i].prefix),
+            Piece::MidCut(n) => out.push_str(&mid_cut_marker(n as usize)),
         }
     }
+}
+
+/// The windows around search hits in the cut parts of the lines `side`
+/// shows shortened, shown in place as `cap` shows them
+/// ([`crate::search::open_cut_lines`]): `start [... M bytes cut] window
+/// [... K bytes cut]`, no longer than the line was, its start giving up
+/// the room down to [`search::MIN_PREFIX`] (or half of what it showed).
+fn open_cut_lines(r: &Retained<'_>, side: &mut Side) {
+    let windows: Vec<usize> = (0..r.notables.len())
+        .filter(|&i| r.notables[i].lead > 0)
+        .collect();
+    if windows.is_empty() {
+        return;
+    }
+    let mut i = 0;
+    while i + 1 < side.pieces.len() {
+        let (a, e) = match side.pieces[i] {
+            Piece::Head(a, e) => (a as u64, e as u64),
+            Piece::Ring(a, e) => (a, e),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let Piece::Cut(c) = side.pieces[i + 1] else {
+            i += 1;
+            continue;
+        };
+        match opened(r, (a, e, e + c), &windows, side.pieces[i]) {
+            Some((pieces, old, new, parts)) => {
+                let n = pieces.len();
+                side.pieces.splice(i..i + 2, pieces);
+                side.bytes = side.bytes + new - old;
+                if let Some(j) = side.spans.iter().position(|s| s.a == a && s.e == e) {
+                    let line = side.spans[j].first;
+                    let spans = parts.iter().map(|&(pa, pe)| span(pa, pe, line, line));
+                    side.spans.splice(j..=j, spans);
+                }
+                i += n;
+            }
+            None => i += 1,
+        }
+    }
+}
+
+/// The pieces of the line whose bytes `a..e` are shown (by `shown`) and
+/// `e..body` cut, with the windows of `windows` that lie in its cut part
+/// and fit; its rendered length before and after, and the bytes of the
+/// text it now shows. `None` when no window fits.
+#[allow(clippy::type_complexity)]
+fn opened(
+    r: &Retained<'_>,
+    (a, e, body): (u64, u64, u64),
+    windows: &[usize],
+    shown: Piece,
+) -> Option<(Vec<Piece>, usize, usize, Vec<(u64, u64)>)> {
+    let bounds = |w: usize| {
+        let n = &r.notables[w];
+        (n.start + n.lead, n.start + n.lead + n.prefix.len() as u64)
+    };
+    let mut mine: Vec<usize> = windows
+        .iter()
+        .copied()
+        .filter(|&w| r.notables[w].start == a && bounds(w).0 >= e && bounds(w).1 <= body)
+        .collect();
+    mine.sort_by_key(|&w| bounds(w).0);
+    let old = (e - a) as usize + line_cut_len((body - e) as usize);
+    let least = search::MIN_PREFIX.min((e - a) as usize / 2) as u64;
+    // Rendered bytes of the line with a start of `p` bytes and `chosen`.
+    let cost = |p: u64, chosen: &[usize]| {
+        let mut at = a + p;
+        let mut len = p as usize;
+        for &w in chosen {
+            let (wa, we) = bounds(w);
+            len += line_cut_len((wa - at) as usize) + 1 + (we - wa) as usize;
+            at = we;
+        }
+        len + line_cut_len((body - at) as usize)
+    };
+    let mut chosen: Vec<usize> = Vec::new();
+    for w in mine {
+        let after_last = chosen.last().is_none_or(|&l| bounds(w).0 > bounds(l).1);
+        let mut with = chosen.clone();
+        with.push(w);
+        if after_last && cost(least, &with) <= old {
+            chosen = with;
+        }
+    }
+    let &first = chosen.first()?;
+    // The start takes what the windows leave, on a char boundary.
+    let spare = (old - cost(least, &chosen)) as u64;
+    let want = (a + least + spare).min(e);
+    let end = match shown {
+        Piece::Head(..) => r.head.floor_char_boundary(want as usize) as u64,
+        _ => r.ring_at + r.ring.floor_char_boundary((want - r.ring_at) as usize) as u64,
+    };
+    let p = end - a;
+    let mut pieces = vec![match shown {
+        Piece::Head(..) => Piece::Head(a as usize, end as usize),
+        _ => Piece::Ring(a, end),
+    }];
+    let mut parts = vec![(a, end)];
+    let mut at = end;
+    for &w in &chosen {
+        let (wa, we) = bounds(w);
+        pieces.push(Piece::MidCut(wa - at));
+        pieces.push(Piece::Window(w));
+        parts.push((wa, we));
+        at = we;
+    }
+    if body > at {
+        pieces.push(Piece::Cut(body - at));
+    }
+    let new = cost(p, &chosen);
+    debug_assert!(new <= old && bounds(first).0 > end, "{new} > {old}");
+    Some((pieces, old, new, parts))
 }
 
 /// Exact loss accounting from the ranges shown, as the whole-text preview (`cap`) counts it.

@@ -852,11 +852,15 @@ proptest! {
 #[test]
 fn a_large_stream_shows_windows_around_the_hits_of_its_search() {
     // `grep -rn apiBase dist/`: four bundles of 3 MiB, the hits deep inside
-    // the two the head and the tail do not show, one split across two
-    // chunks; read in 64 KiB chunks, so the one-pass preview applies.
+    // the first (which the head shows shortened) and the two the head and
+    // the tail do not show, two split across chunks; read in 64 KiB
+    // chunks, so the one-pass preview applies.
     let hit_a = "apiBase:\"https://api.example.com/v2\"";
     let hit_b = "sentryDsn:\"https://5f3c@o44.ingest.sentry.io/65\"";
-    let mut text = bundle(3_000_000, "dist/a.min.js:1:", true);
+    let hit_c = "const k=\"apiBase\";";
+    let mut text = bundle(1_000_000, "dist/a.min.js:1:", false);
+    text.push_str(hit_c);
+    text.push_str(&bundle(2_000_000, "", true));
     text.push_str(&bundle(1_500_000, "dist/b.min.js:1:", false));
     text.push_str(hit_a);
     text.push_str(&bundle(1_500_000, "", true));
@@ -877,10 +881,10 @@ fn a_large_stream_shows_windows_around_the_hits_of_its_search() {
         search: Some("apiBase\nsentryDsn".into()),
         ..Call::new("grep-1")
     };
-    // A seam inside the first hit.
-    let seam = text.find("apiBase").unwrap() + 3;
+    // Seams inside two hits.
     let mut cuts: Vec<usize> = (1..text.len() / 65536).map(|i| i * 65536).collect();
-    cuts.push(seam);
+    cuts.push(text.find(hit_c).unwrap() + 12);
+    cuts.push(text.find(hit_a).unwrap() + 3);
     let (c, _) = stream(
         &capper,
         &chunks(text.as_bytes(), &cuts, false),
@@ -898,6 +902,19 @@ fn a_large_stream_shows_windows_around_the_hits_of_its_search() {
         );
     }
     check_notable_lines(&text, &c).unwrap();
+    // The head's line: its start, then the window, in place, counts exact.
+    let first = c.text.lines().next().unwrap();
+    assert!(
+        first.starts_with("dist/a.min.js:1:var a=") && first.contains(hit_c),
+        "{first}"
+    );
+    let (start, rest) = first.split_once(" [... ").unwrap();
+    let (m, rest) = rest.split_once(" bytes cut] ").unwrap();
+    let (window, k) = rest.rsplit_once(" [... ").unwrap();
+    let k: usize = k.strip_suffix(" bytes cut]").unwrap().parse().unwrap();
+    let window_at = start.len() + m.parse::<usize>().unwrap();
+    assert_eq!(&text[window_at..window_at + window.len()], window);
+    assert_eq!(window_at + window.len() + k, text.find('\n').unwrap());
     // The same preview as the whole text read at once.
     let (whole_c, _) = stream(&capper, &[text.as_bytes()], budget, &search);
     assert_eq!(c, whole_c);

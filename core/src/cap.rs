@@ -434,7 +434,10 @@ pub const JSON_HEADER: &str =
 /// preview, which needs no more memory than the budget.
 pub const JSON_MAX_INPUT: usize = 8 * 1024 * 1024;
 
-/// Build the preview and notice for a text that does not fit.
+/// Build the preview and notice for a text that does not fit. When a head's
+/// fold ran up to the tail, the preview that folds less is tried too, and
+/// the one that shows more of the text kept: folding is worth it only when
+/// it frees room for something better.
 fn preview_within(
     text: &str,
     budget: &Budget,
@@ -443,6 +446,30 @@ fn preview_within(
     notice: &NoticeParts<'_>,
     patterns: &Patterns,
 ) -> Preview {
+    let (folded, refoldable) =
+        preview_shaped(text, budget, index, outcome, notice, patterns, false);
+    if !refoldable {
+        return folded;
+    }
+    let (refolded, _) = preview_shaped(text, budget, index, outcome, notice, patterns, true);
+    if refolded.loss.omitted_bytes < folded.loss.omitted_bytes {
+        refolded
+    } else {
+        folded
+    }
+}
+
+/// [`preview_within`] with a fold that meets the tail kept (`refold`
+/// false) or shortened; and whether one met the tail.
+fn preview_shaped(
+    text: &str,
+    budget: &Budget,
+    index: &LineIndex<'_>,
+    outcome: Saved<'_>,
+    notice: &NoticeParts<'_>,
+    patterns: &Patterns,
+    refold: bool,
+) -> (Preview, bool) {
     let bytes = text.len() as u64;
     let lines = index.lines();
     let max_bytes = budget.max_bytes as usize;
@@ -452,7 +479,7 @@ fn preview_within(
     if features.json
         && let Some(json) = json_within(text, budget, index, outcome, notice, form, patterns)
     {
-        return json;
+        return (json, false);
     }
     let (notice_room, gap_room) = call_room(bytes, lines, outcome, notice, form);
     let allow = Allowance {
@@ -467,6 +494,7 @@ fn preview_within(
         fill_room: features.fill,
         fold_reach: features.fold.then_some(0),
         spare_last_line: false,
+        refold,
     };
     let leaning = lean_to_tail(budget, notice);
     let terms = notice.call.search_terms().unwrap_or_default();
@@ -557,6 +585,7 @@ fn preview_within(
         head_end,
         tail,
         tail_start,
+        refoldable,
         ..
     } = chosen;
     let loss = account(text, index, &head, &selection, &tail);
@@ -599,13 +628,14 @@ fn preview_within(
         notice.lossy,
     ));
     debug_assert!(out.len() <= max_bytes, "{} > {max_bytes}", out.len());
-    Preview {
+    let preview = Preview {
         text: out,
         loss,
         notable: selection.lines.len() as u64,
         folded: head.folded + tail.folded,
         tokens: 0,
-    }
+    };
+    (preview, refoldable)
 }
 
 /// A line the head shows in part and the tail shows the rest of, with
@@ -953,6 +983,8 @@ struct Chosen {
     tail_start: usize,
     /// `cut::fill` has run.
     filled: bool,
+    /// The head's fold ran up to the tail ([`Shape::refold`]).
+    refoldable: bool,
 }
 
 impl Chosen {
@@ -978,6 +1010,30 @@ impl Chosen {
     }
 }
 
+/// The start of the earliest line before `end` such that the lines from it
+/// to `end`, each shortened to `max_line` and marked, take at most `room`
+/// bytes; `None` when not even one line does.
+fn before_lines_worth(
+    text: &str,
+    end: usize,
+    room: usize,
+    max_line: Option<usize>,
+) -> Option<usize> {
+    let b = text.as_bytes();
+    let (mut at, mut used) = (end, 0);
+    while at > 0 {
+        let start = memchr::memrchr(b'\n', &b[..at - 1]).map_or(0, |i| i + 1);
+        let line = at - start;
+        let shown = max_line.map_or(line, |m| line.min(m + cut::max_marker_len(line) + 1));
+        if used + shown > room {
+            break;
+        }
+        used += shown;
+        at = start;
+    }
+    (at < end).then_some(at)
+}
+
 /// Split the allowance between head and tail as `keep` asks; the tail gets
 /// whatever the head leaves.
 fn choose(text: &str, budget: &Budget, allow: Allowance, shape: Shape) -> Chosen {
@@ -1001,7 +1057,7 @@ fn choose(text: &str, budget: &Budget, allow: Allowance, shape: Shape) -> Chosen
         spare_last_line: keep != Keep::Head,
         ..shape
     };
-    let (head, head_end) = cut::head(text, text.len(), head_allow, head_shape);
+    let (mut head, mut head_end) = cut::head(text, text.len(), head_allow, head_shape);
     if keep == Keep::Head {
         return Chosen {
             head,
@@ -1009,6 +1065,7 @@ fn choose(text: &str, budget: &Budget, allow: Allowance, shape: Shape) -> Chosen
             tail: Side::default(),
             tail_start: text.len(),
             filled: false,
+            refoldable: false,
         };
     }
     let tail_allow = Allowance {
@@ -1019,13 +1076,36 @@ fn choose(text: &str, budget: &Budget, allow: Allowance, shape: Shape) -> Chosen
         fold_reach: shape.fold_reach.map(|_| fold::reach(tail_allow.bytes)),
         ..shape
     };
-    let (tail, tail_start) = cut::tail(text, head_end, tail_allow, tail_shape);
+    let (mut tail, mut tail_start) = cut::tail(text, head_end, tail_allow, tail_shape);
+    // A head whose fold ran up to the tail took lines the tail had room
+    // for: the head folds up to what the tail can show, and the tail shows it.
+    // (The tail may show the end of the line the head ends in, the text's
+    // last: it meets the head there.)
+    let spare = tail_allow.bytes - tail.bytes.min(tail_allow.bytes);
+    let b = text.as_bytes();
+    let meets = tail_start >= head_end && memchr::memchr(b'\n', &b[head_end..tail_start]).is_none();
+    let line_start = memchr::memrchr(b'\n', &b[..head_end]).map_or(0, |i| i + 1);
+    let refold = head.folded > 0
+        && meets
+        && before_lines_worth(text, line_start, spare, shape.max_line).is_some();
+    if refold
+        && shape.refold
+        && let Some(end) = before_lines_worth(text, line_start, spare, shape.max_line)
+    {
+        (head, head_end) = cut::head(text, end, head_allow, head_shape);
+        let tail_allow = Allowance {
+            bytes: allow.bytes - head.bytes,
+            lines: allow.lines.saturating_sub(head.lines),
+        };
+        (tail, tail_start) = cut::tail(text, head_end, tail_allow, tail_shape);
+    }
     Chosen {
         head,
         head_end,
         tail,
         tail_start,
         filled: false,
+        refoldable: refold,
     }
 }
 

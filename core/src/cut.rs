@@ -76,6 +76,10 @@ pub struct Shape {
     /// A run folded by the head stops before the text's last line, which is
     /// left to the tail (the latest state of a progress bar, say).
     pub spare_last_line: bool,
+    /// A head whose fold ran up to the tail folds less, leaving the tail the
+    /// lines it has room for (the preview tries both and keeps the one that
+    /// shows more of the text).
+    pub refold: bool,
 }
 
 impl Shape {
@@ -87,6 +91,7 @@ impl Shape {
             fill_room: false,
             fold_reach: None,
             spare_last_line: false,
+            refold: false,
         }
     }
 

@@ -848,6 +848,43 @@ fn a_table_of_numbers_fills_the_budget_with_rows_not_a_fold() {
 }
 
 #[test]
+fn a_fold_leaves_the_tail_the_rows_it_has_room_for() {
+    // A few hundred alike rows, each longer than max-line-bytes: a head fold
+    // that ran up to the last row left the tail's share of the budget empty
+    // (64% of it used, or less).
+    let cyrillic: String = (1..=400)
+        .map(|n| {
+            format!(
+                "row {n}: сборка модуля завершилась с предупреждением, повторите попытку позже\n"
+            )
+        })
+        .collect();
+    let ascii: String = (1..=300)
+        .map(|n| format!("row {n}: {}\n", "build step finished ok; ".repeat(8)))
+        .collect();
+    for text in [cyrillic, ascii] {
+        for max_bytes in [2048, 4096, 8192, 16384] {
+            let budget = Budget {
+                max_bytes,
+                max_lines: None,
+                max_line_bytes: Some(120),
+                ..Budget::default()
+            };
+            let c = capper(PreviewFeatures::ALL, Vec::new())
+                .cap(&text, &budget, "rows", &mut Discard)
+                .unwrap();
+            assert!(
+                c.text.len() * 10 >= max_bytes as usize * 9,
+                "{} of {max_bytes} bytes:\n{}",
+                c.text.len(),
+                c.text
+            );
+            check(&text, &budget, PreviewFeatures::ALL, &c).unwrap();
+        }
+    }
+}
+
+#[test]
 fn a_run_past_the_fold_reach_is_shown_not_folded() {
     // Far more repetition than a side may compare: folding would end the
     // side there and leave its room unused, so the lines are shown, and the

@@ -61,6 +61,18 @@ impl SplitMix {
     }
 }
 
+/// A line shown with a window in place, `start [... M bytes cut] window
+/// [... K bytes cut]`, read back: its start, where the window starts in the
+/// line (`start` and `M` bytes), the window, and `K`. `None` for any other
+/// line.
+pub fn window_in_place(line: &str) -> Option<(&str, usize, &str, usize)> {
+    let (start, rest) = line.split_once(" [... ")?;
+    let (m, rest) = rest.split_once(" bytes cut] ")?;
+    let (window, k) = rest.rsplit_once(" [... ")?;
+    let k = k.strip_suffix(" bytes cut]")?.parse().ok()?;
+    Some((start, start.len() + m.parse::<usize>().ok()?, window, k))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -380,11 +380,7 @@ fn a_hit_in_the_cut_part_of_a_head_or_tail_line_gets_a_window_in_place() {
     // No longer than the line was without the search.
     assert!(line.len() <= line_of(&plain.text, 0).len());
     // start [... M bytes cut] window [... K bytes cut], M and K exact.
-    let (start, rest) = line.split_once(" [... ").unwrap();
-    let (m, rest) = rest.split_once(" bytes cut] ").unwrap();
-    let (window, k) = rest.rsplit_once(" [... ").unwrap();
-    let k: usize = k.strip_suffix(" bytes cut]").unwrap().parse().unwrap();
-    let window_at = start.len() + m.parse::<usize>().unwrap();
+    let (_, window_at, window, k) = crate::test_support::window_in_place(&line).unwrap();
     assert_eq!(&text[window_at..window_at + window.len()], window);
     assert_eq!(window_at + window.len() + k, text.find('\n').unwrap());
 }

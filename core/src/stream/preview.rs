@@ -830,16 +830,20 @@ fn open_cut_lines(r: &Retained<'_>, side: &mut Side) {
             i += 1;
             continue;
         };
+        // The accounting's span of the shown start is replaced with the
+        // parts shown: a line without one is left as it is.
+        let Some(j) = side.spans.iter().position(|s| s.a == a && s.e == e) else {
+            i += 1;
+            continue;
+        };
         match opened(r, (a, e, e + c), &windows, side.pieces[i]) {
             Some((pieces, old, new, parts)) => {
                 let n = pieces.len();
                 side.pieces.splice(i..i + 2, pieces);
                 side.bytes = side.bytes + new - old;
-                if let Some(j) = side.spans.iter().position(|s| s.a == a && s.e == e) {
-                    let line = side.spans[j].first;
-                    let spans = parts.iter().map(|&(pa, pe)| span(pa, pe, line, line));
-                    side.spans.splice(j..=j, spans);
-                }
+                let line = side.spans[j].first;
+                let spans = parts.iter().map(|&(pa, pe)| span(pa, pe, line, line));
+                side.spans.splice(j..=j, spans);
                 i += n;
             }
             None => i += 1,

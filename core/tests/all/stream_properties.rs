@@ -908,11 +908,7 @@ fn a_large_stream_shows_windows_around_the_hits_of_its_search() {
         first.starts_with("dist/a.min.js:1:var a=") && first.contains(hit_c),
         "{first}"
     );
-    let (start, rest) = first.split_once(" [... ").unwrap();
-    let (m, rest) = rest.split_once(" bytes cut] ").unwrap();
-    let (window, k) = rest.rsplit_once(" [... ").unwrap();
-    let k: usize = k.strip_suffix(" bytes cut]").unwrap().parse().unwrap();
-    let window_at = start.len() + m.parse::<usize>().unwrap();
+    let (_, window_at, window, k) = toolcap_core::test_support::window_in_place(first).unwrap();
     assert_eq!(&text[window_at..window_at + window.len()], window);
     assert_eq!(window_at + window.len() + k, text.find('\n').unwrap());
     // The same preview as the whole text read at once.

@@ -122,7 +122,7 @@ use memchr::{memchr, memchr3_iter, memrchr};
 use crate::cut::{Item, line_cut_marker, line_prefix_len, max_marker_len};
 use crate::search::{self, Hit};
 
-mod blocks;
+pub(crate) mod blocks;
 use crate::text::{count_lfs, digits, floor_grapheme};
 
 /// Substrings that start the search for failure lines. Each is one pass of

@@ -83,7 +83,16 @@ pub fn block(
                         n.starts_with(b"^") || n.starts_with(b"~")
                     })
                 };
+                // rustc's `= note: expected type `u64`` goes on, aligned
+                // under its text, with `found struct `Decimal``.
+                let note_goes_on = out.last().is_some_and(|&p| {
+                    let p = text(p);
+                    let p_indent = p.len() - p.trim_ascii_start().len();
+                    p.trim_ascii_start().starts_with(b"= ")
+                        && t.len() - trimmed.len() > p_indent + 2
+                });
                 let part = is_code_frame(t)
+                    || note_goes_on
                     || ["-->", "|", "= ", "^", "~", "note:", "help:", "symbol:", "location:"]
                         .iter()
                         .any(|m| trimmed.starts_with(m.as_bytes()))
@@ -320,6 +329,8 @@ mod tests {
         \x20    |                |\n\
         \x20    |                expected due to this\n\
         \x20    |\n\
+        \x20    = note: expected type `u64`\n\
+        \x20               found type `i64`\n\
         \x20    = note: `i64` cannot be converted to `u64` without loss\n\
         help: you can convert an `i64` to a `u64` and panic if it does not fit\n\
         \x20    |\n\

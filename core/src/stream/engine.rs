@@ -19,10 +19,13 @@
 //! - the current line's first [`CLASSIFY_BYTES`], to classify it;
 //! - notable lines ([`NotableScan`]): `3 K` lines of at most
 //!   `min(4 KiB, max-line-bytes, W / 4)` bytes each, and the ends of the
-//!   lines still within the last `W` bytes.
+//!   lines still within the last `W` bytes;
+//! - the blocks of the best failures ([`BlockScan`]): the last 20 to 40
+//!   KiB of the text, and up to 52 KiB around each of 4 failures until its
+//!   block is found.
 //!
-//! So memory is `O(W + K x min(4 KiB, W / 4))` bytes, plus the token
-//! counter's (at most 256 KiB, with the slack a growing buffer leaves),
+//! So memory is `O(W + K x min(4 KiB, W / 4))` bytes, plus 250 KiB for the
+//! blocks, plus the token counter's (at most 256 KiB, with the slack a growing buffer leaves),
 //! whatever the text's size: under 2 MiB for the default 16 KiB budget.
 //! Nothing depends on where the pieces were split, so a text read in any
 //! chunking gives the same preview as the whole text given at once.
@@ -36,11 +39,12 @@ use crate::call::Call;
 use crate::capper::{Capped, Capper};
 use crate::error::CapError;
 use crate::naming;
-use crate::notable::{self, Patterns};
+use crate::notable::{self, Kind, Patterns};
 use crate::notice::Saved;
 use crate::refs::OverflowRef;
 use crate::room::NoticeParts;
 use crate::search;
+use crate::stream::blocks::{BlockScan, Failure};
 use crate::stream::hits::HitScan;
 use crate::stream::notables::{CLASSIFY_BYTES, NotableScan};
 use crate::stream::preview::{self, Retained};
@@ -83,6 +87,8 @@ pub struct OnePass {
     line_head: String,
     line_head_full: bool,
     notables: NotableScan,
+    /// The blocks of the best failures.
+    blocks: BlockScan,
     /// Windows around the hits of the call's search, when it has one.
     hits: Option<HitScan>,
     /// Lines that start and end within one piece are prefiltered by one
@@ -128,6 +134,7 @@ impl OnePass {
             line_head: String::new(),
             line_head_full: false,
             notables: NotableScan::new(window as u64, keep, prefix_cap),
+            blocks: BlockScan::new(prefix_cap),
             hits: hit_scan(call, share_bytes, budget),
             prefilter: true,
         }
@@ -199,7 +206,7 @@ impl OnePass {
                     if next_found.is_some_and(|f| f < i) {
                         let line = &piece[seg..i];
                         let head = &line[..line.floor_char_boundary(CLASSIFY_BYTES)];
-                        self.end_line_with(at + 1, 1, head);
+                        self.end_line_with(at + 1, 1, head, b, base);
                     } else {
                         self.notables.settle(at + 1);
                         self.next_line(at + 1);
@@ -207,12 +214,13 @@ impl OnePass {
                 }
                 _ => {
                     self.take_line_head(&piece[seg..i]);
-                    self.end_line(at + 1, 1);
+                    self.end_line(at + 1, 1, b, base);
                 }
             }
             seg = i + 1;
         }
         self.take_line_head(&piece[seg..]);
+        self.blocks.end_piece(b, base);
         self.total += b.len() as u64;
         self.last_byte = b.last().copied();
     }
@@ -243,6 +251,7 @@ impl OnePass {
             + self.ring.capacity()
             + self.line_head.capacity()
             + self.notables.retained_bytes()
+            + self.blocks.retained_bytes()
             + self.hits.as_ref().map_or(0, HitScan::retained_bytes)
     }
 
@@ -254,7 +263,7 @@ impl OnePass {
         saved: Result<OverflowRef, CapError>,
     ) -> Result<Capped, CapError> {
         if self.line_start < self.total {
-            self.end_line(self.total, 0);
+            self.end_line(self.total, 0, &[], self.total);
         }
         if self.ring.len() > self.window {
             let drop = self.ring.len() - self.window;
@@ -275,6 +284,7 @@ impl OnePass {
         if let Some(hits) = self.hits.take() {
             notables.extend(hits.into_notables(self.total));
         }
+        let blocks = std::mem::replace(&mut self.blocks, BlockScan::new(0)).into_blocks();
         let view = Retained {
             head: head_valid,
             ring,
@@ -284,6 +294,7 @@ impl OnePass {
             total: self.total,
             lines,
             notables: &notables,
+            blocks: &blocks,
         };
         let outcome = match &saved {
             Ok(r) => Saved::Spilled(r),
@@ -371,11 +382,11 @@ impl OnePass {
         }
     }
 
-    /// The current line ends at `end`, with `lf` LF bytes (0 or 1); its
-    /// first bytes are in `line_head`.
-    fn end_line(&mut self, end: u64, lf: u64) {
+    /// The current line ends at `end`, with `lf` LF bytes (0 or 1), in
+    /// `piece` (which starts at `base`); its first bytes are in `line_head`.
+    fn end_line(&mut self, end: u64, lf: u64, piece: &[u8], base: u64) {
         let content = end - lf - self.line_start;
-        self.notables.line(
+        let class = self.notables.line(
             self.line_start,
             end,
             self.line_no,
@@ -383,14 +394,16 @@ impl OnePass {
             &self.line_head,
             &self.patterns,
         );
+        self.note_failure(class, end, piece, base);
         self.next_line(end);
     }
 
-    /// The current line, read whole within one piece, ends at `end` with
-    /// `lf` LF bytes; `head` is its first [`CLASSIFY_BYTES`].
-    fn end_line_with(&mut self, end: u64, lf: u64, head: &str) {
+    /// The current line, read whole within `piece` (which starts at
+    /// `base`), ends at `end` with `lf` LF bytes; `head` is its first
+    /// [`CLASSIFY_BYTES`].
+    fn end_line_with(&mut self, end: u64, lf: u64, head: &str, piece: &[u8], base: u64) {
         let content = end - lf - self.line_start;
-        self.notables.line(
+        let class = self.notables.line(
             self.line_start,
             end,
             self.line_no,
@@ -398,7 +411,23 @@ impl OnePass {
             head,
             &self.patterns,
         );
+        self.note_failure(class, end, piece, base);
         self.next_line(end);
+    }
+
+    /// The current line, ending at `end`, was classified `class`: a failure
+    /// may have a block to look for.
+    fn note_failure(&mut self, class: Option<(u8, Kind)>, end: u64, piece: &[u8], base: u64) {
+        if let Some((score, kind)) = class {
+            let failure = Failure {
+                start: self.line_start,
+                end,
+                line: self.line_no,
+                score,
+                kind,
+            };
+            self.blocks.failure(failure, piece, base);
+        }
     }
 
     /// The next line starts at `end`.

@@ -50,6 +50,7 @@ use crate::error::CapError;
 use crate::naming;
 use redacting::PieceRedactor;
 
+mod blocks;
 mod decode;
 pub mod engine;
 mod hits;

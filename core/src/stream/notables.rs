@@ -21,7 +21,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use crate::notable::{self, HOST_SCORE, Patterns};
+use crate::notable::{self, HOST_SCORE, Kind, Patterns};
 
 /// Bytes of a line that are classified.
 pub(crate) const CLASSIFY_BYTES: usize = 4096;
@@ -148,7 +148,7 @@ impl NotableScan {
 
     /// Consider the line `start..end` (number `line`; `content` bytes
     /// without its LF), of which `head` is the first bytes, up to
-    /// [`CLASSIFY_BYTES`].
+    /// [`CLASSIFY_BYTES`]; how it was classified, if notable.
     pub(crate) fn line(
         &mut self,
         start: u64,
@@ -157,17 +157,15 @@ impl NotableScan {
         content: u64,
         head: &str,
         patterns: &Patterns,
-    ) {
+    ) -> Option<(u8, Kind)> {
         self.settle(end);
         if !patterns.may_be_notable(head) {
-            return;
+            return None;
         }
-        let score = if patterns.host_matches(head) {
-            HOST_SCORE
-        } else if let Some((score, _)) = notable::classify(head) {
-            score
+        let (score, kind) = if patterns.host_matches(head) {
+            (HOST_SCORE, Kind::Plain)
         } else {
-            return;
+            notable::classify(head)?
         };
         let n = Notable {
             start,
@@ -188,6 +186,7 @@ impl NotableScan {
                 self.arrivals.push_back((end, rank));
             }
         }
+        Some((score, kind))
     }
 
     /// Lines with more than `window` bytes after them, `now` being the end

@@ -14,6 +14,8 @@ use crate::notable;
 use crate::notice::{self, GAP_LINES, Loss, NoticeForm, Saved};
 use crate::room::{self, NoticeParts};
 use crate::search;
+use crate::stream::blocks::Block;
+use crate::stream::hits::WINDOW_SCORE;
 use crate::stream::notables::Notable;
 
 /// Shortest part of a notable line worth showing when it must be cut.
@@ -34,6 +36,8 @@ pub(crate) struct Retained<'a> {
     pub(crate) total: u64,
     pub(crate) lines: u64,
     pub(crate) notables: &'a [Notable],
+    /// The blocks of the best failures, in no particular order.
+    pub(crate) blocks: &'a [Block],
 }
 
 impl Retained<'_> {
@@ -281,6 +285,7 @@ fn with_notable_lines<'a>(
     }
     let shown = select(
         r.notables,
+        r.blocks,
         (provisional.head_end, provisional.tail_start),
         room_bytes,
         room_lines,
@@ -325,9 +330,13 @@ fn less(allow: Allowance, bytes: usize, lines: usize) -> Allowance {
 }
 
 /// The notable lines inside `middle` that fit the room, best first (lines
-/// alike counted in the best of them), returned in file order.
+/// alike counted in the best of them), returned in file order. The search
+/// hits' windows come first; then, as in `cap`, the best failure with a
+/// block shows it, best lines first, in up to [`notable::BLOCK_PERCENT`]
+/// of the room.
 fn select<'a>(
     notables: &'a [Notable],
+    blocks: &'a [Block],
     middle: (u64, u64),
     mut bytes: usize,
     mut lines: usize,
@@ -335,11 +344,11 @@ fn select<'a>(
 ) -> Vec<ShownLine<'a>> {
     // A window needs only its own bytes in the middle: its line may be
     // one the head or the tail shows in part.
-    let in_middle = |n: &&Notable| match n.lead {
+    let in_middle = |n: &Notable| match n.lead {
         0 => n.start >= middle.0 && n.end <= middle.1,
         lead => n.start + lead >= middle.0 && n.start + lead + n.prefix.len() as u64 <= middle.1,
     };
-    let mut ranked: Vec<&Notable> = notables.iter().filter(in_middle).collect();
+    let mut ranked: Vec<&Notable> = notables.iter().filter(|n| in_middle(n)).collect();
     ranked.sort_by_key(|n| n.rank());
     let mut families: Vec<ShownLine<'a>> = Vec::new();
     let mut by_key = std::collections::HashMap::new();
@@ -359,38 +368,97 @@ fn select<'a>(
             }
         }
     }
+    let block = blocks
+        .iter()
+        .filter(|b| in_middle(&b.failure))
+        .min_by_key(|b| b.failure.rank());
+    let windows = families
+        .iter()
+        .take_while(|f| f.n.score == WINDOW_SCORE)
+        .count();
+    let rest = families.split_off(windows);
     let mut shown = Vec::new();
-    for mut s in families {
-        if lines == 0 {
-            break;
+    // Lines shown from their start: a block's line may be a notable line.
+    let mut starts = std::collections::HashSet::new();
+    let mut take = |mut s: ShownLine<'a>, bytes: &mut usize, lines: &mut usize, floor: usize| {
+        let whole_line = s.n.lead == 0 && s.n.score != WINDOW_SCORE;
+        if *lines == 0
+            || (whole_line && starts.contains(&s.n.start))
+            || !fit(&mut s, *bytes - floor, max_line)
+        {
+            return false;
         }
-        let content = s.n.content;
-        let prefix = crate::cut::line_prefix(s.n.line, s.similar).len();
-        let kept = s.n.prefix.len() as u64;
-        let limit = max_line.unwrap_or(u64::MAX);
-        if s.n.lead > 0 {
-            // A window is shown whole or not at all: cut, it could lose its hit.
-            s.keep = s.n.prefix.len();
-            if s.rendered_len() > bytes {
-                continue;
-            }
-        } else if content <= limit && content <= kept && prefix + (content as usize) < bytes {
-            s.keep = content as usize;
-        } else {
-            let marker = max_marker_len(content as usize);
-            let fit = (limit.min(kept) as usize).min(bytes.saturating_sub(prefix + marker + 1));
-            let keep = s.n.prefix.floor_char_boundary(fit);
-            if keep == 0 || keep < MIN_SHOWN.min(content as usize) {
-                continue;
-            }
-            s.keep = keep;
+        *bytes -= s.rendered_len();
+        *lines -= 1;
+        if whole_line {
+            starts.insert(s.n.start);
         }
-        bytes -= s.rendered_len();
-        lines -= 1;
         shown.push(s);
+        true
+    };
+    for s in families {
+        take(s, &mut bytes, &mut lines, 0);
     }
-    shown.sort_by_key(|s| s.n.start);
+    let mut rest = rest;
+    if let Some(block) = block {
+        let failure = match rest.iter().position(|f| f.n.start == block.failure.start) {
+            Some(i) => rest.remove(i),
+            None => ShownLine {
+                n: &block.failure,
+                similar: 0,
+                keep: 0,
+            },
+        };
+        let rest_percent = 100 - notable::BLOCK_PERCENT;
+        let (floor_bytes, floor_lines) =
+            (bytes * rest_percent / 100, percent_of(lines, rest_percent));
+        if take(failure, &mut bytes, &mut lines, 0) {
+            for n in block.lines.iter().filter(|n| in_middle(n)) {
+                let s = ShownLine {
+                    n,
+                    similar: 0,
+                    keep: 0,
+                };
+                if lines <= floor_lines || bytes <= floor_bytes {
+                    break;
+                }
+                if !take(s, &mut bytes, &mut lines, floor_bytes) {
+                    break;
+                }
+            }
+        }
+    }
+    for s in rest {
+        take(s, &mut bytes, &mut lines, 0);
+    }
+    shown.sort_by_key(|s| (s.n.start, s.n.lead));
     shown
+}
+
+/// Set how much of `s` is shown within `bytes`; false when too little of
+/// it would be.
+fn fit(s: &mut ShownLine<'_>, bytes: usize, max_line: Option<u64>) -> bool {
+    let content = s.n.content;
+    let prefix = crate::cut::line_prefix(s.n.line, s.similar).len();
+    let kept = s.n.prefix.len() as u64;
+    let limit = max_line.unwrap_or(u64::MAX);
+    if s.n.lead > 0 {
+        // A window is shown whole or not at all: cut, it could lose its hit.
+        s.keep = s.n.prefix.len();
+        return s.rendered_len() <= bytes;
+    }
+    if content <= limit && content <= kept && prefix + (content as usize) < bytes {
+        s.keep = content as usize;
+        return true;
+    }
+    let marker = max_marker_len(content as usize);
+    let fit = (limit.min(kept) as usize).min(bytes.saturating_sub(prefix + marker + 1));
+    let keep = s.n.prefix.floor_char_boundary(fit);
+    if keep == 0 || keep < MIN_SHOWN.min(content as usize) {
+        return false;
+    }
+    s.keep = keep;
+    true
 }
 
 /// Split `allow` between head and tail as `budget` asks; the head ends by

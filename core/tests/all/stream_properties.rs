@@ -47,6 +47,16 @@ fn any_bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
         1 => "[0-9]{1,4}".prop_map(|s| format!("thread 'main' panicked at {s}\n").into_bytes()),
         1 => "[a-z]{0,9}".prop_map(|s| format!("FAILED test_{s} - assert\n").into_bytes()),
         1 => Just(b"BOOM host pattern\n".to_vec()),
+        // Failures with a block, after or before them.
+        1 => "[a-z]{1,9}".prop_map(|s| format!(
+            "error[E0308]: mismatched types\n  --> src/{s}.rs:3:5\n   |\n3  |     {s}\n   |     ^ expected u64\n\n"
+        ).into_bytes()),
+        1 => "[a-z]{1,9}".prop_map(|s| format!(
+            "Traceback (most recent call last):\n  File \"{s}.py\", line 3, in <module>\n    f()\nValueError: bad {s}\n"
+        ).into_bytes()),
+        1 => "[a-z]{1,9}".prop_map(|s| format!(
+            "____ test_{s} ____\n    def test_{s}():\n>       assert 1 == 2\nE       assert 1 == 2\ntests/t.py:4: AssertionError\n"
+        ).into_bytes()),
         1 => "[a-z]{300,3000}".prop_map(String::into_bytes),
         1 => Just(vec![0xFF]),
         1 => Just(vec![0xE2, 0x82]),
@@ -922,4 +932,96 @@ fn a_large_stream_shows_windows_around_the_hits_of_its_search() {
         &Call::new("grep-2"),
     );
     assert!(!plain.text.contains("apiBase") && !plain.text.contains("sentryDsn"));
+}
+
+/// Failures whose whole block the preview shows, each alone in a log.
+const BLOCKS: [&str; 5] = [
+    "error[E0308]: mismatched types\n  --> src/billing/invoice.rs:212:24\n    |\n210 |     fn total(&self) -> u64 {\n    |                        --- expected `u64` because of return type\n212 |         sum * self.rate\n    |         ^^^^^^^^^^^^^^^ expected `u64`, found `Decimal`\n    |\n    = note: expected type `u64`\n\n",
+    "Traceback (most recent call last):\n  File \"/srv/app/jobs.py\", line 88, in run\n    result = step(payload)\n  File \"/srv/app/steps.py\", line 41, in step\n    return parse(payload[\"body\"])\nKeyError: 'body'\n",
+    "_________________________ test_refund_rounds_down _________________________\n\n    def test_refund_rounds_down():\n        order = make_order(total=\"10.005\")\n>       assert refund(order) == Decimal(\"10.00\")\nE       AssertionError: assert Decimal('10.01') == Decimal('10.00')\n\ntests/test_refunds.py:31: AssertionError\n",
+    "=== RUN   TestLedgerBalance\n    ledger_test.go:57: balance = 120, want 100\n    ledger_test.go:58: entries: [debit 20]\n--- FAIL: TestLedgerBalance (0.00s)\n",
+    "Exception in thread \"main\" java.lang.IllegalStateException: ledger closed\n\tat com.acme.Ledger.post(Ledger.java:91)\n\tat com.acme.Billing.run(Billing.java:40)\nCaused by: java.io.IOException: disk full\n\tat com.acme.Store.write(Store.java:12)\n",
+];
+
+/// `block` in the middle of a build log long enough that a block's bytes
+/// after it end before the text does, with a failure with no block before
+/// it and a burst of failures at the end.
+fn log_with_block(block: &str) -> String {
+    let mut s = String::new();
+    for i in 0..6000 {
+        if i == 1000 {
+            s.push_str("error: could not find `Cargo.toml` in a sibling\n");
+        }
+        if i == 3000 {
+            s.push_str(block);
+        }
+        if i > 5990 {
+            s.push_str(&format!("error: late failure number {i} of the burst\n"));
+        }
+        s.push_str(&format!(
+            "step {i}: built crate-{i} v0.1.{i} (/home/u/src/crate-{i})\n"
+        ));
+    }
+    s
+}
+
+#[test]
+fn the_first_failure_comes_whole_in_a_large_stream_however_it_is_split() {
+    // The one-pass preview shows a failure's block as the whole-text
+    // preview does: every line `cap` shows of it (its numbered lines; not
+    // folding, so that `cap` shows them there too).
+    let features = PreviewFeatures {
+        fold: false,
+        ..PreviewFeatures::ALL
+    };
+    let one_pass = capper_with(features, 300);
+    let whole_text = capper_with(features, usize::MAX);
+    let budget = Budget {
+        max_bytes: 8 * 1024,
+        ..Budget::default()
+    };
+    for block in BLOCKS {
+        let text = log_with_block(block);
+        let at = text.find(block).unwrap();
+        let (want, _) = whole(&whole_text, &text, budget, &Call::new("c"));
+        let block_lines: Vec<&str> = block.lines().filter(|l| !l.trim().is_empty()).collect();
+        let shown_by_cap: Vec<&&str> = block_lines
+            .iter()
+            .filter(|l| {
+                want.text
+                    .lines()
+                    .any(|p| p.starts_with("[line ") && p.ends_with(*l))
+            })
+            .collect();
+        assert!(
+            shown_by_cap.len() >= block_lines.len() - 1,
+            "cap shows the block:\n{}",
+            want.text
+        );
+        let (got, _) = stream(&one_pass, &[text.as_bytes()], budget, &Call::new("c"));
+        for l in &shown_by_cap {
+            assert!(
+                got.text
+                    .lines()
+                    .any(|p| p.starts_with("[line ") && p.ends_with(**l)),
+                "{l:?} not shown:\n{}",
+                got.text
+            );
+        }
+        check_notable_lines(&text, &got).unwrap();
+        // However the text is split: one byte at a time around the block,
+        // seams inside its lines, 4 KiB pieces.
+        let mut cuts: Vec<usize> = (at - 20_000..at + block.len() + 40_000)
+            .step_by(997)
+            .collect();
+        cuts.extend((at..at + block.len()).step_by(7));
+        cuts.extend((1..text.len() / 4096).map(|i| i * 4096));
+        let (split, _) = stream(
+            &one_pass,
+            &chunks(text.as_bytes(), &cuts, false),
+            budget,
+            &Call::new("c"),
+        );
+        assert_eq!(split, got);
+    }
 }

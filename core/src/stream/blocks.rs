@@ -1,0 +1,308 @@
+//! The whole blocks of the first failures of a text read once, as the
+//! whole-text preview shows them ([`notable::blocks`]): a rustc error's
+//! annotated source, a traceback down to its exception line, a pytest
+//! section.
+//!
+//! A block lies around its failure line, before it (a pytest section, a Go
+//! test's log) or after it. So the scan keeps the last [`KEEP_BEFORE`]
+//! bytes of the text; when a failure line with a block ends, it copies the
+//! [`BEFORE_BYTES`] before it and goes on copying up to [`AFTER_BYTES`]
+//! after it, then finds the block in that copy. At most [`SLOTS`] failures
+//! are held, the best by rank (confidence, then file order), and one whose
+//! block turns out empty frees its slot. Memory is bounded whatever the
+//! text's size, and nothing depends on where the pieces were split.
+
+use memchr::{memchr, memrchr};
+
+use crate::notable::blocks;
+use crate::notable::{Kind, WARNING_SCORE};
+use crate::stream::notables::{CLASSIFY_BYTES, Notable};
+use crate::text::count_lfs;
+
+/// Bytes before a failure line looked at for its block.
+const BEFORE_BYTES: usize = 16 * 1024;
+
+/// Bytes after a failure line looked at for its block.
+const AFTER_BYTES: u64 = 32 * 1024;
+
+/// A longer failure line is not looked at for a block: the bytes before it
+/// would no longer be kept.
+const MAX_FAILURE_LINE: u64 = CLASSIFY_BYTES as u64;
+
+/// Bytes kept of the text before the current piece.
+const KEEP_BEFORE: usize = BEFORE_BYTES + MAX_FAILURE_LINE as usize + 1;
+
+/// Failures held (with their blocks, or waiting for them), at most.
+const SLOTS: usize = 4;
+
+/// A failure line and the other lines of its block, best first.
+#[derive(Debug, Clone)]
+pub(crate) struct Block {
+    pub(crate) failure: Notable,
+    pub(crate) lines: Vec<Notable>,
+}
+
+/// A failure whose block is still being read.
+#[derive(Debug)]
+struct Capture {
+    failure: Notable,
+    kind: Kind,
+    /// The text's bytes from `from` on (a line start).
+    from: u64,
+    bytes: Vec<u8>,
+}
+
+impl Capture {
+    fn read_to(&self) -> u64 {
+        self.from + self.bytes.len() as u64
+    }
+
+    fn wants_to(&self) -> u64 {
+        self.failure.end + AFTER_BYTES
+    }
+}
+
+/// The blocks of a text's best failures, read once.
+#[derive(Debug)]
+pub(crate) struct BlockScan {
+    /// The last bytes before the current piece, from `recent_at` on.
+    recent: Vec<u8>,
+    recent_at: u64,
+    open: Vec<Capture>,
+    done: Vec<Block>,
+    /// Longest prefix kept of a line.
+    prefix_cap: usize,
+}
+
+impl BlockScan {
+    pub(crate) fn new(prefix_cap: usize) -> BlockScan {
+        BlockScan {
+            recent: Vec::new(),
+            recent_at: 0,
+            open: Vec::new(),
+            done: Vec::new(),
+            prefix_cap,
+        }
+    }
+
+    /// The line `start..end` (number `line`), classified `score` and
+    /// `kind`, has ended in `piece`, which starts at byte `base` (an empty
+    /// piece at the text's end when the last line ends there).
+    pub(crate) fn failure(&mut self, at: Failure, piece: &[u8], base: u64) {
+        let Failure {
+            start,
+            end,
+            line,
+            score,
+            kind,
+        } = at;
+        if score <= WARNING_SCORE
+            || matches!(kind, Kind::Plain | Kind::Eslint)
+            || end - start > MAX_FAILURE_LINE + 1
+        {
+            return;
+        }
+        // The blocks read to their end before this line's end are settled
+        // now, however the text was split: which slots are free depends on
+        // the text alone.
+        self.settle(piece, base, end - 1);
+        let rank = (std::cmp::Reverse(score), start);
+        if self.open.len() + self.done.len() >= SLOTS && !self.evict_worse_than(rank) {
+            return;
+        }
+        let want_from = start.saturating_sub(BEFORE_BYTES as u64);
+        let have_to = base + piece.len() as u64;
+        let mut bytes = Vec::new();
+        if want_from < base {
+            let skip = (want_from.max(self.recent_at) - self.recent_at) as usize;
+            bytes.extend_from_slice(&self.recent[skip..]);
+        }
+        let from = want_from.max(self.recent_at);
+        let take_to = have_to.min(end + AFTER_BYTES);
+        let piece_from = from.max(base);
+        bytes.extend_from_slice(&piece[(piece_from - base) as usize..(take_to - base) as usize]);
+        // Start at a line: the first LF before the failure line ends the
+        // partial line the copy starts in.
+        let (from, bytes) = if from == 0 {
+            (from, bytes)
+        } else {
+            let lf = memchr(b'\n', &bytes[..(start - from) as usize])
+                .expect("a LF ends the line before");
+            (from + lf as u64 + 1, bytes[lf + 1..].to_vec())
+        };
+        let content = end - start - u64::from(bytes.get((end - from - 1) as usize) == Some(&b'\n'));
+        let own = &bytes[(start - from) as usize..(start - from + content) as usize];
+        let failure = Notable {
+            start,
+            end,
+            line,
+            score,
+            key: 0,
+            similar: 0,
+            content,
+            prefix: prefix_of(own, self.prefix_cap),
+            lead: 0,
+        };
+        let capture = Capture {
+            failure,
+            kind,
+            from,
+            bytes,
+        };
+        self.open.push(capture);
+    }
+
+    /// Drop the worst failure held if it ranks below `rank`; whether one
+    /// was dropped.
+    fn evict_worse_than(&mut self, rank: (std::cmp::Reverse<u8>, u64)) -> bool {
+        let worst_open = self
+            .open
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.failure.rank(), true, i));
+        let worst_done = self
+            .done
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.failure.rank(), false, i));
+        let Some((worst, open, i)) = worst_open.chain(worst_done).max() else {
+            return true;
+        };
+        if worst < rank {
+            return false;
+        }
+        if open {
+            self.open.swap_remove(i);
+        } else {
+            self.done.swap_remove(i);
+        }
+        true
+    }
+
+    /// The piece starting at `base` has been read: the blocks being read
+    /// take what they need of it, and it becomes the recent bytes.
+    pub(crate) fn end_piece(&mut self, piece: &[u8], base: u64) {
+        let have_to = base + piece.len() as u64;
+        self.settle(piece, base, have_to);
+        if piece.len() >= KEEP_BEFORE {
+            self.recent.clear();
+            self.recent
+                .extend_from_slice(&piece[piece.len() - KEEP_BEFORE..]);
+        } else {
+            self.recent.extend_from_slice(piece);
+            // Drop the front seldom: up to twice the bytes kept.
+            if self.recent.len() > 2 * KEEP_BEFORE {
+                self.recent.drain(..self.recent.len() - KEEP_BEFORE);
+            }
+        }
+        self.recent_at = have_to - self.recent.len() as u64;
+    }
+
+    /// The blocks being read take what they need of `piece` (which starts
+    /// at `base`) up to byte `known_to`; those whose bytes end by then are
+    /// looked at.
+    fn settle(&mut self, piece: &[u8], base: u64, known_to: u64) {
+        let mut i = 0;
+        while i < self.open.len() {
+            let c = &mut self.open[i];
+            let (next, to) = (c.read_to(), c.wants_to().min(known_to));
+            if next < to {
+                let (a, e) = ((next - base) as usize, (to - base) as usize);
+                c.bytes.extend_from_slice(&piece[a..e]);
+            }
+            if c.wants_to() <= known_to {
+                let c = self.open.swap_remove(i);
+                self.finish(c, false);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// The blocks found, once the text has ended.
+    pub(crate) fn into_blocks(mut self) -> Vec<Block> {
+        for c in std::mem::take(&mut self.open) {
+            self.finish(c, true);
+        }
+        self.done
+    }
+
+    /// Heap bytes held, about.
+    pub(crate) fn retained_bytes(&self) -> usize {
+        let line = |n: &Notable| size_of::<Notable>() + n.prefix.capacity();
+        self.recent.capacity()
+            + self
+                .open
+                .iter()
+                .map(|c| c.bytes.capacity() + line(&c.failure))
+                .sum::<usize>()
+            + self
+                .done
+                .iter()
+                .map(|b| line(&b.failure) + b.lines.iter().map(line).sum::<usize>())
+                .sum::<usize>()
+    }
+
+    /// Find the block of `c`, all its bytes read (or the text `ended`):
+    /// kept if it has lines.
+    fn finish(&mut self, mut c: Capture, ended: bool) {
+        let start = (c.failure.start - c.from) as usize;
+        let end = (c.failure.end - c.from) as usize;
+        if !ended {
+            // A line the copy cut is not a line of the block.
+            let last_lf = memrchr(b'\n', &c.bytes[end..]).map_or(end, |i| end + i + 1);
+            c.bytes.truncate(last_lf);
+        }
+        let b = &c.bytes;
+        let found = blocks::block(b, start, end, c.kind, 0, b.len());
+        if found.is_empty() {
+            return;
+        }
+        let lines = found
+            .into_iter()
+            .map(|(a, e)| {
+                let line = if a < start {
+                    c.failure.line - count_lfs(&b[a..start])
+                } else {
+                    c.failure.line + 1 + count_lfs(&b[end..a])
+                };
+                let content = (e - a - usize::from(b[e - 1] == b'\n')) as u64;
+                Notable {
+                    start: c.from + a as u64,
+                    end: c.from + e as u64,
+                    line,
+                    score: c.failure.score,
+                    key: 0,
+                    similar: 0,
+                    content,
+                    prefix: prefix_of(&b[a..a + content as usize], self.prefix_cap),
+                    lead: 0,
+                }
+            })
+            .collect();
+        self.done.push(Block {
+            failure: c.failure,
+            lines,
+        });
+    }
+}
+
+/// A line that ended, as the notable scan classified it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Failure {
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+    pub(crate) line: u64,
+    pub(crate) score: u8,
+    pub(crate) kind: Kind,
+}
+
+/// The first `cap` bytes of a line, whole chars.
+fn prefix_of(line: &[u8], cap: usize) -> String {
+    let b = &line[..line.len().min(cap + 3)];
+    let s = match std::str::from_utf8(b) {
+        Ok(s) => s,
+        Err(e) => std::str::from_utf8(&b[..e.valid_up_to()]).expect("checked prefix"),
+    };
+    s[..s.floor_char_boundary(cap)].to_owned()
+}

@@ -1085,12 +1085,12 @@ fn choose(text: &str, budget: &Budget, allow: Allowance, shape: Shape) -> Chosen
     let b = text.as_bytes();
     let meets = tail_start >= head_end && memchr::memchr(b'\n', &b[head_end..tail_start]).is_none();
     let line_start = memchr::memrchr(b'\n', &b[..head_end]).map_or(0, |i| i + 1);
-    let refold = head.folded > 0
-        && meets
-        && before_lines_worth(text, line_start, spare, shape.max_line).is_some();
-    if refold
-        && shape.refold
-        && let Some(end) = before_lines_worth(text, line_start, spare, shape.max_line)
+    let refold_end = (head.folded > 0 && meets)
+        .then(|| before_lines_worth(text, line_start, spare, shape.max_line))
+        .flatten();
+    let refold = refold_end.is_some();
+    if shape.refold
+        && let Some(end) = refold_end
     {
         (head, head_end) = cut::head(text, end, head_allow, head_shape);
         let tail_allow = Allowance {

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
+from blake3 import blake3
 from tool_output_cap import (
     Audio,
     Budget,
@@ -26,7 +27,6 @@ from tool_output_cap import (
     Text,
 )
 
-from .blake3 import blake3
 from .checker import Checker, excerpt
 
 
@@ -60,7 +60,7 @@ def meta_note(spill_file: Path) -> Path:
 def digest_of(data: bytes) -> str:
     """A reference's `digest` of a file's bytes: the first 16 hex digits of
     its BLAKE3."""
-    return blake3(data)[:8].hex()
+    return blake3(data).digest()[:8].hex()
 
 
 def temp_files(root: Path) -> list[Path]:

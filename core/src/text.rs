@@ -131,6 +131,15 @@ pub fn truncate_str(s: &str, max: usize) -> &str {
     &s[..s.floor_char_boundary(max)]
 }
 
+/// The longest prefix of `b` that is whole chars (`b` is a prefix of a
+/// text, or bytes of one from a char boundary on).
+pub fn valid_prefix(b: &[u8]) -> &str {
+    match std::str::from_utf8(b) {
+        Ok(s) => s,
+        Err(e) => std::str::from_utf8(&b[..e.valid_up_to()]).expect("checked prefix"),
+    }
+}
+
 /// Number of decimal digits of `n`.
 pub fn digits(n: u64) -> usize {
     n.checked_ilog10().map_or(1, |d| d as usize + 1)

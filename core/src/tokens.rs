@@ -1369,7 +1369,7 @@ mod tests {
         assert!(polish > english + 1.0, "{polish} vs {english}");
         // Only for the next words: English is English again after them.
         let later = " this is a plain English sentence after the Polish one";
-        let far = format!("Błąd:{}\n", words.repeat(5));
+        let far = format!("Błąd:{}\n", words.repeat(RATES.foreign_reach as usize));
         let (alone, english) = (adds(&far, later), adds("x\n", later));
         assert!((alone - english).abs() < 1e-9, "{alone} vs {english}");
         // Latin-1 accents (German, French) are no sign of it.

@@ -17,7 +17,7 @@ use memchr::{memchr, memrchr};
 use crate::notable::blocks;
 use crate::notable::{Kind, WARNING_SCORE};
 use crate::stream::notables::{CLASSIFY_BYTES, Notable};
-use crate::text::count_lfs;
+use crate::text::{count_lfs, valid_prefix};
 
 /// Bytes before a failure line looked at for its block.
 const BEFORE_BYTES: usize = 16 * 1024;
@@ -122,14 +122,15 @@ impl BlockScan {
         let piece_from = from.max(base);
         bytes.extend_from_slice(&piece[(piece_from - base) as usize..(take_to - base) as usize]);
         // Start at a line: the first LF before the failure line ends the
-        // partial line the copy starts in.
-        let (from, bytes) = if from == 0 {
-            (from, bytes)
-        } else {
-            let lf = memchr(b'\n', &bytes[..(start - from) as usize])
-                .expect("a LF ends the line before");
-            (from + lf as u64 + 1, bytes[lf + 1..].to_vec())
+        // partial line the copy starts in (there is one: `recent` holds
+        // more than `BEFORE_BYTES` before any failure line).
+        let skip = match from {
+            0 => 0,
+            _ => memchr(b'\n', &bytes[..(start - from) as usize])
+                .map_or(start - from, |lf| lf as u64 + 1),
         };
+        bytes.drain(..skip as usize);
+        let from = from + skip;
         let content = end - start - u64::from(bytes.get((end - from - 1) as usize) == Some(&b'\n'));
         let own = &bytes[(start - from) as usize..(start - from + content) as usize];
         let failure = Notable {
@@ -299,10 +300,6 @@ pub(crate) struct Failure {
 
 /// The first `cap` bytes of a line, whole chars.
 fn prefix_of(line: &[u8], cap: usize) -> String {
-    let b = &line[..line.len().min(cap + 3)];
-    let s = match std::str::from_utf8(b) {
-        Ok(s) => s,
-        Err(e) => std::str::from_utf8(&b[..e.valid_up_to()]).expect("checked prefix"),
-    };
+    let s = valid_prefix(&line[..line.len().min(cap + 3)]);
     s[..s.floor_char_boundary(cap)].to_owned()
 }

@@ -270,7 +270,7 @@ impl OnePass {
             self.drop_ring_front(drop);
         }
         let lines = self.lines();
-        let head_valid = valid_prefix(&self.head);
+        let head_valid = crate::text::valid_prefix(&self.head);
         // The tail starts on a char boundary: skip a split char's last bytes.
         let skip = self
             .ring
@@ -447,12 +447,4 @@ fn hit_scan(call: &Call, share_bytes: usize, budget: &Budget) -> Option<HitScan>
     let max_line = budget.max_line_bytes.map(|m| m as usize);
     let width = search::window_bytes(share_bytes, terms.len(), max_line, 0);
     Some(HitScan::new(&terms, width))
-}
-
-/// The longest prefix of `b` that is whole chars (`b` is a prefix of a text).
-fn valid_prefix(b: &[u8]) -> &str {
-    match std::str::from_utf8(b) {
-        Ok(s) => s,
-        Err(e) => std::str::from_utf8(&b[..e.valid_up_to()]).expect("checked prefix"),
-    }
 }

@@ -12,10 +12,10 @@
 //! another alphabet (Greek, Cyrillic, Hebrew, Arabic, Devanagari, Hangul,
 //! accented Latin in three groups) at its script's rate per letter
 //! (`SCRIPTS`), and an ASCII word near a Latin Extended one as the Polish
-//! or Turkish word it is (`foreign_word`); CJK characters, kana, symbols and emoji by what each costs
-//! alone in o200k (`CHAR_COSTS`, a 9.6 KB table of two bits a character
-//! made from the tokenizer by the bench: which ideographs the vocabulary
-//! holds whole is a list, not a rate). The rates are round numbers with the
+//! or Turkish word it is (`foreign_word`); CJK characters, kana, symbols
+//! and emoji by what each costs alone in o200k (`CHAR_COSTS`, a 9.6 KB
+//! table of two bits a character made from the tokenizer by the bench:
+//! which ideographs the vocabulary holds whole is a list, not a rate). The rates are round numbers with the
 //! reason beside each (`RATES`, `SCRIPTS`), fitted on the fit half of the
 //! bench's corpus; `report -- tokens` (bench/README.md) measures the
 //! errors against o200k_base and cl100k_base on the held-out half, per
@@ -614,6 +614,11 @@ impl Word {
     fn letters(&self) -> u64 {
         self.upper + self.lower
     }
+
+    /// Only ASCII letters so far.
+    fn is_ascii(&self) -> bool {
+        self.alpha == 0 && self.wide == 0 && !self.han
+    }
 }
 
 impl<'a> Scan<'a> {
@@ -764,8 +769,7 @@ impl<'a> Scan<'a> {
                 break;
             }
         }
-        let ascii = w.alpha == 0 && w.wide == 0 && !w.han;
-        let mut c = if ascii {
+        let mut c = if w.is_ascii() {
             cost(&w, shape) + self.ascii_word(w.letters())
         } else {
             cost(&w, shape)
@@ -821,8 +825,7 @@ impl<'a> Scan<'a> {
     /// [`Scan::ascii_word`]'s charge of the piece `w`, without counting it:
     /// what a piece that goes on in another script has cost so far.
     fn foreign(&self, w: &Word) -> u64 {
-        let ascii = w.alpha == 0 && w.wide == 0 && !w.han;
-        if self.foreign_words > 0 && ascii && w.letters() >= RATES.foreign_letters {
+        if self.foreign_words > 0 && w.is_ascii() && w.letters() >= RATES.foreign_letters {
             RATES.foreign_word
         } else {
             0

@@ -15,11 +15,11 @@
 //! or Turkish word it is (`foreign_word`); CJK characters, kana, symbols
 //! and emoji by what each costs alone in o200k (`CHAR_COSTS`, a 9.6 KB
 //! table of two bits a character made from the tokenizer by the bench:
-//! which ideographs the vocabulary holds whole is a list, not a rate). The rates are round numbers with the
-//! reason beside each (`RATES`, `SCRIPTS`), fitted on the fit half of the
-//! bench's corpus; `report -- tokens` (bench/README.md) measures the
-//! errors against o200k_base and cl100k_base on the held-out half, per
-//! script and source.
+//! which ideographs the vocabulary holds whole is a list, not a rate). The
+//! rates are round numbers with the reason beside each (`RATES`,
+//! `SCRIPTS`), fitted on the fit half of the bench's corpus; `report --
+//! tokens` (bench/README.md) measures the errors against o200k_base and
+//! cl100k_base on the held-out half, per script and source.
 //!
 //! One linear pass, no allocation, no `chars()` decode on ASCII: a byte-class
 //! table drives the scan, and only non-ASCII characters are decoded.

@@ -115,7 +115,7 @@
 
 use std::collections::HashMap;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, MatchKind};
 use memchr::memmem::Finder;
 use memchr::{memchr, memchr3_iter, memrchr};
 
@@ -188,6 +188,18 @@ const CLASSIFY_BYTES: usize = 4096;
 /// so that hits come in file order and stay in cache.
 const CHUNK: usize = 256 * 1024;
 
+/// How [`Patterns::occurrences`] reports overlapping patterns; which lines
+/// hold an occurrence is the same either way. Leftmost-first lets the
+/// automaton run on its SIMD prefilter (Teddy) where it has one: natively,
+/// the one-pass preview of 64 MiB of log then takes 77 ms instead of 210.
+/// wasm has no Teddy, and there the standard semantics measured a little
+/// faster (`toolcap cap` of 64 MiB: 0.36 s of CPU against 0.39).
+const ANY_MATCH_KIND: MatchKind = if cfg!(target_arch = "wasm32") {
+    MatchKind::Standard
+} else {
+    MatchKind::LeftmostFirst
+};
+
 /// Confidence of a host pattern.
 pub const HOST_SCORE: u8 = 5;
 
@@ -228,14 +240,16 @@ impl Patterns {
                 .map(|p| Finder::new(p.as_bytes()).into_owned())
                 .collect(),
             host_text: patterns.to_vec(),
-            any: AhoCorasick::new(
-                ANCHORS
-                    .iter()
-                    .chain(&RARE_SIGNS)
-                    .copied()
-                    .chain(patterns.iter().map(String::as_str)),
-            )
-            .expect("a few short literals build an automaton"),
+            any: AhoCorasick::builder()
+                .match_kind(ANY_MATCH_KIND)
+                .build(
+                    ANCHORS
+                        .iter()
+                        .chain(&RARE_SIGNS)
+                        .copied()
+                        .chain(patterns.iter().map(String::as_str)),
+                )
+                .expect("a few short literals build an automaton"),
         }
     }
 

@@ -310,10 +310,9 @@ proptest! {
         call in any_call(),
     ) {
         let capper = capper_with(PreviewFeatures::ALL, 300);
-        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let text = past_the_budget(String::from_utf8_lossy(&bytes).into_owned(), &budget);
         let looks_json = toolcap_core::stream::looks_json(text.as_bytes(), 300);
-        let large = toolcap_core::stream::is_large(text.len(), looks_json, &budget, 300);
-        prop_assume!(large);
+        prop_assert!(toolcap_core::stream::is_large(text.len(), looks_json, &budget, 300));
         let (c, files) = whole(&capper, &text, budget, &call);
         prop_assert!(c.truncated);
         prop_assert!(c.text.len() <= budget.max_bytes as usize);
@@ -353,8 +352,9 @@ proptest! {
         let features = PreviewFeatures { notable: false, ..PreviewFeatures::ALL };
         let capper = capper_with(features, 300);
         let budget = Budget { max_line_bytes: None, max_tokens: None, ..budget };
+        let text = past_the_budget(text, &budget);
         let looks_json = toolcap_core::stream::looks_json(text.as_bytes(), 300);
-        prop_assume!(toolcap_core::stream::is_large(text.len(), looks_json, &budget, 300));
+        prop_assert!(toolcap_core::stream::is_large(text.len(), looks_json, &budget, 300));
         let (c, _) = whole(&capper, &text, budget, &Call::new("c"));
         let preview = c.text.rsplit_once("[toolcap] ").unwrap().0;
         let (head, tail) = match preview.split_once("[... ") {
@@ -378,6 +378,24 @@ proptest! {
         let shown = (head_shown + tail_shown).min(text.len());
         prop_assert_eq!(c.omitted_bytes, (text.len() - shown) as u64);
     }
+}
+
+/// `text` repeated until it is longer than `budget.max_bytes` and than the
+/// large-input threshold of these properties' cappers (300 bytes, twice
+/// that for JSON): every case drawn then takes the one-pass preview, where
+/// discarding the small ones made most draws rejects (`PROPTEST_CASES=5000`
+/// gave up on too many).
+fn past_the_budget(text: String, budget: &Budget) -> String {
+    let need = (budget.max_bytes as usize).max(2 * 300) + 1;
+    if text.len() >= need {
+        return text;
+    }
+    let piece = if text.is_empty() {
+        "x\n".to_owned()
+    } else {
+        text
+    };
+    piece.repeat(need.div_ceil(piece.len()))
 }
 
 /// Each `[line N] ...` line between the notable markers shows the start of
@@ -418,15 +436,22 @@ fn check_notable_lines(text: &str, c: &Capped) -> Result<(), TestCaseError> {
             _ => (body, None),
         };
         let body = body.strip_suffix('\r').unwrap_or(body);
-        let line = lines[n - 1];
-        let line = line.strip_suffix('\r').unwrap_or(line);
+        // A CR before the LF is the line's content: a cut marker counts it.
+        let whole_line = lines[n - 1];
+        let line = whole_line.strip_suffix('\r').unwrap_or(whole_line);
         prop_assert!(lead <= line.len(), "line {n}: {lead} cut before {line:?}");
         prop_assert!(
             line[lead..].starts_with(body),
             "line {n}: {body:?} vs {line:?}"
         );
         if let Some(k) = after {
-            prop_assert_eq!(lead + body.len() + k, line.len(), "line {}: {:?}", n, l);
+            prop_assert_eq!(
+                lead + body.len() + k,
+                whole_line.len(),
+                "line {}: {:?}",
+                n,
+                l
+            );
         }
         count += 1;
     }

@@ -44,10 +44,13 @@ demo: guest
 #
 # The packages of the JS, Python and MCP suites install (network and disk,
 # little CPU) while cargo compiles: `-j2` runs `deps` beside `rust-test`, and
-# `rust-test` drops make's jobserver so that cargo keeps both cores.
+# `rust-test` drops make's jobserver so that cargo keeps both cores. The
+# suites of the other hosts then run two at a time (each waits on its
+# processes and files a good part of its time), their output kept whole per
+# suite.
 test: npm-lock-check
 	$(MAKE) -j2 deps rust-test
-	$(MAKE) --keep-going js-test py-test py-test-lowest mcp-test package-py package-js
+	$(MAKE) -j2 --output-sync=target --keep-going js-test py-test py-test-lowest mcp-test package-py package-js
 
 # Property tests draw the same cases on every run, so a red CI is a change,
 # not an unlucky draw; `PROPTEST_RNG_SEED=<n> make test` tries other cases.

@@ -949,7 +949,7 @@ fn is_base64_like(run: &[u8]) -> bool {
 
 /// The lines shown with a notable line of `kind` at `start..end`, inside
 /// `from..to`, in file order.
-fn context_lines(
+pub(crate) fn context_lines(
     b: &[u8],
     start: usize,
     end: usize,

@@ -11,10 +11,16 @@
 //! are held, the best by rank (confidence, then file order), and one whose
 //! block turns out empty frees its slot. Memory is bounded whatever the
 //! text's size, and nothing depends on where the pieces were split.
+//!
+//! The failures with no block (a plain error line, an ESLint error) are
+//! held the same way by a scan of their own ([`Looks::Context`]), in slots
+//! of their own so that they never take a block's: for the lines `cap`
+//! shows with them (psql's `LINE 1:` and `^`, a `Detail:` line, the file an
+//! ESLint error is in).
 
 use memchr::{memchr, memrchr};
 
-use crate::notable::blocks;
+use crate::notable::{self, blocks};
 use crate::notable::{Kind, WARNING_SCORE};
 use crate::stream::notables::{CLASSIFY_BYTES, Notable};
 use crate::text::{count_lfs, valid_prefix};
@@ -40,6 +46,25 @@ const SLOTS: usize = 4;
 pub(crate) struct Block {
     pub(crate) failure: Notable,
     pub(crate) lines: Vec<Notable>,
+    /// The lines are the failure's context, not a block (see [`Looks`]).
+    pub(crate) context: bool,
+}
+
+/// What a scan looks for around the failures it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Looks {
+    /// The blocks of the failures that have one ([`blocks::block`]).
+    Block,
+    /// The context lines of the failures that have no block, plain and
+    /// ESLint errors ([`notable::context_lines`]).
+    Context,
+}
+
+impl Looks {
+    fn takes(self, kind: Kind) -> bool {
+        let blockless = matches!(kind, Kind::Plain | Kind::Eslint);
+        blockless == (self == Looks::Context)
+    }
 }
 
 /// A failure whose block is still being read.
@@ -72,16 +97,18 @@ pub(crate) struct BlockScan {
     done: Vec<Block>,
     /// Longest prefix kept of a line.
     prefix_cap: usize,
+    looks: Looks,
 }
 
 impl BlockScan {
-    pub(crate) fn new(prefix_cap: usize) -> BlockScan {
+    pub(crate) fn new(prefix_cap: usize, looks: Looks) -> BlockScan {
         BlockScan {
             recent: Vec::new(),
             recent_at: 0,
             open: Vec::new(),
             done: Vec::new(),
             prefix_cap,
+            looks,
         }
     }
 
@@ -96,10 +123,7 @@ impl BlockScan {
             score,
             kind,
         } = at;
-        if score <= WARNING_SCORE
-            || matches!(kind, Kind::Plain | Kind::Eslint)
-            || end - start > MAX_FAILURE_LINE + 1
-        {
+        if score <= WARNING_SCORE || !self.looks.takes(kind) || end - start > MAX_FAILURE_LINE + 1 {
             return;
         }
         // The blocks read to their end before this line's end are settled
@@ -255,7 +279,10 @@ impl BlockScan {
             c.bytes.truncate(last_lf);
         }
         let b = &c.bytes;
-        let found = blocks::block(b, start, end, c.kind, 0, b.len());
+        let found = match self.looks {
+            Looks::Block => blocks::block(b, start, end, c.kind, 0, b.len()),
+            Looks::Context => notable::context_lines(b, start, end, c.kind, 0, b.len()),
+        };
         if found.is_empty() {
             return;
         }
@@ -284,6 +311,7 @@ impl BlockScan {
         self.done.push(Block {
             failure: c.failure,
             lines,
+            context: self.looks == Looks::Context,
         });
     }
 }

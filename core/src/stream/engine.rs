@@ -44,7 +44,7 @@ use crate::notice::Saved;
 use crate::refs::OverflowRef;
 use crate::room::NoticeParts;
 use crate::search;
-use crate::stream::blocks::{BlockScan, Failure};
+use crate::stream::blocks::{BlockScan, Failure, Looks};
 use crate::stream::hits::HitScan;
 use crate::stream::notables::{CLASSIFY_BYTES, NotableScan};
 use crate::stream::preview::{self, Retained};
@@ -89,6 +89,8 @@ pub struct OnePass {
     notables: NotableScan,
     /// The blocks of the best failures.
     blocks: BlockScan,
+    /// The context lines of the best failures that have no block.
+    contexts: BlockScan,
     /// Windows around the hits of the call's search, when it has one.
     hits: Option<HitScan>,
     /// Lines that start and end within one piece are prefiltered by one
@@ -134,7 +136,8 @@ impl OnePass {
             line_head: String::new(),
             line_head_full: false,
             notables: NotableScan::new(window as u64, keep, prefix_cap),
-            blocks: BlockScan::new(prefix_cap),
+            blocks: BlockScan::new(prefix_cap, Looks::Block),
+            contexts: BlockScan::new(prefix_cap, Looks::Context),
             hits: hit_scan(call, share_bytes, budget),
             prefilter: true,
         }
@@ -221,6 +224,7 @@ impl OnePass {
         }
         self.take_line_head(&piece[seg..]);
         self.blocks.end_piece(b, base);
+        self.contexts.end_piece(b, base);
         self.total += b.len() as u64;
         self.last_byte = b.last().copied();
     }
@@ -252,6 +256,7 @@ impl OnePass {
             + self.line_head.capacity()
             + self.notables.retained_bytes()
             + self.blocks.retained_bytes()
+            + self.contexts.retained_bytes()
             + self.hits.as_ref().map_or(0, HitScan::retained_bytes)
     }
 
@@ -284,7 +289,11 @@ impl OnePass {
         if let Some(hits) = self.hits.take() {
             notables.extend(hits.into_notables(self.total));
         }
-        let blocks = std::mem::replace(&mut self.blocks, BlockScan::new(0)).into_blocks();
+        let mut blocks =
+            std::mem::replace(&mut self.blocks, BlockScan::new(0, Looks::Block)).into_blocks();
+        blocks.extend(
+            std::mem::replace(&mut self.contexts, BlockScan::new(0, Looks::Context)).into_blocks(),
+        );
         let view = Retained {
             head: head_valid,
             ring,
@@ -427,6 +436,7 @@ impl OnePass {
                 kind,
             };
             self.blocks.failure(failure, piece, base);
+            self.contexts.failure(failure, piece, base);
         }
     }
 

@@ -370,8 +370,13 @@ fn select<'a>(
     }
     let block = blocks
         .iter()
-        .filter(|b| in_middle(&b.failure))
+        .filter(|b| !b.context && in_middle(&b.failure))
         .min_by_key(|b| b.failure.rank());
+    let context_of = |start: u64| {
+        blocks
+            .iter()
+            .find(|b| b.context && b.failure.start == start)
+    };
     let windows = families
         .iter()
         .take_while(|f| f.n.score == WINDOW_SCORE)
@@ -428,8 +433,21 @@ fn select<'a>(
             }
         }
     }
+    // The other failures, each with its context lines when it has them.
     for s in rest {
-        take(s, &mut bytes, &mut lines, 0);
+        let start = s.n.start;
+        if take(s, &mut bytes, &mut lines, 0)
+            && let Some(context) = context_of(start)
+        {
+            for n in context.lines.iter().filter(|n| in_middle(n)) {
+                let s = ShownLine {
+                    n,
+                    similar: 0,
+                    keep: 0,
+                };
+                take(s, &mut bytes, &mut lines, 0);
+            }
+        }
     }
     shown.sort_by_key(|s| (s.n.start, s.n.lead));
     shown

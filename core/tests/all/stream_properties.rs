@@ -990,11 +990,37 @@ fn log_with_block(block: &str) -> String {
     s
 }
 
+/// Failures with no block, each alone in a log, with the lines the
+/// preview shows with them: psql's statement and pointer, a `Detail:`
+/// line, the file an ESLint error is in.
+const CONTEXTS: [&str; 3] = [
+    "ERROR:  relation \"users\" does not exist\nLINE 1: select * from users where id = 7\n                      ^\n",
+    "ERROR: duplicate key value violates unique constraint \"orders_pkey\"\nDetail: Key (id)=(42) already exists.\n",
+    "/home/u/app/src/checkout/cart.js\n  12:5  error  'total' is not defined  no-undef\n",
+];
+
 #[test]
 fn the_first_failure_comes_whole_in_a_large_stream_however_it_is_split() {
     // The one-pass preview shows a failure's block as the whole-text
     // preview does: every line `cap` shows of it (its numbered lines; not
     // folding, so that `cap` shows them there too).
+    for block in BLOCKS {
+        one_pass_shows_what_cap_shows_of(block);
+    }
+}
+
+#[test]
+fn a_failure_without_a_block_brings_its_context_in_a_large_stream() {
+    // As `cap` shows them, and however the text is split.
+    for failure in CONTEXTS {
+        one_pass_shows_what_cap_shows_of(failure);
+    }
+}
+
+/// In a large log holding `block`, the one-pass preview shows every line of
+/// it that `cap` shows (at least all but one), in one piece and in pieces
+/// split around and inside it.
+fn one_pass_shows_what_cap_shows_of(block: &str) {
     let features = PreviewFeatures {
         fold: false,
         ..PreviewFeatures::ALL
@@ -1005,48 +1031,46 @@ fn the_first_failure_comes_whole_in_a_large_stream_however_it_is_split() {
         max_bytes: 8 * 1024,
         ..Budget::default()
     };
-    for block in BLOCKS {
-        let text = log_with_block(block);
-        let at = text.find(block).unwrap();
-        let (want, _) = whole(&whole_text, &text, budget, &Call::new("c"));
-        let block_lines: Vec<&str> = block.lines().filter(|l| !l.trim().is_empty()).collect();
-        let shown_by_cap: Vec<&&str> = block_lines
-            .iter()
-            .filter(|l| {
-                want.text
-                    .lines()
-                    .any(|p| p.starts_with("[line ") && p.ends_with(*l))
-            })
-            .collect();
-        assert!(
-            shown_by_cap.len() >= block_lines.len() - 1,
-            "cap shows the block:\n{}",
+    let text = log_with_block(block);
+    let at = text.find(block).unwrap();
+    let (want, _) = whole(&whole_text, &text, budget, &Call::new("c"));
+    let block_lines: Vec<&str> = block.lines().filter(|l| !l.trim().is_empty()).collect();
+    let shown_by_cap: Vec<&&str> = block_lines
+        .iter()
+        .filter(|l| {
             want.text
+                .lines()
+                .any(|p| p.starts_with("[line ") && p.ends_with(*l))
+        })
+        .collect();
+    assert!(
+        shown_by_cap.len() >= block_lines.len() - 1,
+        "cap shows the block:\n{}",
+        want.text
+    );
+    let (got, _) = stream(&one_pass, &[text.as_bytes()], budget, &Call::new("c"));
+    for l in &shown_by_cap {
+        assert!(
+            got.text
+                .lines()
+                .any(|p| p.starts_with("[line ") && p.ends_with(**l)),
+            "{l:?} not shown:\n{}",
+            got.text
         );
-        let (got, _) = stream(&one_pass, &[text.as_bytes()], budget, &Call::new("c"));
-        for l in &shown_by_cap {
-            assert!(
-                got.text
-                    .lines()
-                    .any(|p| p.starts_with("[line ") && p.ends_with(**l)),
-                "{l:?} not shown:\n{}",
-                got.text
-            );
-        }
-        check_notable_lines(&text, &got).unwrap();
-        // However the text is split: one byte at a time around the block,
-        // seams inside its lines, 4 KiB pieces.
-        let mut cuts: Vec<usize> = (at - 20_000..at + block.len() + 40_000)
-            .step_by(997)
-            .collect();
-        cuts.extend((at..at + block.len()).step_by(7));
-        cuts.extend((1..text.len() / 4096).map(|i| i * 4096));
-        let (split, _) = stream(
-            &one_pass,
-            &chunks(text.as_bytes(), &cuts, false),
-            budget,
-            &Call::new("c"),
-        );
-        assert_eq!(split, got);
     }
+    check_notable_lines(&text, &got).unwrap();
+    // However the text is split: one byte at a time around the block,
+    // seams inside its lines, 4 KiB pieces.
+    let mut cuts: Vec<usize> = (at - 20_000..at + block.len() + 40_000)
+        .step_by(997)
+        .collect();
+    cuts.extend((at..at + block.len()).step_by(7));
+    cuts.extend((1..text.len() / 4096).map(|i| i * 4096));
+    let (split, _) = stream(
+        &one_pass,
+        &chunks(text.as_bytes(), &cuts, false),
+        budget,
+        &Call::new("c"),
+    );
+    assert_eq!(split, got);
 }

@@ -259,11 +259,11 @@ pub(super) fn find_groups<'a>(items: &'a [Node<'a>], markers: &[(u32, u64)]) -> 
         })
         .min_by_key(|(r, _)| *r)?
         .1;
-    Some(ItemGroups {
-        field: best.name,
-        values: best.values.iter().map(|v| (*v).to_owned()).collect(),
-        of: best.of.into_boxed_slice(),
-    })
+    Some(ItemGroups::new(
+        best.name,
+        best.values.iter().map(|v| (*v).to_owned()).collect(),
+        best.of.into_boxed_slice(),
+    ))
 }
 
 /// The groups of the run `from..to` of an array's elements, markers among
@@ -284,10 +284,7 @@ pub(super) fn run_groups(
     let mut counts: Vec<(String, u64)> = Vec::new();
     let mut other = 0;
     if let Some(g) = groups {
-        let mut tally = [0u64; 256];
-        for &code in &g.of[from..to] {
-            tally[code as usize] += 1;
-        }
+        let tally = g.tally(from, to);
         for (i, v) in g.values.iter().enumerate() {
             if tally[i] > 0 {
                 counts.push((v.clone(), tally[i]));

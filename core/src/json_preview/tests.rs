@@ -1313,3 +1313,32 @@ fn markers_name_the_shape_of_the_items_they_stand_for() {
     check_preview(&doc, &p, 400);
     assert!(!p.text.contains("(objects with"), "{}", p.text);
 }
+
+proptest! {
+    /// A run's group counts from the checkpoints are the counts of its
+    /// items one by one, wherever the run starts and ends.
+    #[test]
+    fn group_counts_of_a_run_are_its_items_counted(
+        values in 0usize..6,
+        codes in prop::collection::vec(0u8..8, 0..1200),
+        ends in (any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+    ) {
+        let of: Vec<u8> = codes
+            .iter()
+            .map(|&c| match c as usize {
+                c if c < values => c as u8,
+                c if c % 2 == 0 => tree::MARKER,
+                _ => tree::NONE,
+            })
+            .collect();
+        let names = (0..values).map(|v| format!("v{v}")).collect();
+        let g = tree::ItemGroups::new("status".to_owned(), names, of.clone().into_boxed_slice());
+        let (a, b) = (ends.0.index(of.len() + 1), ends.1.index(of.len() + 1));
+        let (from, to) = (a.min(b), a.max(b));
+        let mut want = [0u64; 256];
+        for &code in &of[from..to] {
+            want[code as usize] += 1;
+        }
+        prop_assert_eq!(g.tally(from, to), want);
+    }
+}

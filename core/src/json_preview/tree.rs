@@ -95,4 +95,75 @@ pub(super) struct ItemGroups {
     pub values: Vec<String>,
     /// Each item's value (an index of `values`), [`MARKER`] or [`NONE`].
     pub of: Box<[u8]>,
+    /// Running counts of each code ([`ItemGroups::slot`]) at every `step`
+    /// items, so that a run's counts cost two look-ups and at most two
+    /// steps of items: a preview renders each array many times over while
+    /// it fits the budget, and counted each cut run item by item.
+    checkpoints: Box<[u32]>,
+    step: usize,
+}
+
+/// Items between checkpoints of [`ItemGroups`], at least.
+const CHECKPOINT_STEP: usize = 64;
+
+/// Counts the checkpoints of one array hold, at most (4 MiB): a larger
+/// array or more values take a longer step.
+const MAX_CHECKPOINT_COUNTS: usize = 1 << 20;
+
+impl ItemGroups {
+    /// The groups named `field` of items whose codes are `of`.
+    pub(super) fn new(field: String, values: Vec<String>, of: Box<[u8]>) -> ItemGroups {
+        let width = values.len() + 2;
+        let step = CHECKPOINT_STEP.max((of.len() * width).div_ceil(MAX_CHECKPOINT_COUNTS));
+        let mut checkpoints = Vec::with_capacity((of.len() / step + 1) * width);
+        let mut running = vec![0u32; width];
+        checkpoints.extend_from_slice(&running);
+        for items in of.chunks_exact(step) {
+            for &code in items {
+                running[slot(values.len(), code)] += 1;
+            }
+            checkpoints.extend_from_slice(&running);
+        }
+        ItemGroups {
+            field,
+            values,
+            of,
+            checkpoints: checkpoints.into_boxed_slice(),
+            step,
+        }
+    }
+
+    /// How many of the items `from..to` hold each code, by code.
+    pub(super) fn tally(&self, from: usize, to: usize) -> [u64; 256] {
+        let mut tally = [0u64; 256];
+        let count = |tally: &mut [u64; 256], items: &[u8]| {
+            for &code in items {
+                tally[code as usize] += 1;
+            }
+        };
+        let (first, last) = (from.div_ceil(self.step), to / self.step);
+        if first >= last {
+            count(&mut tally, &self.of[from..to]);
+            return tally;
+        }
+        count(&mut tally, &self.of[from..first * self.step]);
+        count(&mut tally, &self.of[last * self.step..to]);
+        let width = self.values.len() + 2;
+        let at = |k: usize| &self.checkpoints[k * width..(k + 1) * width];
+        let codes = (0..self.values.len() as u8).chain([MARKER, NONE]);
+        for ((code, hi), lo) in codes.zip(at(last)).zip(at(first)) {
+            tally[code as usize] += u64::from(hi - lo);
+        }
+        tally
+    }
+}
+
+/// Where `code` is counted in a checkpoint of `values` values: each value,
+/// then [`MARKER`], then [`NONE`].
+fn slot(values: usize, code: u8) -> usize {
+    match code {
+        MARKER => values,
+        NONE => values + 1,
+        value => value as usize,
+    }
 }

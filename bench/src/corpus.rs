@@ -70,6 +70,29 @@ pub fn text(kind: Kind, size: usize) -> String {
     fit(out, size)
 }
 
+/// `size` bytes of log lines that differ only in their numbers (an access
+/// log of one endpoint, a progress log): every line is alike to the next,
+/// so folding measures runs as long as its reach allows.
+pub fn alike_lines(size: usize) -> String {
+    use std::fmt::Write as _;
+    let mut rng = SplitMix::new(0x5851_F42D_4C95_7F2D ^ size as u64);
+    let mut out = String::with_capacity(size + 256);
+    let mut line = 0u64;
+    while out.len() < size {
+        let _ = writeln!(
+            out,
+            "2026-11-22T11:{:02}:{:02}.{:03}Z INFO  GET /api/v1/items/{} status=200 in {} ms",
+            (line / 60) % 60,
+            line % 60,
+            rng.below(1000),
+            rng.below(1_000_000),
+            rng.below(500),
+        );
+        line += 1;
+    }
+    fit(out, size)
+}
+
 /// A JSON document of about `size` bytes (at least `size`, up to one item
 /// more), as an API lists records: a 2-space pretty array of objects, one
 /// in 50 with a failed status. Valid JSON, so the JSON preview applies.

@@ -22,13 +22,15 @@ pub fn run(plan: Plan, rows: &mut Vec<Row>) {
 }
 
 /// The full-feature cap against `PreviewFeatures::NONE` at 4 and 64 MiB,
-/// the same text, budget and notice on both sides.
+/// the same text, budget and notice on both sides. The log of alike lines
+/// is folding's worst case.
 fn run_features(plan: Plan, rows: &mut Vec<Row>) {
     let full = setup::capper_with(PreviewFeatures::ALL);
     let plain = setup::capper_with(PreviewFeatures::NONE);
     for size in [4 * MIB, 64 * MIB] {
         let inputs = [
             ("log", corpus::text(Kind::Ascii, size)),
+            ("log of alike lines", corpus::alike_lines(size)),
             ("minified", corpus::text(Kind::Minified, size)),
             ("JSON", corpus::json(size)),
         ];

@@ -353,7 +353,7 @@ pub fn scan(
             lines_with(finder, false, b, pos, end, true, &mut hits);
         }
         // One entry per line, host patterns first.
-        hits.sort_unstable_by_key(|&(start, host)| (start, !host));
+        crate::order::sort_by_key(&mut hits, |&(start, host)| (start, !host));
         hits.dedup_by_key(|h| h.0);
         for &(start, host) in &hits {
             let line_end = memchr(b'\n', &b[start..end]).map_or(end, |i| start + i + 1);
@@ -622,7 +622,7 @@ impl Found {
     /// Keep only the best `keep` candidates.
     fn compact(&mut self, text: &str) {
         let mut best: Vec<usize> = (0..self.kept.len()).collect();
-        best.sort_by_key(|&i| {
+        crate::order::sort_by_key(&mut best, |&i| {
             (
                 std::cmp::Reverse(self.kept[i].score),
                 self.place[i].1.min(RANKS - 1),
@@ -2059,7 +2059,7 @@ pub fn select_with_hits(
         .iter()
         .filter(|c| c.start >= lo && c.end <= hi)
         .collect();
-    ranked.sort_by_key(|c| (std::cmp::Reverse(c.score), c.start));
+    crate::order::sort_by_key(&mut ranked, |c| (std::cmp::Reverse(c.score), c.start));
     let mut chosen = Chosen {
         text,
         room,
@@ -2105,7 +2105,7 @@ pub fn select_with_hits(
             break;
         }
     }
-    chosen.lines.sort_by_key(|s| (s.start, s.from));
+    crate::order::sort_by_key(&mut chosen.lines, |s| (s.start, s.from));
     Selection {
         lines: chosen.lines,
     }

@@ -349,7 +349,7 @@ impl Redactor {
                 anchor,
             });
         }
-        hits.sort_unstable_by_key(|h| (h.start, h.anchor.rank(), usize::MAX - h.end));
+        crate::order::sort_by_key(hits, |h| (h.start, h.anchor.rank(), usize::MAX - h.end));
     }
 
     /// The secret that anchor `hit` starts, if it validates.
@@ -535,7 +535,7 @@ pub(crate) fn merge_counts(counts: &mut Vec<(String, u64)>, more: &Redactions) {
             None => counts.push((kind.to_owned(), n)),
         }
     }
-    counts.sort();
+    crate::order::sort_by(counts, Ord::cmp);
 }
 
 mod class {

@@ -90,10 +90,12 @@ mod tests {
             sort_by_key(&mut ours, |p| p.0);
             std_sorted.sort_by_key(|p| p.0);
             prop_assert_eq!(&ours, &std_sorted);
+            // A comparison that is not a key: by residue, then descending.
+            let by = |a: &(u8, usize), b: &(u8, usize)| (a.0 % 3).cmp(&(b.0 % 3)).then(b.0.cmp(&a.0));
             let mut ours = items.clone();
             let mut std_sorted = items;
-            sort_by(&mut ours, |a, b| b.0.cmp(&a.0));
-            std_sorted.sort_by(|a, b| b.0.cmp(&a.0));
+            sort_by(&mut ours, by);
+            std_sorted.sort_by(by);
             prop_assert_eq!(ours, std_sorted);
         }
     }

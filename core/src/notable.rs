@@ -115,7 +115,9 @@
 
 use std::collections::HashMap;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::Input;
+use aho_corasick::automaton::Automaton;
+use aho_corasick::dfa::DFA;
 use memchr::memmem::Finder;
 use memchr::{memchr, memchr3_iter, memrchr};
 
@@ -209,7 +211,9 @@ pub struct Patterns {
     /// Every anchor, rare sign and host pattern in one automaton: a line
     /// none of them occurs in is not notable, so one pass over it decides
     /// (the one-pass preview asks this of every line).
-    any: AhoCorasick,
+    /// A DFA itself, as in [`crate::redact`]: the same matches as
+    /// `AhoCorasick` and a smaller component.
+    any: DFA,
 }
 
 impl Patterns {
@@ -228,7 +232,7 @@ impl Patterns {
                 .map(|p| Finder::new(p.as_bytes()).into_owned())
                 .collect(),
             host_text: patterns.to_vec(),
-            any: AhoCorasick::new(
+            any: DFA::new(
                 ANCHORS
                     .iter()
                     .chain(&RARE_SIGNS)
@@ -242,7 +246,10 @@ impl Patterns {
     /// False when `line` holds no anchor, rare sign or host pattern: then it
     /// is not notable, whatever [`classify`] would make of it.
     pub fn may_be_notable(&self, line: &str) -> bool {
-        self.any.is_match(line)
+        self.any
+            .try_find(&Input::new(line).earliest(true))
+            .expect("an unanchored DFA searches")
+            .is_some()
     }
 
     /// Where anchors, rare signs and host patterns occur in `hay`
@@ -251,7 +258,10 @@ impl Patterns {
     /// [`may_be_notable`](Self::may_be_notable) of any part of it is false:
     /// one search of a whole buffer stands in for a call per line.
     pub fn occurrences<'a>(&'a self, hay: &'a str) -> impl Iterator<Item = usize> + 'a {
-        self.any.find_iter(hay).map(|m| m.start())
+        self.any
+            .try_find_iter(Input::new(hay))
+            .expect("an unanchored DFA searches")
+            .map(|m| m.start())
     }
 
     /// These searches with a call's search `terms` added to the host's

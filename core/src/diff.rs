@@ -380,7 +380,7 @@ mod tests {
     fn shown(text: &str, c: &Candidate) -> Vec<String> {
         let mut spans = vec![(c.start, c.end)];
         spans.extend(&c.context);
-        spans.sort_unstable();
+        crate::order::sort_by(&mut spans, Ord::cmp);
         spans
             .iter()
             .map(|&(a, e)| text[a..e].trim_end().to_owned())

@@ -49,6 +49,7 @@ pub mod mcp;
 pub mod naming;
 pub mod notable;
 pub mod notice;
+pub mod order;
 pub mod parts;
 pub mod plan;
 pub mod prune;

@@ -115,7 +115,9 @@
 
 use std::collections::HashMap;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::dfa::DFA;
+use aho_corasick::{Input, MatchKind};
 use memchr::memmem::Finder;
 use memchr::{memchr, memchr3_iter, memrchr};
 
@@ -221,7 +223,9 @@ pub struct Patterns {
     /// Every anchor, rare sign and host pattern in one automaton: a line
     /// none of them occurs in is not notable, so one pass over it decides
     /// (the one-pass preview asks this of every line).
-    any: AhoCorasick,
+    /// A DFA itself, as in [`crate::redact`]: the same matches as
+    /// `AhoCorasick` and a smaller component.
+    any: DFA,
 }
 
 impl Patterns {
@@ -240,7 +244,7 @@ impl Patterns {
                 .map(|p| Finder::new(p.as_bytes()).into_owned())
                 .collect(),
             host_text: patterns.to_vec(),
-            any: AhoCorasick::builder()
+            any: DFA::builder()
                 .match_kind(ANY_MATCH_KIND)
                 .build(
                     ANCHORS
@@ -256,7 +260,10 @@ impl Patterns {
     /// False when `line` holds no anchor, rare sign or host pattern: then it
     /// is not notable, whatever [`classify`] would make of it.
     pub fn may_be_notable(&self, line: &str) -> bool {
-        self.any.is_match(line)
+        self.any
+            .try_find(&Input::new(line).earliest(true))
+            .expect("an unanchored DFA searches")
+            .is_some()
     }
 
     /// Where anchors, rare signs and host patterns occur in `hay`
@@ -265,7 +272,10 @@ impl Patterns {
     /// [`may_be_notable`](Self::may_be_notable) of any part of it is false:
     /// one search of a whole buffer stands in for a call per line.
     pub fn occurrences<'a>(&'a self, hay: &'a str) -> impl Iterator<Item = usize> + 'a {
-        self.any.find_iter(hay).map(|m| m.start())
+        self.any
+            .try_find_iter(Input::new(hay))
+            .expect("an unanchored DFA searches")
+            .map(|m| m.start())
     }
 
     /// These searches with a call's search `terms` added to the host's
@@ -367,7 +377,7 @@ pub fn scan(
             lines_with(finder, false, b, pos, end, true, &mut hits);
         }
         // One entry per line, host patterns first.
-        hits.sort_unstable_by_key(|&(start, host)| (start, !host));
+        crate::order::sort_by_key(&mut hits, |&(start, host)| (start, !host));
         hits.dedup_by_key(|h| h.0);
         for &(start, host) in &hits {
             let line_end = memchr(b'\n', &b[start..end]).map_or(end, |i| start + i + 1);
@@ -636,7 +646,7 @@ impl Found {
     /// Keep only the best `keep` candidates.
     fn compact(&mut self, text: &str) {
         let mut best: Vec<usize> = (0..self.kept.len()).collect();
-        best.sort_by_key(|&i| {
+        crate::order::sort_by_key(&mut best, |&i| {
             (
                 std::cmp::Reverse(self.kept[i].score),
                 self.place[i].1.min(RANKS - 1),
@@ -2073,7 +2083,7 @@ pub fn select_with_hits(
         .iter()
         .filter(|c| c.start >= lo && c.end <= hi)
         .collect();
-    ranked.sort_by_key(|c| (std::cmp::Reverse(c.score), c.start));
+    crate::order::sort_by_key(&mut ranked, |c| (std::cmp::Reverse(c.score), c.start));
     let mut chosen = Chosen {
         text,
         room,
@@ -2119,7 +2129,7 @@ pub fn select_with_hits(
             break;
         }
     }
-    chosen.lines.sort_by_key(|s| (s.start, s.from));
+    crate::order::sort_by_key(&mut chosen.lines, |s| (s.start, s.from));
     Selection {
         lines: chosen.lines,
     }

@@ -37,7 +37,9 @@ mod tokens;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::dfa::DFA;
+use aho_corasick::{Input, MatchKind};
 
 use crate::error::CapError;
 
@@ -202,7 +204,9 @@ struct Hit {
 /// The redactor of one session: its anchors and literals, built once.
 #[derive(Debug, Clone)]
 pub struct Redactor {
-    automaton: AhoCorasick,
+    /// A DFA itself, not `AhoCorasick` (which compiles in both NFAs and
+    /// their searches to choose at run time): the component is smaller.
+    automaton: DFA,
     anchors: Vec<Anchor>,
     patterns: Vec<String>,
 }
@@ -269,10 +273,9 @@ impl Redactor {
         // One case-insensitive automaton finds every anchor in one pass; the
         // anchors that need an exact case are checked per hit. Overlapping
         // search, so that a rejected anchor never hides one that overlaps it.
-        let automaton = AhoCorasick::builder()
+        let automaton = DFA::builder()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
-            .kind(Some(AhoCorasickKind::DFA))
             .build(&patterns)
             .map_err(|e| CapError::InvalidSettings(format!("secret literals: {e}")))?;
         Ok(Redactor {
@@ -336,7 +339,11 @@ impl Redactor {
     fn anchors_of(&self, unit: &str, hits: &mut Vec<Hit>) {
         hits.clear();
         let bytes = unit.as_bytes();
-        for m in self.automaton.find_overlapping_iter(unit) {
+        let matches = self
+            .automaton
+            .try_find_overlapping_iter(Input::new(unit))
+            .expect("an unanchored standard DFA searches overlapping");
+        for m in matches {
             let anchor = self.anchors[m.pattern().as_usize()];
             if anchor.exact_case()
                 && &bytes[m.start()..m.end()] != self.patterns[m.pattern().as_usize()].as_bytes()
@@ -349,7 +356,7 @@ impl Redactor {
                 anchor,
             });
         }
-        hits.sort_unstable_by_key(|h| (h.start, h.anchor.rank(), usize::MAX - h.end));
+        crate::order::sort_by_key(hits, |h| (h.start, h.anchor.rank(), usize::MAX - h.end));
     }
 
     /// The secret that anchor `hit` starts, if it validates.
@@ -535,7 +542,7 @@ pub(crate) fn merge_counts(counts: &mut Vec<(String, u64)>, more: &Redactions) {
             None => counts.push((kind.to_owned(), n)),
         }
     }
-    counts.sort();
+    crate::order::sort_by(counts, Ord::cmp);
 }
 
 mod class {

@@ -299,7 +299,7 @@ impl RefScheme {
         if found.len() > plain {
             // Stable: at one place, the plain find comes first and its
             // decoded twin is dropped.
-            found.sort_by_key(|&(at, _)| at);
+            crate::order::sort_by_key(&mut found, |&(at, _)| at);
             found.dedup();
         }
         (found.into_iter().map(|(_, r)| r).collect(), work)

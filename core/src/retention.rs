@@ -75,7 +75,9 @@ pub struct SweepPlan {
 /// the totals, so a sweep under promises deletes as much as the policy asks
 /// of the rest, oldest first.
 pub fn plan_sweep(spills: &mut [StoredSpill], policy: RetentionPolicy, now_ns: u64) -> SweepPlan {
-    spills.sort_by(|a, b| (a.created_ns, &a.relative_path).cmp(&(b.created_ns, &b.relative_path)));
+    crate::order::sort_by(spills, |a, b| {
+        (a.created_ns, &a.relative_path).cmp(&(b.created_ns, &b.relative_path))
+    });
     let spills: &[StoredSpill] = spills;
     let mut picker = Picker {
         spills,
@@ -116,7 +118,8 @@ pub fn plan_sweep(spills: &mut [StoredSpill], policy: RetentionPolicy, now_ns: u
         }
     }
     let mut plan = picker.plan;
-    plan.held.sort_unstable_by_key(|&(i, _)| i);
+    // Each file is held once: no equal keys.
+    crate::order::sort_by_key(&mut plan.held, |&(i, _)| i);
     plan
 }
 

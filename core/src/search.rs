@@ -218,7 +218,7 @@ fn opened(
     if hits.iter().all(|h| h.at + h.len <= e) {
         return None;
     }
-    hits.sort_by_key(|h| h.at);
+    crate::order::sort_by_key(&mut hits, |h| h.at);
     let width =
         ((e - a).saturating_sub(MIN_PREFIX) / (2 * hits.len())).clamp(MIN_WINDOW, MAX_WINDOW);
     let mut parts = vec![(a, prefix_end)];
@@ -267,7 +267,7 @@ fn opened(
 
 /// `parts` in order, those that overlap or touch joined.
 fn merged(mut parts: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
-    parts.sort_unstable();
+    crate::order::sort_by(&mut parts, Ord::cmp);
     let mut out: Vec<(usize, usize)> = Vec::with_capacity(parts.len());
     for (s, t) in parts {
         match out.last_mut() {

@@ -42,7 +42,9 @@ pub fn spills_among(dir: &Descriptor, entries: Vec<DirectoryEntry>) -> Vec<Liste
             meta,
         });
     }
-    out.sort_by(|a, b| (a.created_ns, &a.name).cmp(&(b.created_ns, &b.name)));
+    toolcap_core::order::sort_by(&mut out, |a, b| {
+        (a.created_ns, &a.name).cmp(&(b.created_ns, &b.name))
+    });
     out
 }
 

@@ -187,12 +187,10 @@ impl<'de> Visitor<'de> for Seed<'_, 'de, '_> {
             || shape.is_some())
         .then(|| {
             let best_first = &mut st.notable[notable..];
-            let by_rank = |&(i, score): &(u32, u8)| (Reverse(score), i);
-            if best_first.len() > MAX_NOTABLE {
-                best_first.select_nth_unstable_by_key(MAX_NOTABLE, by_rank);
-            }
+            // Indices are unique: the order is total, and the best
+            // MAX_NOTABLE come first.
+            crate::order::sort_by_key(best_first, |&(i, score)| (Reverse(score), i));
             let kept = best_first.len().min(MAX_NOTABLE);
-            best_first[..kept].sort_unstable_by_key(by_rank);
             st.found |= kept > 0;
             let info = ArrayInfo {
                 markers: st.markers.drain(markers..).collect(),

@@ -315,7 +315,7 @@ pub(super) fn run_groups(
         }
     }
     // The largest first; a stable sort keeps ties in order of appearance.
-    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    crate::order::sort_by_key(&mut counts, |c| std::cmp::Reverse(c.1));
     if other > 0 {
         counts.push((marker::OTHER.to_owned(), other));
     }

@@ -349,7 +349,7 @@ fn select<'a>(
         lead => n.start + lead >= middle.0 && n.start + lead + n.prefix.len() as u64 <= middle.1,
     };
     let mut ranked: Vec<&Notable> = notables.iter().filter(|n| in_middle(n)).collect();
-    ranked.sort_by_key(|n| n.rank());
+    crate::order::sort_by_key(&mut ranked, |n| n.rank());
     let mut families: Vec<ShownLine<'a>> = Vec::new();
     let mut by_key = std::collections::HashMap::new();
     for n in ranked {
@@ -449,7 +449,7 @@ fn select<'a>(
             }
         }
     }
-    shown.sort_by_key(|s| (s.n.start, s.n.lead));
+    crate::order::sort_by_key(&mut shown, |s| (s.n.start, s.n.lead));
     shown
 }
 
@@ -957,7 +957,7 @@ fn opened(
         .copied()
         .filter(|&w| r.notables[w].start == a && bounds(w).0 >= e && bounds(w).1 <= body)
         .collect();
-    mine.sort_by_key(|&w| bounds(w).0);
+    crate::order::sort_by_key(&mut mine, |&w| bounds(w).0);
     let old = (e - a) as usize + line_cut_len((body - e) as usize);
     let least = search::MIN_PREFIX.min((e - a) as usize / 2) as u64;
     // Rendered bytes of the line with a start of `p` bytes and `chosen`.

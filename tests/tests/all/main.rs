@@ -1,8 +1,8 @@
 //! Integration tests of tool-output-cap through the real component and real
 //! files, in one binary (one link of wasmtime): the Rust embedding API, its
 //! limits and recycling, spills, the sandbox, faults, crash safety,
-//! concurrency, properties and the hostile-reference corpus. The shared
-//! vectors run in the `vectors` binary.
+//! concurrency, properties, the hostile-reference corpus and the component's
+//! size limit. The shared vectors run in the `vectors` binary.
 //!
 //! `cargo test --release -p toolcap-tests --test all` (add a module name,
 //! e.g. `spill::`, to run one part).
@@ -14,6 +14,7 @@ mod common;
 #[path = "../hostile_support/mod.rs"]
 mod hostile_support;
 
+mod component_size;
 mod concurrency;
 mod crash_safety;
 mod faults;

@@ -1,0 +1,17 @@
+//! The component's size is a cost every host pays at each cold start: wasmtime
+//! (Cranelift), wasmtime-py and V8 compile all of it before the first call, in
+//! time about proportional to its bytes (bench/README.md, "size and cold
+//! start"). Growing past the limit below is a decision to make, not drift.
+
+/// 1,091,098 bytes when set (2026-11-29), with 5% of room.
+const MAX_COMPONENT_BYTES: usize = 1_150_000;
+
+#[test]
+fn the_component_stays_under_its_size_limit() {
+    let size = tool_output_cap::COMPONENT_WASM.len();
+    assert!(
+        size <= MAX_COMPONENT_BYTES,
+        "the component is {size} bytes, over {MAX_COMPONENT_BYTES}: see what grew \
+         (bench/README.md, \"size and cold start\") before raising the limit"
+    );
+}

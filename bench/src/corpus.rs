@@ -70,24 +70,15 @@ pub fn text(kind: Kind, size: usize) -> String {
     fit(out, size)
 }
 
-/// `size` bytes of log lines that differ only in their numbers (an access
-/// log of one endpoint, a progress log): every line is alike to the next,
-/// so folding measures runs as long as its reach allows.
+/// `size` bytes of log lines that differ only in their numbers (the ASCII
+/// log without its errors: one endpoint's access log): every line is alike
+/// to the next, so folding measures runs as long as its reach allows.
 pub fn alike_lines(size: usize) -> String {
-    use std::fmt::Write as _;
     let mut rng = SplitMix::new(0x5851_F42D_4C95_7F2D ^ size as u64);
     let mut out = String::with_capacity(size + 256);
     let mut line = 0u64;
     while out.len() < size {
-        let _ = writeln!(
-            out,
-            "2026-11-22T11:{:02}:{:02}.{:03}Z INFO  GET /api/v1/items/{} status=200 in {} ms",
-            (line / 60) % 60,
-            line % 60,
-            rng.below(1000),
-            rng.below(1_000_000),
-            rng.below(500),
-        );
+        log_line(&mut out, &mut rng, line, "INFO ");
         line += 1;
     }
     fit(out, size)
@@ -137,12 +128,17 @@ fn fit(mut s: String, size: usize) -> String {
 pub const ERROR_EVERY: u64 = 500;
 
 fn ascii_line(out: &mut String, rng: &mut SplitMix, line: u64) {
-    use std::fmt::Write as _;
     let level = if line % ERROR_EVERY == ERROR_EVERY - 1 {
         "ERROR"
     } else {
         "INFO "
     };
+    log_line(out, rng, line, level);
+}
+
+/// One line of an access log at `level`.
+fn log_line(out: &mut String, rng: &mut SplitMix, line: u64, level: &str) {
+    use std::fmt::Write as _;
     let _ = writeln!(
         out,
         "2026-11-22T11:{:02}:{:02}.{:03}Z {level} worker-{} GET /api/v1/items/{} status=200 in {} ms",

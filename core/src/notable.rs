@@ -222,9 +222,9 @@ pub struct Patterns {
     host_text: Vec<String>,
     /// Every anchor, rare sign and host pattern in one automaton: a line
     /// none of them occurs in is not notable, so one pass over it decides
-    /// (the one-pass preview asks this of every line).
-    /// A DFA itself, as in [`crate::redact`]: the same matches as
-    /// `AhoCorasick` and a smaller component.
+    /// (the one-pass preview asks this of every line). A DFA itself, as in
+    /// [`crate::redact`]: the same matches as `AhoCorasick`, a smaller
+    /// component.
     any: DFA,
 }
 

@@ -20,8 +20,7 @@
 
 use memchr::{memchr, memrchr};
 
-use crate::notable::{self, blocks};
-use crate::notable::{Kind, WARNING_SCORE};
+use crate::notable::{self, Kind, WARNING_SCORE, blocks};
 use crate::stream::notables::{CLASSIFY_BYTES, Notable};
 use crate::text::{count_lfs, valid_prefix};
 

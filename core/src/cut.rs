@@ -260,9 +260,8 @@ struct LastRun {
 
 impl LastRun {
     /// The run of the line `line_start..line_end`, when it is the first line
-    /// of this run, as far as this run went: `by_reach` when the reach
-    /// stopped it (without the line, the run may go further; the caller
-    /// measures on from its edge).
+    /// of this run, as far as this run went (if the reach stopped it, the
+    /// run without the line may go further: the caller measures on).
     fn without_first(
         last: Option<LastRun>,
         line_start: usize,
@@ -278,13 +277,13 @@ impl LastRun {
             lines: last.run.lines - 1,
             bytes: last.run.bytes - (line_end - line_start),
             edge: last.run.edge,
-            by_reach: last.run.by_reach,
+            by_reach: false,
         })
     }
 }
 
-/// The run after the line `line` (its start, content end and end), from
-/// `last` when that line opens it, else measured anew ([`run_after`]).
+/// The run after the line `line` (its start, content end and end): `last`
+/// without that line when it opens it, measured on from its edge.
 fn next_run_after(
     last: Option<LastRun>,
     b: &[u8],
@@ -293,16 +292,15 @@ fn next_run_after(
     reach: usize,
     spare_last: bool,
 ) -> Run {
-    let line = &b[start..content_end];
-    match LastRun::without_first(last, start, end_of_line, true) {
-        Some(run) if run.by_reach => extend_after(b, line, run, end, reach, spare_last),
-        Some(run) => run,
-        None => run_after(b, line, end_of_line, end, reach, spare_last),
-    }
+    // A run that stopped before a line unlike it stops there again after
+    // one comparison; one the reach stopped goes on.
+    let run =
+        LastRun::without_first(last, start, end_of_line, true).unwrap_or(Run::empty(end_of_line));
+    extend_after(b, &b[start..content_end], run, end, reach, spare_last)
 }
 
-/// The run before the line `line` (its start, content end and end), from
-/// `last` when that line opens it, else measured anew ([`run_before`]).
+/// The run before the line `line` (its start, content end and end): `last`
+/// without that line when it opens it, measured on from its edge.
 fn next_run_before(
     last: Option<LastRun>,
     b: &[u8],
@@ -310,29 +308,13 @@ fn next_run_before(
     floor: usize,
     reach: usize,
 ) -> Run {
-    let line = &b[start..content_end];
-    match LastRun::without_first(last, start, end_of_line, false) {
-        Some(run) if run.by_reach => extend_before(b, line, run, floor, reach),
-        Some(run) => run,
-        None => run_before(b, line, start, floor, reach),
-    }
-}
-
-/// The lines from `from` on (up to `end`) similar to `line`; with
-/// `spare_last`, not the line that ends at `end`.
-fn run_after(
-    b: &[u8],
-    line: &[u8],
-    from: usize,
-    end: usize,
-    reach: usize,
-    spare_last: bool,
-) -> Run {
-    extend_after(b, line, Run::empty(from), end, reach, spare_last)
+    let run = LastRun::without_first(last, start, end_of_line, false).unwrap_or(Run::empty(start));
+    extend_before(b, &b[start..content_end], run, floor, reach)
 }
 
 /// `run`, lines similar to `line` that end at its edge, with the similar
-/// lines after it, as [`run_after`] counts them.
+/// lines after it, to at most `reach` bytes; with `spare_last`, not the
+/// line that ends at `end`.
 fn extend_after(
     b: &[u8],
     line: &[u8],
@@ -361,13 +343,8 @@ fn extend_after(
     run
 }
 
-/// The whole lines before `to` (down to `start`) similar to `line`.
-fn run_before(b: &[u8], line: &[u8], to: usize, start: usize, reach: usize) -> Run {
-    extend_before(b, line, Run::empty(to), start, reach)
-}
-
 /// `run`, lines similar to `line` that start at its edge, with the similar
-/// whole lines before it, as [`run_before`] counts them.
+/// whole lines before it (down to `start`), to at most `reach` bytes.
 fn extend_before(b: &[u8], line: &[u8], mut run: Run, start: usize, reach: usize) -> Run {
     run.by_reach = false;
     let mut p = run.edge;
@@ -972,6 +949,24 @@ pub(crate) fn line_prefix_len(line_digits: usize, similar: u64) -> usize {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A new scan: the lines from `from` on (up to `end`) similar to `line`; with
+    /// `spare_last`, not the line that ends at `end`.
+    fn run_after(
+        b: &[u8],
+        line: &[u8],
+        from: usize,
+        end: usize,
+        reach: usize,
+        spare_last: bool,
+    ) -> Run {
+        extend_after(b, line, Run::empty(from), end, reach, spare_last)
+    }
+
+    /// A new scan: the whole lines before `to` (down to `start`) similar to `line`.
+    fn run_before(b: &[u8], line: &[u8], to: usize, start: usize, reach: usize) -> Run {
+        extend_before(b, line, Run::empty(to), start, reach)
+    }
 
     /// `(start, end)` of each line, `end` after its LF.
     fn lines_of(b: &[u8]) -> Vec<(usize, usize)> {

@@ -573,6 +573,8 @@ fn preview_shaped(
             cut::fill(text, &mut chosen.head, &mut chosen.tail, room, middle);
         chosen.filled = true;
     }
+    // A window taken in by both sides can close the middle inside a line.
+    join_split_line(&mut chosen);
     // Hits in the parts of head and tail lines that `max-line-bytes` cut
     // are in no middle: those lines show windows in place.
     if budget.max_line_bytes.is_some() {

@@ -630,6 +630,19 @@ proptest! {
         for term in &terms {
             let Some(at) = text.find(term.as_str()) else { continue };
             let end = at + term.len();
+            // A line that head or tail squeezed under a start, a window and
+            // their markers shows its start only, as a narrow
+            // `max-line-bytes` does (`search::open_cut_lines`).
+            let line = text[..at].rfind('\n').map_or(0, |i| i + 1)
+                ..text[at..].find('\n').map_or(text.len(), |i| at + i);
+            let shown: usize = p
+                .ranges
+                .iter()
+                .map(|&(a, b)| b.min(line.end).saturating_sub(a.max(line.start)))
+                .sum();
+            if shown > 0 && shown < toolcap_core::search::MIN_PREFIX + term.len() {
+                continue;
+            }
             prop_assert!(
                 p.ranges.iter().any(|&(a, b)| a < end && at < b),
                 "{term:?} at {at} not shown\n{}",
@@ -637,6 +650,32 @@ proptest! {
             );
         }
     }
+}
+
+/// A search window that both head and tail grow up to closes the middle
+/// inside its line: the line is shown whole, with no line break added.
+/// (Found by `the_first_hit_of_every_alternative_is_shown`.)
+#[test]
+fn a_line_both_sides_reach_through_a_window_stays_one_line() {
+    let last = format!("{}{}{}", "a".repeat(472), "A".repeat(12), "a".repeat(1986));
+    let text = format!(
+        "{}{}\n{}\n{last}\n",
+        "A".repeat(60),
+        "a".repeat(19000),
+        "a".repeat(1913)
+    );
+    let capper = capper(PreviewFeatures::ALL, Vec::new());
+    let budget = budget_for(&capper, (6285, None, Some(317), 2, 15));
+    let call = Call {
+        search: Some("A".repeat(12)),
+        ..Call::new("grep")
+    };
+    let c = capper
+        .cap_call(&text, &budget, &call, &mut Discard)
+        .unwrap();
+    assert!(c.truncated);
+    assert!(c.text.lines().any(|l| l == last), "{}", c.text);
+    check_using(&text, &budget, PreviewFeatures::ALL, &c, true).unwrap();
 }
 
 #[test]

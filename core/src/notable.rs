@@ -2239,7 +2239,15 @@ impl Chosen<'_> {
         }
         let (mlo, mhi) = hits.middle;
         let (line_lo, line_hi) = (start.max(mlo), content_end.min(mhi));
-        let Some(mut win) = search::window(self.text, hit, line_lo, line_hi, width) else {
+        // A hit across the middle's edge: its part in the middle, next to
+        // the side that shows the rest.
+        let at = hit.at.max(line_lo);
+        let part = Hit {
+            at,
+            len: end.min(line_hi).saturating_sub(at),
+            ..hit
+        };
+        let Some(mut win) = search::window(self.text, part, line_lo, line_hi, width) else {
             return;
         };
         // Merge with a window of the same line it overlaps or touches.

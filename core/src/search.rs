@@ -70,6 +70,26 @@ pub fn first_hits(b: &[u8], lo: usize, hi: usize, terms: &[&str]) -> Vec<Hit> {
     round_robin(per_term)
 }
 
+/// [`first_hits`] of the hits that overlap `b[lo..hi]`, those that straddle
+/// its edges included (the side beyond shows the rest of them): a middle's
+/// edge can fall inside a hit.
+pub fn first_hits_overlapping(b: &[u8], lo: usize, hi: usize, terms: &[&str]) -> Vec<Hit> {
+    let reach = terms
+        .iter()
+        .map(|t| t.len())
+        .max()
+        .unwrap_or(1)
+        .saturating_sub(1);
+    let mut hits = first_hits(
+        b,
+        lo.saturating_sub(reach),
+        (hi + reach).min(b.len()),
+        terms,
+    );
+    hits.retain(|h| h.at < hi && lo < h.at + h.len);
+    hits
+}
+
 /// Where `finder` matches in `b[lo..hi]`, at most `most` times, each search
 /// resuming after the end of the last hit, or with `by_line` at the next
 /// line.

@@ -678,6 +678,34 @@ fn a_line_both_sides_reach_through_a_window_stays_one_line() {
     check_using(&text, &budget, PreviewFeatures::ALL, &c, true).unwrap();
 }
 
+/// A search hit across the edge of the middle that head and tail leave:
+/// its part in the middle is a window that the side showing the rest takes
+/// in, so the hit is shown whole. (Found by
+/// `the_first_hit_of_every_alternative_is_shown`.)
+#[test]
+fn a_hit_across_the_edge_of_the_middle_is_shown_whole() {
+    let text = format!(
+        "{}\n{}\n{}\n{}AAA{}\n",
+        " ".repeat(1320),
+        "a".repeat(1488),
+        " ".repeat(63),
+        "a".repeat(31139),
+        "a".repeat(3655)
+    );
+    let capper = capper(PreviewFeatures::ALL, Vec::new());
+    let budget = budget_for(&capper, (8703, None, None, 2, 67));
+    let call = Call {
+        search: Some("AAA".into()),
+        ..Call::new("grep")
+    };
+    let c = capper
+        .cap_call(&text, &budget, &call, &mut Discard)
+        .unwrap();
+    assert!(c.truncated);
+    assert!(c.text.contains("aAAAa"), "{}", c.text);
+    check_using(&text, &budget, PreviewFeatures::ALL, &c, true).unwrap();
+}
+
 #[test]
 fn a_huge_single_line_fills_the_budget_with_both_ends() {
     let line: String = "function(a){return a+1};".repeat(4 * 1024 * 1024 / 24);

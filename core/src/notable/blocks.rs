@@ -26,7 +26,7 @@
 //! nearest the exception, a pytest section's lines nearest its `E` lines).
 //! Work is bounded per block: at most [`SCAN_LINES`] lines are looked at.
 
-use super::{Kind, Lines};
+use super::context::{Kind, Lines, go_test_name, is_run_line};
 
 /// Lines of a block, at most.
 pub const MAX_LINES: usize = 48;
@@ -268,23 +268,6 @@ fn is_code_frame(t: &[u8]) -> bool {
     let t = t.strip_prefix(b">").map_or(t, <[u8]>::trim_ascii_start);
     let n = t.iter().take_while(|c| c.is_ascii_digit()).count();
     n > 0 && matches!(t.get(n), Some(b' ' | b'|' | b'\t'))
-}
-
-/// The test a Go `--- FAIL: TestX (0.01s)` line names.
-pub fn go_test_name(line: &[u8]) -> Option<&[u8]> {
-    let i = memchr::memmem::find(line, b"--- FAIL: ")?;
-    let rest = &line[i + "--- FAIL: ".len()..];
-    let name = rest.split(|&c| c == b' ').next()?;
-    (!name.is_empty()).then_some(name)
-}
-
-/// `=== RUN   TestX` (or `=== CONT  TestX`) for the test `name`.
-pub fn is_run_line(line: &[u8], name: &[u8]) -> bool {
-    let t = line.trim_ascii();
-    let rest = t
-        .strip_prefix(b"=== RUN")
-        .or_else(|| t.strip_prefix(b"=== CONT"));
-    rest.is_some_and(|r| r.trim_ascii() == name)
 }
 
 #[cfg(test)]

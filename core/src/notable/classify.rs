@@ -1,0 +1,707 @@
+//! Whether a line reports a failure, and how surely: the rules for each
+//! tool's failure lines, warnings and look-alikes. Teaching the preview a
+//! new tool's failure line is a change here (and, if it brings lines along,
+//! a [`Kind`] in `context`).
+
+use super::context::Kind;
+
+/// A word of a line: a run of ASCII letters, digits and `_`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Word<'a> {
+    text: &'a str,
+    start: usize,
+    end: usize,
+}
+
+pub(super) fn words(line: &str) -> impl Iterator<Item = Word<'_>> {
+    let b = line.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() && !is_word_byte(b[i]) {
+            i += 1;
+        }
+        if i >= b.len() {
+            return None;
+        }
+        let start = i;
+        while i < b.len() && is_word_byte(b[i]) {
+            i += 1;
+        }
+        Some(Word {
+            text: &line[start..i],
+            start,
+            end: i,
+        })
+    })
+}
+
+pub(super) const fn is_word_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// Only this much of a line is classified.
+pub(super) const CLASSIFY_BYTES: usize = 4096;
+
+/// How sure we are that `line` (without its LF) reports a failure: 1 to 4,
+/// and what it brings along; `None` when it does not.
+pub fn classify(line: &str) -> Option<(u8, Kind)> {
+    let line = &line[..line.floor_char_boundary(CLASSIFY_BYTES)];
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let t = line.trim_start();
+    // Terraform and friends frame their messages in a box.
+    let t = t.strip_prefix("│ ").map_or(t, str::trim_start);
+    let mut best: Option<(u8, Kind)> = None;
+    let mut take = |score: u8, kind: Kind| {
+        if best.is_none_or(|(s, _)| score > s) {
+            best = Some((score, kind));
+        }
+    };
+    // Definitive forms, by where the line starts.
+    if t.starts_with("error[E") {
+        take(4, Kind::Compiler);
+    } else if let Some(rest) = t.strip_prefix("error: ")
+        && !is_zero_value(rest)
+    {
+        let summary = ["could not compile", "aborting due to", "previous error"]
+            .iter()
+            .any(|s| rest.contains(s));
+        take(if summary { 3 } else { 4 }, Kind::Compiler);
+    }
+    if t.contains("Traceback (most recent call last)") {
+        take(4, Kind::Traceback);
+    }
+    if let Some(rest) = t.strip_prefix("● ")
+        && rest.contains(" › ")
+    {
+        take(4, Kind::Jest);
+    }
+    if is_eslint_error(t) {
+        take(4, Kind::Eslint);
+    }
+    if t.starts_with("panic: ") || t.starts_with("fatal error: ") {
+        take(4, Kind::GoStack);
+    }
+    if t.starts_with("fatal: ") {
+        take(4, Kind::Plain);
+    }
+    // Go's race detector; a warning by its first word only.
+    if t.starts_with("WARNING: DATA RACE") {
+        take(4, Kind::GoStack);
+    }
+    if is_out_of_memory(t) {
+        take(4, Kind::Plain);
+    }
+    if t.starts_with("Caused by: ") || t.starts_with("Exception in thread ") {
+        take(4, Kind::Exception);
+    }
+    if t.starts_with("--- FAIL") || t.contains(" --- FAIL: ") {
+        take(4, Kind::GoFail);
+    }
+    if t.starts_with("npm ERR!") || t.starts_with("npm error ") {
+        take(3, Kind::Plain);
+    }
+    if t.starts_with("error Command failed") {
+        take(4, Kind::Plain);
+    }
+    if t.starts_with("ERROR [") || t.starts_with("ERROR: failed to") {
+        take(4, Kind::Plain);
+    }
+    if t.starts_with("ERROR in ") {
+        take(4, Kind::Paragraph); // webpack
+    }
+    if is_pip_conflict(t) {
+        take(4, Kind::Paragraph);
+    }
+    if is_destructive_plan_change(t) {
+        take(3, Kind::Paragraph);
+    }
+    if is_permission_error(t) {
+        take(3, Kind::Plain);
+    }
+    if (t.starts_with("make: ***") || t.starts_with("make[")) && t.contains("***") {
+        take(4, Kind::Plain);
+    }
+    if t.contains("panicked at") {
+        let kind = if t.ends_with(':') {
+            Kind::Panic
+        } else {
+            Kind::Plain
+        };
+        take(4, kind);
+    }
+    if t.contains("Segmentation fault") || t.contains("(core dumped)") {
+        take(4, Kind::Plain);
+    }
+    if t.contains("didn't exit successfully") {
+        take(4, Kind::Plain);
+    }
+    if let Some(mark) = t.chars().find(|c| matches!(c, '✕' | '✖' | '✗' | '✘')) {
+        take(if t.starts_with(mark) { 4 } else { 3 }, Kind::Plain);
+    }
+    if is_pytest_location(t) {
+        take(4, Kind::PytestLocation);
+    }
+    if is_access_log_5xx(line) {
+        take(2, Kind::Plain);
+    }
+    if exit_is_nonzero(t) {
+        take(3, Kind::Plain);
+    }
+    let first = words(t).next().map(|w| w.start);
+    for w in words(t) {
+        if let Some((score, kind)) = word_signal(t, w, first == Some(w.start)) {
+            take(score, kind);
+        }
+    }
+    let Some((score, kind)) = best else {
+        return warning(t);
+    };
+    // Below definitive, a line that says something passed is not a
+    // failure, and a warning is only a warning.
+    if score < 4 && says_passed(t) {
+        return None;
+    }
+    if score < 4 && is_warning(t) {
+        return warning(t);
+    }
+    Some((score, kind))
+}
+
+/// pip's resolver giving up: `ERROR: Cannot install a and b because these
+/// package versions have conflicting dependencies.` (its block says which
+/// requirements conflict), or `ERROR: ResolutionImpossible`.
+pub(super) fn is_pip_conflict(t: &str) -> bool {
+    (t.starts_with("ERROR: Cannot install ") && t.contains("conflicting dependencies"))
+        || t.starts_with("ERROR: ResolutionImpossible")
+}
+
+/// A plan that deletes data: Terraform's (and OpenTofu's) `# aws_db.x must
+/// be replaced` or `# aws_db.x will be destroyed` heading a resource's
+/// changes, which its block shows (the attribute that `# forces
+/// replacement`).
+pub(super) fn is_destructive_plan_change(t: &str) -> bool {
+    t.starts_with("# ")
+        && [
+            " must be replaced",
+            " will be replaced",
+            " will be destroyed",
+        ]
+        .iter()
+        .any(|end| t.ends_with(end))
+}
+
+/// Confidence of a warning: below every failure, so that warnings show only
+/// where the failures leave room.
+pub const WARNING_SCORE: u8 = 1;
+
+/// A warning line, as the second tier: a compiler's `warning:` (with its
+/// location, as an error), a log level (`WARN`, `WARNING:`, `npm WARN`,
+/// `[warn]`, `level=warning`), or a Python warning class
+/// (`UserWarning: ...`, `RuntimeWarning`).
+pub(super) fn warning(t: &str) -> Option<(u8, Kind)> {
+    // `warning: 0 errors in module x` reports nothing.
+    let zero = words(t)
+        .any(|w| matches!(w.text, "error" | "errors" | "warning" | "warnings") && zero_count(t, w));
+    if zero {
+        return None;
+    }
+    if t.starts_with("warning:") || t.starts_with("warning[") || t.contains(": warning: ") {
+        return Some((WARNING_SCORE, Kind::Compiler));
+    }
+    if is_warning(t) && !t.starts_with("warnings") {
+        return Some((WARNING_SCORE, Kind::Plain));
+    }
+    let first = words(t).next().map(|w| w.start);
+    let warned = words(t).any(|w| {
+        let b = t.as_bytes();
+        let before = b[..w.start].last().copied();
+        let after = b.get(w.end).copied();
+        match w.text {
+            // A level: `WARN`, `WARNING`, `[warn]`, `level=warning`.
+            "WARN" | "WARNING" => {
+                matches!(before, None | Some(b'[' | b'=' | b' ' | b'\t' | b'|'))
+                    && matches!(after, None | Some(b' ' | b':' | b']' | b'\t' | b'|'))
+            }
+            "warn" | "warning" | "Warning" => {
+                matches!(before, Some(b'=' | b'['))
+                    || (first == Some(w.start) && after == Some(b':'))
+                    || (after == Some(b':') && t[..w.start].ends_with(": "))
+            }
+            name => {
+                name.len() > "Warning".len()
+                    && name.ends_with("Warning")
+                    && name.as_bytes()[0].is_ascii_uppercase()
+                    && after == Some(b':')
+            }
+        }
+    });
+    warned.then_some((WARNING_SCORE, Kind::Plain))
+}
+
+/// A file tool's permission error: `Permission denied`, `EACCES`, `EPERM`,
+/// `Operation not permitted`, Windows' `Access is denied`.
+pub(super) fn is_permission_error(t: &str) -> bool {
+    let lower = |s: &str| t.contains(s) || t.contains(&s.to_ascii_lowercase());
+    lower("Permission denied")
+        || lower("Access is denied")
+        || lower("Access denied")
+        || lower("Operation not permitted")
+        || words(t).any(|w| matches!(w.text, "EACCES" | "EPERM"))
+}
+
+/// The confidence a word gives its line.
+pub(super) fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind)> {
+    let b = t.as_bytes();
+    let before = b[..w.start].last().copied();
+    let after = b.get(w.end).copied();
+    let after2 = b.get(w.end + 1).copied();
+    let rest = &t[w.end..];
+    // Paths, flags, quoted code and dotted names are not failures.
+    let in_code = t[..w.start].ends_with("::")
+        || rest.starts_with("::")
+        || matches!(
+            before,
+            Some(b'-' | b'/' | b'`' | b'$' | b'@' | b'#' | b'\\' | b'\'')
+        )
+        || matches!(after, Some(b'-' | b'/' | b'`' | b'\''))
+        || (after == Some(b'.') && after2.is_some_and(is_word_byte));
+    match w.text {
+        "error" | "Error" | "errors" | "Errors" | "ERROR" | "ERRORS" | "ERR" => {
+            if in_code || zero_count(t, w) {
+                return None;
+            }
+            let upper = w.text.starts_with("ERR");
+            if upper {
+                if w.text == "ERR" && after != Some(b'!') {
+                    return Some((2, Kind::Plain));
+                }
+                return Some((3, Kind::Plain));
+            }
+            if rest.starts_with(" TS") && rest[3..].starts_with(|c: char| c.is_ascii_digit()) {
+                return Some((4, Kind::Compiler));
+            }
+            if rest.starts_with(':') && t[..w.start].ends_with(": ") {
+                return Some((4, Kind::Compiler)); // file.c:3:5: error: ...
+            }
+            if w.text == "Error" && rest.starts_with(':') {
+                // Node and Terraform: `Error: ...` then where.
+                return Some((if first { 4 } else { 3 }, Kind::Exception));
+            }
+            if before == Some(b'=') || (before == Some(b'[') && after == Some(b']')) {
+                return Some((3, Kind::Plain)); // level=error, [error]
+            }
+            if matches!(w.text, "errors" | "Errors") && count_before(t, w).is_some_and(|n| n > 0) {
+                return Some((3, Kind::Plain)); // 3 errors generated
+            }
+            if rest.starts_with(':') || first {
+                return Some((3, Kind::Plain));
+            }
+            if w.text.starts_with('E') {
+                return None; // a type in code: `fn f(e: Error)`
+            }
+            Some((2, Kind::Plain))
+        }
+        "FAIL" | "FAILED" | "FAILURE" | "FAILURES" => {
+            if in_code || zero_count(t, w) {
+                return None;
+            }
+            if t.contains("=====") {
+                return Some((2, Kind::Plain)); // a section header
+            }
+            Some((4, Kind::Plain))
+        }
+        "fail" | "failed" | "fails" | "failing" | "failure" | "failures" | "Fail" | "Failed"
+        | "Failure" => {
+            if in_code || zero_count(t, w) {
+                return None;
+            }
+            if count_before(t, w).is_some_and(|n| n > 0) {
+                return Some((4, Kind::Plain)); // Tests: 2 failed, 10 passed
+            }
+            if matches!(w.text, "failed" | "Failed" | "failure" | "Failure") {
+                return Some((3, Kind::Plain));
+            }
+            Some((2, Kind::Plain))
+        }
+        "fatal" | "Fatal" | "FATAL" => {
+            if in_code {
+                return None;
+            }
+            Some((if w.text == "fatal" { 2 } else { 3 }, Kind::Plain))
+        }
+        "panic" | "panicked" | "Panic" | "PANIC" => {
+            // `panic(err)`, and Go's `panic({0x7a2c40?, 0xa8e3b0?})` frame.
+            if in_code || zero_count(t, w) || after == Some(b'(') {
+                return None;
+            }
+            Some((3, Kind::Plain))
+        }
+        "CRITICAL" | "CRIT" => {
+            if in_code || zero_count(t, w) {
+                return None;
+            }
+            Some((3, Kind::Plain)) // [CRITICAL], CRITICAL:root:, level=CRIT
+        }
+        "critical" | "crit" | "Critical" => {
+            // Only as a log level: prose says `critical path`.
+            if in_code || zero_count(t, w) || !is_level(t, w, first) {
+                return None;
+            }
+            Some((3, Kind::Plain))
+        }
+        "exception" | "Exception" | "exceptions" => {
+            if in_code || zero_count(t, w) {
+                return None;
+            }
+            let loud = t.contains("nhandled") || t.contains("ncaught");
+            Some((
+                if loud || rest.starts_with(':') { 3 } else { 2 },
+                Kind::Plain,
+            ))
+        }
+        "CrashLoopBackOff"
+        | "ImagePullBackOff"
+        | "ErrImagePull"
+        | "OOMKilled"
+        | "OOMKilling"
+        | "CreateContainerConfigError"
+        | "CreateContainerError"
+        | "InvalidImageName"
+        | "FailedScheduling"
+        | "FailedMount"
+        | "FailedCreatePodSandBox"
+        | "FailedAttachVolume"
+        | "SIGSEGV"
+        | "SIGABRT"
+        | "SIGBUS"
+        | "SIGILL"
+        | "SIGFPE" => Some((4, Kind::Plain)),
+        "BackOff" | "Killed" | "Evicted" | "SIGKILL" => Some((3, Kind::Plain)),
+        "OutOfMemoryError" => {
+            // Thrown, where the line starts or logged inside it; not code
+            // that names it (`catch (OutOfMemoryError e)`, an import).
+            let head = t[..w.start].trim_end();
+            let leading = head.bytes().all(|c| is_word_byte(c) || c == b'.');
+            let thrown = rest.starts_with(':') || (leading && rest.trim_end().is_empty());
+            if (in_code && before != Some(b'.')) || head.contains("catch") || !thrown {
+                return None;
+            }
+            Some((4, Kind::Exception))
+        }
+        name if is_exception_name(name) => {
+            if in_code && before != Some(b'.') {
+                return None;
+            }
+            // `ValueError: x`, `java.lang.IllegalStateException: x` starting
+            // a line (after a dotted package), or `Uncaught TypeError: x`.
+            let head = &t[..w.start];
+            if head.trim_end().ends_with("except") || head.contains("catch") {
+                return None; // a handler in code
+            }
+            let leading = head.bytes().all(|c| is_word_byte(c) || c == b'.')
+                || head.trim_end().ends_with("Uncaught")
+                || head.trim_end().ends_with("Unhandled");
+            if leading && (rest.is_empty() || rest.starts_with(':')) {
+                return Some((4, Kind::Exception));
+            }
+            if rest.starts_with(':') {
+                return Some((3, Kind::Plain));
+            }
+            None // a type in code: `impl Error for CapError`
+        }
+        _ => None,
+    }
+}
+
+/// `level=critical`, `[crit]`, `"level": "critical"`, or .NET's `crit:`
+/// starting the line: `w` written as a log level.
+pub(super) fn is_level(t: &str, w: Word<'_>, first: bool) -> bool {
+    let b = t.as_bytes();
+    let before = b[..w.start].last().copied();
+    let after = b.get(w.end).copied();
+    let quoted_value =
+        before == Some(b'"') && after == Some(b'"') && t[..w.start - 1].trim_end().ends_with(':');
+    before == Some(b'=')
+        || (before == Some(b'[') && after == Some(b']'))
+        || (first && after == Some(b':'))
+        || quoted_value
+}
+
+/// The kernel's or a cgroup's OOM kill (`Out of memory: Killed process 812
+/// (java)`, `Memory cgroup out of memory: Kill process`), V8's `JavaScript
+/// heap out of memory`, or a fatal `out of memory` (`FATAL: out of memory`).
+pub(super) fn is_out_of_memory(t: &str) -> bool {
+    // Most lines have no `y`: look for the phrase where one is.
+    let b = t.as_bytes();
+    let Some(end) = memchr::memchr_iter(b'y', b)
+        .find(|&y| b[..=y].ends_with(b"out of memory") || b[..=y].ends_with(b"Out of memory"))
+    else {
+        return false;
+    };
+    let end = end + 1;
+    let (before, after) = (&t[..end - "out of memory".len()], &t[end..]);
+    let fatal = words(t).any(|w| w.text.eq_ignore_ascii_case("fatal"));
+    after.starts_with(": Kill") || before.ends_with("JavaScript heap ") || fatal
+}
+
+/// `TypeError`, `IOException`, `ModuleNotFoundError`: a class name.
+pub(super) fn is_exception_name(w: &str) -> bool {
+    let b = w.as_bytes();
+    (w.ends_with("Error") || w.ends_with("Exception"))
+        && b.len() > "Error".len()
+        && b[0].is_ascii_uppercase()
+        && !w.contains('_')
+}
+
+/// The count written just before `w` (`3 errors`), if any.
+pub(super) fn count_before(t: &str, w: Word<'_>) -> Option<u64> {
+    let head = t[..w.start].trim_end_matches(' ');
+    let digits_start = head
+        .bytes()
+        .rposition(|c| !c.is_ascii_digit())
+        .map_or(0, |i| i + 1);
+    let n = &head[digits_start..];
+    if n.is_empty() || (digits_start > 0 && is_word_byte(head.as_bytes()[digits_start - 1])) {
+        return None;
+    }
+    n.parse().ok()
+}
+
+/// `0 errors`, `no errors`, `without error`, `errors: 0`, `error=None`,
+/// `"errors": []`, `failed: 0`, `error: null`.
+pub(super) fn zero_count(t: &str, w: Word<'_>) -> bool {
+    if count_before(t, w) == Some(0) {
+        return true;
+    }
+    let head = t[..w.start].trim_end();
+    let previous = head.rsplit(' ').next().unwrap_or("").to_ascii_lowercase();
+    if matches!(previous.as_str(), "no" | "without" | "zero") {
+        return true;
+    }
+    let rest = t[w.end..].trim_start_matches(['"', '\'']).trim_start();
+    let Some(value) = rest.strip_prefix([':', '=']) else {
+        return false;
+    };
+    is_zero_value(value)
+}
+
+/// `0`, `[]`, `null`, `None`, `false` and the like start `value`.
+pub(super) fn is_zero_value(value: &str) -> bool {
+    let value = value.trim_start().trim_start_matches(['"', '\'']);
+    let zero = [
+        "0", "[]", "{}", "null", "None", "none", "nil", "<nil>", "false", "False",
+    ];
+    zero.iter().any(|z| {
+        value.starts_with(z)
+            && !value[z.len()..]
+                .bytes()
+                .next()
+                .is_some_and(|c| is_word_byte(c) || c == b'.')
+    })
+}
+
+/// `exit code 2`, `exit status 1`, `exited with code 137`, `Exit Code: 1`,
+/// `returned non-zero exit status 1`, `non-zero exit`.
+pub(super) fn exit_is_nonzero(t: &str) -> bool {
+    if t.contains("non-zero exit") {
+        return true;
+    }
+    let lower = t.to_ascii_lowercase();
+    for (i, _) in lower.match_indices("exit") {
+        let mut rest = &lower[i + 4..];
+        rest = rest.strip_prefix("ed").unwrap_or(rest);
+        rest = rest.trim_start();
+        rest = rest.strip_prefix("with").map_or(rest, str::trim_start);
+        let Some(after) = rest
+            .strip_prefix("code")
+            .or_else(|| rest.strip_prefix("status"))
+        else {
+            continue;
+        };
+        let after = after.trim_start_matches([' ', ':', '=', '\t']);
+        let number: String = after
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '-')
+            .collect();
+        if let Ok(n) = number.parse::<i64>()
+            && n != 0
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// `  88:5  error  Promises must be awaited ...` (ESLint's stylish format).
+pub(super) fn is_eslint_error(t: &str) -> bool {
+    let Some((pos, rest)) = t.split_once(char::is_whitespace) else {
+        return false;
+    };
+    let position = pos.split_once(':').is_some_and(|(l, c)| {
+        !l.is_empty() && !c.is_empty() && l.bytes().chain(c.bytes()).all(|b| b.is_ascii_digit())
+    });
+    position && rest.trim_start().starts_with("error ")
+}
+
+/// `tests/test_io.py:42: AssertionError`.
+pub(super) fn is_pytest_location(t: &str) -> bool {
+    let Some(i) = t.find(".py:") else {
+        return false;
+    };
+    let path = &t[..i];
+    let rest = &t[i + 4..];
+    let n = rest.bytes().take_while(u8::is_ascii_digit).count();
+    // `train.py:40: UserWarning: ...` is Python's warning, not a failure.
+    let warning = rest[n..]
+        .get(2..)
+        .and_then(|r| r.split(':').next())
+        .is_some_and(|name| name.ends_with("Warning"));
+    !warning
+        && !path.is_empty()
+        && !path.contains(' ')
+        && n > 0
+        && rest[n..].starts_with(": ")
+        && rest[n + 2..].starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// `"GET /x HTTP/1.1" 502 123`: a server error in an access log.
+pub(super) fn is_access_log_5xx(line: &str) -> bool {
+    let Some(http) = line.find("HTTP/") else {
+        return false;
+    };
+    line[http..].match_indices("\" 5").any(|(i, _)| {
+        let status = &line.as_bytes()[http + i + 2..];
+        status.len() >= 3
+            && status[..3].iter().all(u8::is_ascii_digit)
+            && status.get(3).is_none_or(|c| !c.is_ascii_digit())
+    })
+}
+
+/// `test x ... ok`, `PASSED`, `✓`, `3 passed`: a line reporting success.
+pub(super) fn says_passed(t: &str) -> bool {
+    let t = t.trim_end();
+    t.ends_with(" ok")
+        || t.ends_with(" ... ok")
+        || t.starts_with("PASS ")
+        || t.starts_with("ok ")
+        || [
+            "PASSED",
+            "✓",
+            "✔",
+            " passed",
+            "[PASS]",
+            "SUCCESS",
+            "succeeded",
+        ]
+        .iter()
+        .any(|p| t.contains(p))
+}
+
+pub(super) fn is_warning(t: &str) -> bool {
+    let lower = t.get(..7).unwrap_or(t).to_ascii_lowercase();
+    lower.starts_with("warn") || t.starts_with("W/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn score(line: &str) -> u8 {
+        classify(line).map_or(0, |(s, _)| s)
+    }
+
+    #[test]
+    fn failures_of_common_tools_are_definitive() {
+        for line in [
+            "error[E0308]: mismatched types",
+            "error: expected one of `,` or `}`, found `;`",
+            "src/main.c:12:5: error: 'x' undeclared (first use in this function)",
+            "src/app.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.",
+            "src/app.ts:12:5 - error TS2322: Type 'string' is not assignable",
+            "thread 'main' panicked at src/main.rs:3:5:",
+            "panic: runtime error: index out of range [3] with length 3",
+            "--- FAIL: TestParse (0.00s)",
+            "FAIL\tgithub.com/acme/parse\t0.012s",
+            "FAILED tests/test_io.py::test_read - OSError: [Errno 2] No such file",
+            "FAIL: test_read (tests.test_io.ReadTest)",
+            "  ✕ adds numbers (5 ms)",
+            "Traceback (most recent call last):",
+            "ValueError: invalid literal for int() with base 10: 'x'",
+            "java.lang.IllegalStateException: closed",
+            "Exception in thread \"main\" java.lang.NullPointerException",
+            "Caused by: java.io.IOException: Broken pipe",
+            "TypeError: Cannot read properties of undefined (reading 'x')",
+            "Uncaught ReferenceError: x is not defined",
+            "fatal: not a git repository (or any of the parent directories): .git",
+            "make: *** [Makefile:12: all] Error 2",
+            "make[1]: *** [build] Error 1",
+            "error Command failed with exit code 1.",
+            "ERROR [build 4/7] RUN npm ci",
+            "│ Error: Invalid reference",
+            "web-7d9f  0/1  CrashLoopBackOff  5  3m",
+            "db-0  0/1  OOMKilled  2  10m",
+            "api-1  0/1  ImagePullBackOff  0  1m",
+            "Segmentation fault (core dumped)",
+            "error: process didn't exit successfully: `target/debug/x` (signal: 11, SIGSEGV: invalid memory reference)",
+            "tests/test_io.py:42: AssertionError",
+        ] {
+            assert_eq!(score(line), 4, "{line}");
+        }
+    }
+
+    #[test]
+    fn log_levels_and_summaries_are_notable() {
+        for line in [
+            "2024-05-01T12:00:00Z ERROR worker-3 request timed out",
+            "npm ERR! code ELIFECYCLE",
+            "npm error code 1",
+            "Tests: 2 failed, 10 passed, 12 total",
+            "error: could not compile `app` (bin \"app\") due to 2 previous errors",
+            "Process finished with exit code 137",
+            "Build failed in 3s",
+            "level=error msg=\"connection refused\"",
+            "4 errors generated.",
+        ] {
+            assert!(score(line) >= 3, "{line}: {}", score(line));
+        }
+        assert_eq!(
+            score("10.0.0.1 - - [01/May/2024] \"GET /api HTTP/1.1\" 502 173"),
+            2
+        );
+    }
+
+    #[test]
+    fn look_alikes_are_not_failures() {
+        for line in [
+            "0 errors, 0 warnings",
+            "Found 0 errors.",
+            "errors: 0",
+            "error_count=0",
+            "\"errors\": []",
+            "error: null",
+            "cc -Wall -Werror -o x x.c",
+            "const ERROR_CODES = [1, 2];",
+            "test error::tests::parse ... ok",
+            "test_error_handling PASSED",
+            "  ✓ handles error responses (3 ms)",
+            "cargo test --no-fail-fast",
+            "Compiling src/error.rs",
+            "no errors found",
+            "Tests: 0 failed, 10 passed",
+            "exit code 0",
+            "exited with code 0",
+            "Downloading 41%",
+            "fn on_error(e: Error) {",
+            "    except ValueError:",
+            "impl std::error::Error for CapError {}",
+            "10.0.0.1 - - \"GET /api HTTP/1.1\" 200 173",
+            "available memory: 3 GiB",
+            "mechanical and organic",
+            "the tail of the detail",
+        ] {
+            assert_eq!(score(line), 0, "{line}");
+        }
+        // A warning is only a warning: the second tier.
+        assert_eq!(score("warning: unused variable: `error`"), WARNING_SCORE);
+    }
+}

@@ -1,0 +1,551 @@
+//! Finding the candidates: a few searches over the omitted middle for the
+//! words and signs failures are written with, each hit's line classified,
+//! and the best kept with variety between families of alike lines.
+
+use std::collections::HashMap;
+
+use aho_corasick::automaton::Automaton;
+use aho_corasick::dfa::DFA;
+use aho_corasick::{Input, MatchKind};
+use memchr::memmem::Finder;
+use memchr::{memchr, memchr3_iter, memrchr};
+
+use super::classify::classify;
+use super::context::{Kind, MAX_LINE, context_lines};
+use super::similar::{Sketch, dedupe_key};
+
+/// Substrings that start the search for failure lines. Each is one pass of
+/// `memchr::memmem` over the middle; [`RARE`] bytes are one more. A hit
+/// counts if [`LEVEL_ANCHORS`] allow it.
+pub(super) const ANCHORS: [&str; 21] = [
+    "rror",          // error, Error, TypeError, make's `Error 2`, `error TS2322`
+    "ERR",           // ERROR, npm ERR!, docker `ERROR [`
+    "FA",            // FAIL, FAILED, FAILURE, FATAL
+    "ail",           // failed, Failed, failure, FailedScheduling
+    "anic",          // panic, panicked
+    "atal",          // fatal:, Fatal error
+    "Traceback",     // Python
+    "BackOff",       // CrashLoopBackOff, ImagePullBackOff, BackOff
+    "egmentation",   // Segmentation fault
+    "\" 5",          // HTTP 5xx in access logs
+    "CRIT",          // CRITICAL, CRIT
+    "crit",          // level=critical, nginx's [crit], .NET's `crit:`
+    "DATA RACE",     // Go's race detector
+    "WARN",          // WARN, WARNING, npm WARN: warnings, the second tier
+    "arning",        // warning:, Warning:, UserWarning, RuntimeWarning
+    "denied",        // Permission denied, Access is denied
+    "EACCES",        // Node's and libc's permission errors
+    "EPERM",         //
+    "not permitted", // Operation not permitted
+    "e replaced",    // terraform plan: `# aws_db.x must be replaced`
+    "e destroyed",   // terraform plan: `# aws_db.x will be destroyed`
+];
+
+/// Anchors that are words of prose too (`critical path`): a hit counts only
+/// where a log level is written, after `=`, `[` or `"`, or starting a line.
+pub(super) const LEVEL_ANCHORS: [&str; 1] = ["crit"];
+
+/// Bytes searched together (`memchr3`), each checked where it occurs: `x`
+/// of exception and exit, `K` of Kill, Killed, OOMKilled and OOMKilling
+/// (and so of the kernel's `Out of memory: Killed process`), and the lead
+/// byte of the cross marks of test runners (✕ ✖ ✗ ✘) and of Jest's `●`.
+pub(super) const RARE: [u8; 3] = [b'x', b'K', 0xE2];
+
+/// The words [`RARE`] bytes stand for, as [`rare_lines`] checks them: the
+/// prefilter of [`Patterns::may_be_notable`].
+pub(super) const RARE_SIGNS: [&str; 10] = [
+    "exception",
+    "Exception",
+    "exit",
+    "Exit",
+    "Kill",
+    "\u{2715}",
+    "\u{2716}",
+    "\u{2717}",
+    "\u{2718}",
+    "\u{25cf}",
+];
+
+/// The middle is searched in pieces of about this size, cut at line ends,
+/// so that hits come in file order and stay in cache.
+pub(super) const CHUNK: usize = 256 * 1024;
+
+/// How [`Patterns::occurrences`] reports overlapping patterns; which lines
+/// hold an occurrence is the same either way. Leftmost-first lets the
+/// automaton run on its SIMD prefilter (Teddy) where it has one: natively,
+/// the one-pass preview of 64 MiB of log then takes 77 ms instead of 210.
+/// wasm has no Teddy, and there the standard semantics measured a little
+/// faster (`toolcap cap` of 64 MiB: 0.36 s of CPU against 0.39).
+pub(super) const ANY_MATCH_KIND: MatchKind = if cfg!(target_arch = "wasm32") {
+    MatchKind::Standard
+} else {
+    MatchKind::LeftmostFirst
+};
+
+/// Confidence of a host pattern.
+pub const HOST_SCORE: u8 = 5;
+
+/// The share of the preview's budget (bytes and lines) notable lines may
+/// take, in percent.
+pub const SHARE_PERCENT: usize = 25;
+
+/// The searches for one session: built-in anchors and the host's patterns.
+#[derive(Debug, Clone)]
+pub struct Patterns {
+    /// Each built-in anchor, and whether it is a [`LEVEL_ANCHORS`] one.
+    anchors: Vec<(Finder<'static>, bool)>,
+    host: Vec<Finder<'static>>,
+    /// The host's patterns as given.
+    host_text: Vec<String>,
+    /// Every anchor, rare sign and host pattern in one automaton: a line
+    /// none of them occurs in is not notable, so one pass over it decides
+    /// (the one-pass preview asks this of every line). A DFA itself, as in
+    /// [`crate::redact`]: the same matches as `AhoCorasick`, a smaller
+    /// component.
+    any: DFA,
+}
+
+impl Patterns {
+    /// The built-in searches and the host's literal `patterns`.
+    pub fn new(patterns: &[String]) -> Patterns {
+        Patterns {
+            anchors: ANCHORS
+                .iter()
+                .map(|a| {
+                    let finder = Finder::new(a.as_bytes()).into_owned();
+                    (finder, LEVEL_ANCHORS.contains(a))
+                })
+                .collect(),
+            host: patterns
+                .iter()
+                .map(|p| Finder::new(p.as_bytes()).into_owned())
+                .collect(),
+            host_text: patterns.to_vec(),
+            any: DFA::builder()
+                .match_kind(ANY_MATCH_KIND)
+                .build(
+                    ANCHORS
+                        .iter()
+                        .chain(&RARE_SIGNS)
+                        .copied()
+                        .chain(patterns.iter().map(String::as_str)),
+                )
+                .expect("a few short literals build an automaton"),
+        }
+    }
+
+    /// False when `line` holds no anchor, rare sign or host pattern: then it
+    /// is not notable, whatever [`classify`] would make of it.
+    pub fn may_be_notable(&self, line: &str) -> bool {
+        self.any
+            .try_find(&Input::new(line).earliest(true))
+            .expect("an unanchored DFA searches")
+            .is_some()
+    }
+
+    /// Where anchors, rare signs and host patterns occur in `hay`
+    /// (non-overlapping, in order). None spans a line break, so a line of
+    /// `hay` that holds none of these starts holds no occurrence at all and
+    /// [`may_be_notable`](Self::may_be_notable) of any part of it is false:
+    /// one search of a whole buffer stands in for a call per line.
+    pub fn occurrences<'a>(&'a self, hay: &'a str) -> impl Iterator<Item = usize> + 'a {
+        self.any
+            .try_find_iter(Input::new(hay))
+            .expect("an unanchored DFA searches")
+            .map(|m| m.start())
+    }
+
+    /// These searches with a call's search `terms` added to the host's
+    /// patterns (what the JSON preview keeps an item for).
+    pub fn with_terms(&self, terms: &[&str]) -> Patterns {
+        let mut all = self.host_text.clone();
+        all.extend(terms.iter().map(|t| (*t).to_owned()));
+        Patterns::new(&all)
+    }
+
+    /// True when one of the host's patterns occurs in `s`.
+    pub fn host_matches(&self, s: &str) -> bool {
+        self.host.iter().any(|f| f.find(s.as_bytes()).is_some())
+    }
+}
+
+/// A notable line of the middle, with the lines shown with it.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// Start of the line.
+    pub start: usize,
+    /// End of the line, after its LF (or the end of the text).
+    pub end: usize,
+    /// Confidence, 1 to 5.
+    pub score: u8,
+    /// More lines of the middle like this one (not shown).
+    pub similar: u64,
+    /// Other lines shown with it, `(start, end)`, in file order.
+    pub context: Vec<(usize, usize)>,
+    /// What it is, for the lines of its whole block ([`blocks::block`]).
+    pub kind: Kind,
+}
+
+/// Find the notable lines of `text[from..to]`; `from` starts a line and
+/// `to` ends one (or is the end of the text). Distinct candidates are
+/// kept up to 4 x `keep`, then cut back to the best `keep` by confidence,
+/// then rank in their family of lines alike (round robin between
+/// families), then file order.
+pub fn scan(
+    text: &str,
+    from: usize,
+    to: usize,
+    patterns: &Patterns,
+    keep: usize,
+) -> Vec<Candidate> {
+    let b = text.as_bytes();
+    let mut found = Found::new(keep);
+    let mut hits: Vec<(usize, bool)> = Vec::new();
+    let mut pos = from;
+    while pos < to {
+        let target = pos + CHUNK;
+        let end = if target >= to {
+            to
+        } else {
+            memchr(b'\n', &b[target..to]).map_or(to, |i| target + i + 1)
+        };
+        hits.clear();
+        for (finder, level) in &patterns.anchors {
+            lines_with(finder, *level, b, pos, end, false, &mut hits);
+        }
+        rare_lines(b, pos, end, &mut hits);
+        for finder in &patterns.host {
+            lines_with(finder, false, b, pos, end, true, &mut hits);
+        }
+        // One entry per line, host patterns first.
+        crate::order::sort_by_key(&mut hits, |&(start, host)| (start, !host));
+        hits.dedup_by_key(|h| h.0);
+        for &(start, host) in &hits {
+            let line_end = memchr(b'\n', &b[start..end]).map_or(end, |i| start + i + 1);
+            found.consider(text, start, line_end, host, from, to);
+        }
+        pos = end;
+    }
+    found.kept
+}
+
+/// The lines of `b[lo..hi]` (which starts a line) where `finder` matches;
+/// only where a log level is written if `level`.
+pub(super) fn lines_with(
+    finder: &Finder<'_>,
+    level: bool,
+    b: &[u8],
+    lo: usize,
+    hi: usize,
+    host: bool,
+    out: &mut Vec<(usize, bool)>,
+) {
+    let mut p = lo;
+    while p < hi {
+        let Some(i) = finder.find(&b[p..hi]) else {
+            break;
+        };
+        let hit = p + i;
+        if level && hit > lo && !matches!(b[hit - 1], b'=' | b'[' | b'"' | b'\n') {
+            p = hit + 1;
+            continue;
+        }
+        if let Some(start) = line_start(b, lo, hit) {
+            out.push((start, host));
+        }
+        p = memchr(b'\n', &b[hit..hi]).map_or(hi, |i| hit + i + 1);
+    }
+}
+
+/// The lines of `b[lo..hi]` with a rare sign: `exception`, `exit`, `Kill`,
+/// or a cross mark.
+pub(super) fn rare_lines(b: &[u8], lo: usize, hi: usize, out: &mut Vec<(usize, bool)>) {
+    let hay = &b[lo..hi];
+    let mut skip_to = 0;
+    for i in memchr3_iter(RARE[0], RARE[1], RARE[2], hay) {
+        if i < skip_to {
+            continue;
+        }
+        let rest = &hay[i..];
+        let sign = match rest[0] {
+            b'x' => {
+                i > 0
+                    && matches!(hay[i - 1], b'e' | b'E')
+                    && (rest[1..].starts_with(b"ception") || rest[1..].starts_with(b"it"))
+            }
+            b'K' => rest.starts_with(b"Kill"),
+            _ => {
+                rest.len() >= 3
+                    && ((rest[1] == 0x9C && matches!(rest[2], 0x95..=0x98))
+                        || (rest[1] == 0x97 && rest[2] == 0x8F))
+            }
+        };
+        if sign {
+            let hit = lo + i;
+            if let Some(start) = line_start(b, lo, hit) {
+                out.push((start, false));
+            }
+            skip_to = memchr(b'\n', rest).map_or(hay.len(), |j| i + j + 1);
+        }
+    }
+}
+
+/// The start of the line holding `hit` (not before `lo`), or `None` when the
+/// line is longer than [`MAX_LINE`].
+pub(super) fn line_start(b: &[u8], lo: usize, hit: usize) -> Option<usize> {
+    let floor = hit.saturating_sub(MAX_LINE).max(lo);
+    match memrchr(b'\n', &b[floor..hit]) {
+        Some(i) => Some(floor + i + 1),
+        None if floor == lo => Some(lo),
+        None => None,
+    }
+}
+
+/// Kept members of a family told apart in ranking; later ones rank alike.
+pub(super) const RANKS: usize = 16;
+
+/// Families a line is compared with in the scan: the most often seen ones
+/// (where a flood finds its family at once), then those of each of its
+/// [`Sketch::keys`], at most.
+pub(super) const FAMILY_COMPARE: usize = 4;
+
+/// The candidates kept so far: at most about 4 x `keep`, cut back to the
+/// best `keep` by confidence, then rank in their family (round robin
+/// between families), then file order.
+pub(super) struct Found {
+    kept: Vec<Candidate>,
+    /// For each kept candidate: its family (index in `families`) and its
+    /// rank there (0 for the first kept).
+    place: Vec<(usize, usize)>,
+    /// Dedupe key of each kept line: its index in `kept`.
+    by_key: HashMap<u64, usize>,
+    families: Vec<Family>,
+    /// The most often seen families of each confidence (up to
+    /// [`FAMILY_COMPARE`]), the most seen first.
+    hot: [Vec<usize>; 6],
+    /// The families of each confidence by each of their [`Sketch::keys`].
+    by_sketch_key: HashMap<(u8, u32), Vec<usize>>,
+    /// The sketch of the line considered.
+    sketch: Sketch,
+    /// `slots[s][r]`: kept candidates of confidence `s` and rank `r` (the
+    /// last counts every rank from `RANKS - 1` on).
+    slots: [[usize; RANKS]; 6],
+    keep: usize,
+}
+
+/// Kept lines alike ([`Sketch::similar`]) and of one confidence.
+pub(super) struct Family {
+    sketch: Sketch,
+    /// The rank of the next member.
+    next_rank: usize,
+    /// Lines found alike, kept or not.
+    seen: usize,
+}
+
+impl Found {
+    fn new(keep: usize) -> Found {
+        Found {
+            kept: Vec::new(),
+            place: Vec::new(),
+            by_key: HashMap::new(),
+            families: Vec::new(),
+            hot: Default::default(),
+            by_sketch_key: HashMap::new(),
+            sketch: Sketch::default(),
+            slots: [[0; RANKS]; 6],
+            keep: keep.max(1),
+        }
+    }
+
+    fn consider(
+        &mut self,
+        text: &str,
+        start: usize,
+        end: usize,
+        host: bool,
+        from: usize,
+        to: usize,
+    ) {
+        let b = text.as_bytes();
+        let content_end = if end > start && b[end - 1] == b'\n' {
+            end - 1
+        } else {
+            end
+        };
+        if content_end - start > MAX_LINE {
+            return;
+        }
+        let line = &text[start..content_end];
+        let classified = classify(line);
+        let (score, kind) = match (host, classified) {
+            (true, Some((_, kind))) => (HOST_SCORE, kind),
+            (true, None) => (HOST_SCORE, Kind::Plain),
+            (false, Some(found)) => found,
+            (false, None) => return,
+        };
+        let key = dedupe_key(line.as_bytes());
+        if let Some(&i) = self.by_key.get(&key) {
+            self.kept[i].similar += 1;
+            return;
+        }
+        let s = usize::from(score);
+        // Even as the first of a new family, earlier lines of this
+        // confidence or more fill every place already.
+        if self.ahead(s, 0) >= self.keep {
+            return;
+        }
+        self.sketch.set(line.as_bytes());
+        let family = self.family_of(score);
+        let rank = family.map_or(0, |f| self.families[f].next_rank);
+        if rank > 0 && self.ahead(s, rank) >= self.keep {
+            return; // one more like lines kept already
+        }
+        let f = family.unwrap_or_else(|| {
+            let f = self.families.len();
+            for key in self.sketch.keys() {
+                self.by_sketch_key.entry((score, key)).or_default().push(f);
+            }
+            self.families.push(Family {
+                sketch: self.sketch.clone(),
+                next_rank: 0,
+                seen: 1,
+            });
+            if self.hot[s].len() < FAMILY_COMPARE {
+                self.hot[s].push(f);
+            }
+            f
+        });
+        self.families[f].next_rank += 1;
+        let context = context_lines(b, start, end, kind, from, to);
+        self.by_key.insert(key, self.kept.len());
+        self.kept.push(Candidate {
+            start,
+            end,
+            score,
+            similar: 0,
+            context,
+            kind,
+        });
+        self.place.push((f, rank));
+        self.slots[s][rank.min(RANKS - 1)] += 1;
+        if self.kept.len() > 4 * self.keep {
+            self.compact(text);
+        }
+    }
+
+    /// Kept candidates that rank before a new one of confidence `s` and
+    /// rank `rank` in its family.
+    fn ahead(&self, s: usize, rank: usize) -> usize {
+        let above: usize = self.slots[s + 1..].iter().flatten().sum();
+        above + self.slots[s][..=rank.min(RANKS - 1)].iter().sum::<usize>()
+    }
+
+    /// The family of confidence `score` the line of `self.sketch` belongs
+    /// to, if any is found; counted as seen.
+    fn family_of(&mut self, score: u8) -> Option<usize> {
+        let s = usize::from(score);
+        let (families, sketch) = (&self.families, &self.sketch);
+        let alike = |&f: &usize| families[f].sketch.similar(sketch);
+        let f = match self.hot[s].iter().find(|f| alike(f)) {
+            Some(&f) => f,
+            None => sketch.keys().find_map(|key| {
+                let bucket = self.by_sketch_key.get(&(score, key))?;
+                bucket
+                    .iter()
+                    .take(FAMILY_COMPARE)
+                    .find(|f| alike(f))
+                    .copied()
+            })?,
+        };
+        self.families[f].seen += 1;
+        // Keep the most seen first.
+        let hot = &mut self.hot[s];
+        let mut k = match hot.iter().position(|&h| h == f) {
+            Some(k) => k,
+            None if hot.len() < FAMILY_COMPARE => {
+                hot.push(f);
+                hot.len() - 1
+            }
+            None if self.families[hot[hot.len() - 1]].seen < self.families[f].seen => {
+                let last = hot.len() - 1;
+                hot[last] = f;
+                last
+            }
+            None => return Some(f),
+        };
+        while k > 0 && self.families[hot[k - 1]].seen < self.families[f].seen {
+            hot.swap(k - 1, k);
+            k -= 1;
+        }
+        Some(f)
+    }
+
+    /// Keep only the best `keep` candidates.
+    fn compact(&mut self, text: &str) {
+        let mut best: Vec<usize> = (0..self.kept.len()).collect();
+        crate::order::sort_by_key(&mut best, |&i| {
+            (
+                std::cmp::Reverse(self.kept[i].score),
+                self.place[i].1.min(RANKS - 1),
+                self.kept[i].start,
+            )
+        });
+        best.truncate(self.keep);
+        best.sort_unstable();
+        let mut kept = std::mem::take(&mut self.kept);
+        let mut place = std::mem::take(&mut self.place);
+        let mut i = 0;
+        kept.retain(|_| {
+            i += 1;
+            best.binary_search(&(i - 1)).is_ok()
+        });
+        let mut i = 0;
+        place.retain(|_| {
+            i += 1;
+            best.binary_search(&(i - 1)).is_ok()
+        });
+        // Families with no member left go; the others are numbered anew.
+        let mut next_rank = vec![0; self.families.len()];
+        for &(f, rank) in &place {
+            next_rank[f] = next_rank[f].max(rank + 1);
+        }
+        let mut renumber = vec![usize::MAX; self.families.len()];
+        let mut families = Vec::new();
+        for (f, mut family) in std::mem::take(&mut self.families).into_iter().enumerate() {
+            if next_rank[f] > 0 {
+                renumber[f] = families.len();
+                family.next_rank = next_rank[f];
+                families.push(family);
+            }
+        }
+        for hot in &mut self.hot {
+            hot.retain_mut(|f| {
+                *f = renumber[*f];
+                *f != usize::MAX
+            });
+        }
+        self.by_sketch_key.retain(|_, bucket| {
+            bucket.retain_mut(|f| {
+                *f = renumber[*f];
+                *f != usize::MAX
+            });
+            !bucket.is_empty()
+        });
+        self.families = families;
+        self.by_key.clear();
+        self.slots = [[0; RANKS]; 6];
+        let b = text.as_bytes();
+        for (i, (c, (f, rank))) in kept.iter().zip(&mut place).enumerate() {
+            *f = renumber[*f];
+            let content_end = if b[c.end - 1] == b'\n' {
+                c.end - 1
+            } else {
+                c.end
+            };
+            self.by_key.insert(dedupe_key(&b[c.start..content_end]), i);
+            self.slots[usize::from(c.score)][(*rank).min(RANKS - 1)] += 1;
+        }
+        self.kept = kept;
+        self.place = place;
+    }
+}

@@ -103,10 +103,7 @@ fn items_marker(s: &str) -> Option<ItemsMarker> {
     let mut shape = None;
     if let Some(after) = rest.strip_prefix(SHAPE) {
         let (keys, tail) = after.split_once(')')?;
-        if !keys
-            .split(", ")
-            .all(|k| k == "…" || super::shape::is_nameable(k))
-        {
+        if !keys.split(", ").all(|k| k == "…" || is_nameable(k)) {
             return None;
         }
         shape = Some(keys.to_owned());
@@ -163,4 +160,12 @@ fn digits(n: &str) -> Option<u64> {
         return None;
     }
     n.parse().ok()
+}
+
+/// Longest key a shape names, in bytes.
+const MAX_KEY_BYTES: usize = 32;
+
+/// Whether a key can be named in a marker's shape and read back.
+pub(super) fn is_nameable(key: &str) -> bool {
+    is_plain(key, MAX_KEY_BYTES) && !key.contains(['(', ')'])
 }

@@ -9,24 +9,13 @@
 //! or a marker that names the same shape.
 
 use super::marker;
-use super::tree::{Kind, Node};
+use super::tree::{ItemShape, Kind, Node};
 
 /// Keys a marker names at most; more are `…`.
 pub(super) const MAX_KEYS: usize = 8;
-/// Longest key named, in bytes.
-const MAX_KEY_BYTES: usize = 32;
 /// Most bytes of the keys a marker names, separators included: a marker
 /// costs the preview its bytes every time it is shown.
 const MAX_NAMED_BYTES: usize = 40;
-
-/// The shape of an array's object items.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct ItemShape {
-    /// The keys as a marker names them: `id, name, status`.
-    pub named: String,
-    /// For each item, whether it has the shape.
-    pub has: Box<[bool]>,
-}
 
 impl ItemShape {
     /// The shape's name when every item of `items[from..to]` has it.
@@ -45,7 +34,7 @@ pub(super) fn find_shape(items: &[Node<'_>]) -> Option<ItemShape> {
         Kind::Object(o) if !o.is_empty() => Some(o),
         _ => None,
     })?;
-    if !first.iter().all(|e| is_nameable(&e.key)) {
+    if !first.iter().all(|e| marker::is_nameable(&e.key)) {
         return None;
     }
     // A short marker: the keys that fit in MAX_NAMED_BYTES, then `…`.
@@ -73,9 +62,4 @@ pub(super) fn find_shape(items: &[Node<'_>]) -> Option<ItemShape> {
         })
         .collect();
     (has.iter().filter(|&&h| h).count() >= 2).then_some(ItemShape { named, has })
-}
-
-/// Whether a key can be named in a marker's shape and read back.
-pub(super) fn is_nameable(key: &str) -> bool {
-    marker::is_plain(key, MAX_KEY_BYTES) && !key.contains(['(', ')'])
 }

@@ -78,7 +78,7 @@ pub(super) struct ArrayInfo {
     /// The items' groups by a categorical field, when they have some.
     pub groups: Option<ItemGroups>,
     /// The object items' shape, when they share one.
-    pub shape: Option<super::shape::ItemShape>,
+    pub shape: Option<ItemShape>,
 }
 
 /// The code of an item that is a marker.
@@ -166,4 +166,13 @@ fn slot(values: usize, code: u8) -> usize {
         NONE => values + 1,
         value => value as usize,
     }
+}
+
+/// The shape of an array's object items.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ItemShape {
+    /// The keys as a marker names them: `id, name, status`.
+    pub named: String,
+    /// For each item, whether it has the shape.
+    pub has: Box<[bool]>,
 }

@@ -33,10 +33,33 @@ pub struct Hit {
 /// a dozen bundles shows a hit in each), at most [`HITS_PER_TERM`], and at
 /// most [`HITS_PER_LINE`] in one line.
 pub fn first_hits(b: &[u8], lo: usize, hi: usize, terms: &[&str]) -> Vec<Hit> {
+    first_hits_within(b, terms, |_| (lo, hi))
+}
+
+/// [`first_hits`] of the hits that overlap `b[lo..hi]`, those across its
+/// edges included (the side beyond shows the rest of them): a middle's
+/// edge can fall inside a hit. Each alternative is looked for up to its
+/// length less one byte beyond each edge, so that no hit wholly outside
+/// takes the place of one inside.
+pub fn first_hits_overlapping(b: &[u8], lo: usize, hi: usize, terms: &[&str]) -> Vec<Hit> {
+    first_hits_within(b, terms, |len| {
+        let reach = len.saturating_sub(1);
+        (lo.saturating_sub(reach), (hi + reach).min(b.len()))
+    })
+}
+
+/// [`first_hits`], each alternative looked for in the bounds `within` gives
+/// for its length.
+fn first_hits_within(
+    b: &[u8],
+    terms: &[&str],
+    within: impl Fn(usize) -> (usize, usize),
+) -> Vec<Hit> {
     let per_term = terms
         .iter()
         .enumerate()
         .map(|(term, t)| {
+            let (lo, hi) = within(t.len());
             let finder = Finder::new(t.as_bytes());
             let hit = |at| Hit {
                 term,
@@ -68,26 +91,6 @@ pub fn first_hits(b: &[u8], lo: usize, hi: usize, terms: &[&str]) -> Vec<Hit> {
         })
         .collect();
     round_robin(per_term)
-}
-
-/// [`first_hits`] of the hits that overlap `b[lo..hi]`, those that straddle
-/// its edges included (the side beyond shows the rest of them): a middle's
-/// edge can fall inside a hit.
-pub fn first_hits_overlapping(b: &[u8], lo: usize, hi: usize, terms: &[&str]) -> Vec<Hit> {
-    let reach = terms
-        .iter()
-        .map(|t| t.len())
-        .max()
-        .unwrap_or(1)
-        .saturating_sub(1);
-    let mut hits = first_hits(
-        b,
-        lo.saturating_sub(reach),
-        (hi + reach).min(b.len()),
-        terms,
-    );
-    hits.retain(|h| h.at < hi && lo < h.at + h.len);
-    hits
 }
 
 /// Where `finder` matches in `b[lo..hi]`, at most `most` times, each search
@@ -330,6 +333,17 @@ mod tests {
                 len: 2
             }]
         );
+    }
+
+    #[test]
+    fn hits_across_the_edges_are_found_and_none_wholly_outside() {
+        let text = b"ab NEEDLE cd ne NEEDLE";
+        // The middle 5..12 starts inside the first NEEDLE: it is found;
+        // `ab` and the second NEEDLE lie wholly outside.
+        let hits = first_hits_overlapping(text, 5, 12, &["NEEDLE", "ab"]);
+        let got: Vec<(usize, usize)> = hits.iter().map(|h| (h.term, h.at)).collect();
+        assert_eq!(got, [(0, 3)]);
+        assert!(first_hits(text, 5, 12, &["NEEDLE", "ab"]).is_empty());
     }
 
     #[test]

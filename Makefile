@@ -55,8 +55,11 @@ test: npm-lock-check
 # Property tests draw the same cases on every run, so a red CI is a change,
 # not an unlucky draw; `PROPTEST_RNG_SEED=<n> make test` tries other cases.
 rust-test: export PROPTEST_RNG_SEED ?= 20261129
+# The guest's last step (LTO, one codegen unit) runs on one core: the fuzz
+# smoke run (its own workspace and target folder) builds beside it.
 rust-test:
-	env -u MAKEFLAGS -u MFLAGS $(MAKE) -j1 guest check fuzz-smoke
+	env -u MAKEFLAGS -u MFLAGS $(MAKE) -j2 --output-sync=target guest fuzz-smoke
+	env -u MAKEFLAGS -u MFLAGS $(MAKE) -j1 check
 	env -u MAKEFLAGS -u MFLAGS $(CARGO) test --locked --release $(HOST_CRATES) --all-targets --no-run
 	env -u MAKEFLAGS -u MFLAGS $(CARGO) test --locked --release $(HOST_CRATES)
 	set -e; for example in $(HOST_EXAMPLES); do $(TARGET_DIR)/release/examples/$$example >/dev/null; done

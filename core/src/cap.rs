@@ -850,7 +850,7 @@ fn with_notable_lines(
     let hits = if terms.is_empty() || middle.0 >= middle.1 {
         Vec::new()
     } else {
-        search::first_hits_overlapping(text.as_bytes(), middle.0, middle.1, terms)
+        search::first_hits(text.as_bytes(), middle.0, middle.1, terms)
     };
     let bounds = provisional.scan_bounds(text);
     if bounds.is_none() && hits.is_empty() {

@@ -26,40 +26,22 @@ pub struct Hit {
     pub len: usize,
 }
 
-/// The first occurrences of each of `terms` in `b[lo..hi]`, in the order
-/// they are to be shown: every alternative's first hit, then every second
-/// one, and so on, alternatives in their order. Each alternative brings
-/// the first hit of each line before a second hit of any line (a grep over
-/// a dozen bundles shows a hit in each), at most [`HITS_PER_TERM`], and at
-/// most [`HITS_PER_LINE`] in one line.
+/// The first occurrences of each of `terms` that overlap `b[lo..hi]`, in
+/// the order they are to be shown: every alternative's first hit, then
+/// every second one, and so on, alternatives in their order. Each
+/// alternative brings the first hit of each line before a second hit of
+/// any line (a grep over a dozen bundles shows a hit in each), at most
+/// [`HITS_PER_TERM`], and at most [`HITS_PER_LINE`] in one line. A hit
+/// across an edge counts (a middle's edge can fall inside a hit; the side
+/// beyond shows the rest): each alternative is looked for up to its length
+/// less one byte beyond each edge, so no hit wholly outside takes a slot.
 pub fn first_hits(b: &[u8], lo: usize, hi: usize, terms: &[&str]) -> Vec<Hit> {
-    first_hits_within(b, terms, |_| (lo, hi))
-}
-
-/// [`first_hits`] of the hits that overlap `b[lo..hi]`, those across its
-/// edges included (the side beyond shows the rest of them): a middle's
-/// edge can fall inside a hit. Each alternative is looked for up to its
-/// length less one byte beyond each edge, so that no hit wholly outside
-/// takes the place of one inside.
-pub fn first_hits_overlapping(b: &[u8], lo: usize, hi: usize, terms: &[&str]) -> Vec<Hit> {
-    first_hits_within(b, terms, |len| {
-        let reach = len.saturating_sub(1);
-        (lo.saturating_sub(reach), (hi + reach).min(b.len()))
-    })
-}
-
-/// [`first_hits`], each alternative looked for in the bounds `within` gives
-/// for its length.
-fn first_hits_within(
-    b: &[u8],
-    terms: &[&str],
-    within: impl Fn(usize) -> (usize, usize),
-) -> Vec<Hit> {
     let per_term = terms
         .iter()
         .enumerate()
         .map(|(term, t)| {
-            let (lo, hi) = within(t.len());
+            let reach = t.len().saturating_sub(1);
+            let (lo, hi) = (lo.saturating_sub(reach), (hi + reach).min(b.len()));
             let finder = Finder::new(t.as_bytes());
             let hit = |at| Hit {
                 term,
@@ -340,10 +322,9 @@ mod tests {
         let text = b"ab NEEDLE cd ne NEEDLE";
         // The middle 5..12 starts inside the first NEEDLE: it is found;
         // `ab` and the second NEEDLE lie wholly outside.
-        let hits = first_hits_overlapping(text, 5, 12, &["NEEDLE", "ab"]);
+        let hits = first_hits(text, 5, 12, &["NEEDLE", "ab"]);
         let got: Vec<(usize, usize)> = hits.iter().map(|h| (h.term, h.at)).collect();
         assert_eq!(got, [(0, 3)]);
-        assert!(first_hits(text, 5, 12, &["NEEDLE", "ab"]).is_empty());
     }
 
     #[test]

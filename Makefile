@@ -83,8 +83,15 @@ $(JS_INSTALLED): js/package.json js/package-lock.json | npm-lock-check
 js-setup: guest $(JS_INSTALLED)
 	cd js && npm run --silent build
 
+# The shared vectors in another host: the Rust runner's `vectors` binary (built
+# by rust-test, the same package set) drives that package through its adapter
+# (tests/vectors/ADAPTERS.md).
+VECTORS_IN = env -u MAKEFLAGS -u MFLAGS TOOLCAP_VECTOR_HOSTS=$(1) $(2) $(CARGO) test --locked \
+	--release $(HOST_CRATES) --test vectors -- $(1)::
+
 js-test: js-setup
 	cd js && npm test
+	$(call VECTORS_IN,js)
 
 # Python (python/README.md): a venv in python/.venv with the pinned, hashed
 # requirements; the guest .wasm is copied into the package (not committed).
@@ -103,11 +110,13 @@ py-setup: guest $(PY_INSTALLED)
 
 py-test: py-setup
 	cd python && .venv/bin/python -m pytest
+	$(call VECTORS_IN,python)
 
 # The same suite on the lowest wasmtime the package declares (pyproject.toml),
 # in python/.venv-lowest from python/requirements-lowest.txt.
 py-test-lowest: py-setup
 	sh python/scripts/test-lowest.sh
+	$(call VECTORS_IN,python,TOOLCAP_VECTOR_PYTHON=$(abspath python/.venv-lowest/bin/python))
 
 # End to end through MCP (tests/mcp/README.md): `toolcap mcp` between real
 # clients (the official Python and TypeScript SDKs) and real servers from npm

@@ -1,8 +1,8 @@
 // Looking at and locking spill directories on the host.
 
 import { execFileSync } from 'node:child_process';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, rmdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, rmdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** js/test-tmp/, where every test makes its temp dirs (ignored by git). */
 export const TEST_TMP = new URL('../../test-tmp/', import.meta.url).pathname;
@@ -11,47 +11,6 @@ export const TEST_TMP = new URL('../../test-tmp/', import.meta.url).pathname;
 export function freshDir(prefix = 'dir-') {
   mkdirSync(TEST_TMP, { recursive: true });
   return realpathSync(mkdtempSync(join(TEST_TMP, prefix)));
-}
-
-/** Every entry below `root` (links not followed), relative to it, sorted. */
-export function tree(root) {
-  const out = [];
-  const walk = (dir) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const path = join(dir, entry.name);
-      out.push(relative(root, path));
-      if (entry.isDirectory()) walk(path);
-    }
-  };
-  walk(root);
-  return out.sort();
-}
-
-export const isDirectory = (path) => {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-};
-
-/** Entries below `root` whose name marks an unfinished write. */
-export function tempFiles(root) {
-  return tree(root).filter((p) => p.split('/').pop().startsWith('.tmp'));
-}
-
-/** Naive line count, as the WIT defines it: a last line without LF counts. */
-export function countLines(text) {
-  if (text.length === 0) return 0;
-  let lines = 0;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
-  return text.endsWith('\n') ? lines : lines + 1;
 }
 
 export const byteLength = (text) => Buffer.byteLength(text, 'utf8');

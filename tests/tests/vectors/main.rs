@@ -6,6 +6,12 @@
 //! file name to run only the matching files (`-- vector::keep-`). After an
 //! intended change of wording, `BLESS=1` with the same command rewrites the
 //! exact expectations of the files it runs; then review the diff.
+//!
+//! The same trials run in the JavaScript and Python packages, through their
+//! adapters (`tests/vectors/ADAPTERS.md`), when `TOOLCAP_VECTOR_HOSTS` names
+//! them (`js`, `python`, comma-separated): `js::vector::<file>`,
+//! `python::vector::<file>`. `make js-test` and `make py-test` set it, once
+//! each package is built.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -15,10 +21,12 @@ mod vectors_support;
 use std::collections::BTreeSet;
 use std::fs;
 use std::panic::{self, AssertUnwindSafe};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use vectors_support::format::{self, Step, Vector};
+use vectors_support::host::{Adapter, Host, Local};
 use vectors_support::run::run_vector;
 use vectors_support::{file_label, vector_files};
 
@@ -32,9 +40,28 @@ fn main() {
         .map(|path| {
             let stem = path.file_stem().unwrap_or_default().to_string_lossy();
             let name = format!("vector::{stem}");
-            Trial::test(name, move || vector_passes(&path))
+            Trial::test(name, move || {
+                vector_passes(&mut Local::default(), &path, bless_requested())
+            })
         })
         .collect();
+    for host in adapter_hosts() {
+        trials.extend(vector_files().into_iter().map(|path| {
+            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+            let name = format!("{host}::vector::{stem}");
+            Trial::test(name, move || {
+                with_adapter(host, |a| vector_passes(a, &path, false))
+            })
+        }));
+        trials.push(Trial::test(
+            format!("{host}::runner::base_vector_passes"),
+            move || with_adapter(host, |a| no_panic_in(|| base_vector_passes_in(a))),
+        ));
+        trials.push(Trial::test(
+            format!("{host}::runner::wrong_expectations_fail_with_file_and_step"),
+            move || with_adapter(host, |a| no_panic_in(|| wrong_expectations_fail_in(a))),
+        ));
+    }
     let runner_checks: [(&str, fn()); 7] = [
         ("enough_vector_files", enough_vector_files),
         ("vectors_cover_every_op", vectors_cover_every_op),
@@ -66,6 +93,10 @@ fn main() {
 
 /// A check written with `assert!`, as a trial: its panic message is the failure.
 fn no_panic(check: fn()) -> Result<(), Failed> {
+    no_panic_in(check)
+}
+
+fn no_panic_in(check: impl FnOnce()) -> Result<(), Failed> {
     panic::catch_unwind(AssertUnwindSafe(check)).map_err(|payload| {
         let message = payload
             .downcast_ref::<String>()
@@ -76,13 +107,58 @@ fn no_panic(check: fn()) -> Result<(), Failed> {
     })
 }
 
+/// The adapters `TOOLCAP_VECTOR_HOSTS` names, in a fixed order.
+fn adapter_hosts() -> Vec<&'static str> {
+    let named = std::env::var("TOOLCAP_VECTOR_HOSTS").unwrap_or_default();
+    let named: Vec<&str> = named.split(',').map(str::trim).collect();
+    ["js", "python"]
+        .into_iter()
+        .filter(|host| named.contains(host))
+        .collect()
+}
+
+/// How each adapter starts: Node from the PATH; the Python of
+/// `TOOLCAP_VECTOR_PYTHON` (the venv of the lowest wasmtime-py, say), else
+/// python/.venv's.
+fn adapter_command(host: &str) -> (PathBuf, Vec<PathBuf>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    match host {
+        "js" => ("node".into(), vec![root.join("js/test/vector-adapter.mjs")]),
+        _ => (
+            std::env::var_os("TOOLCAP_VECTOR_PYTHON")
+                .map_or_else(|| root.join("python/.venv/bin/python"), PathBuf::from),
+            vec![root.join("python/tests/vector_adapter.py")],
+        ),
+    }
+}
+
+/// Runs `run` with the host's adapter: one process per host, shared by its
+/// trials one at a time, started again if it died.
+fn with_adapter(
+    host: &'static str,
+    run: impl FnOnce(&mut dyn Host) -> Result<(), Failed>,
+) -> Result<(), Failed> {
+    static JS: OnceLock<Mutex<Option<Adapter>>> = OnceLock::new();
+    static PYTHON: OnceLock<Mutex<Option<Adapter>>> = OnceLock::new();
+    let slot = if host == "js" { &JS } else { &PYTHON };
+    let mut adapter = slot
+        .get_or_init(|| Mutex::new(None))
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !adapter.as_mut().is_some_and(Adapter::is_alive) {
+        let (program, args) = adapter_command(host);
+        *adapter = Some(Adapter::start(host, &program, &args)?);
+    }
+    run(adapter.as_mut().expect("started above"))
+}
+
 fn bless_requested() -> bool {
     std::env::var_os("BLESS").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// One vector file: it parses, its name is its file name, every step passes
 /// (or, with `BLESS=1`, its exact expectations are rewritten).
-fn vector_passes(path: &PathBuf) -> Result<(), Failed> {
+fn vector_passes(host: &mut dyn Host, path: &PathBuf, bless: bool) -> Result<(), Failed> {
     let label = file_label(path);
     let text = fs::read_to_string(path).map_err(|err| format!("{label}: {err}"))?;
     let mut vector =
@@ -95,7 +171,7 @@ fn vector_passes(path: &PathBuf) -> Result<(), Failed> {
             vector.name
         ));
     }
-    let report = run_vector(&label, &mut vector, bless_requested());
+    let report = run_vector(host, &label, &mut vector, bless);
     failures.extend(report.failures);
     if report.blessed {
         fs::write(path, format::render(&vector)).expect("writing a blessed vector");
@@ -160,17 +236,31 @@ fn vectors_cover_every_op() {
 const BASE: &str = include_str!("../../vectors-selftest/base.json");
 
 fn run_text(json: &str, bless: bool) -> (Vector, Vec<String>, bool) {
+    run_text_in(&mut Local::default(), json, bless)
+}
+
+fn run_text_in(host: &mut dyn Host, json: &str, bless: bool) -> (Vector, Vec<String>, bool) {
     let mut vector = format::parse(json).expect("the test vector parses");
-    let report = run_vector("inline.json", &mut vector, bless);
+    let report = run_vector(host, "inline.json", &mut vector, bless);
     (vector, report.failures, report.blessed)
 }
 
 fn base_vector_passes() {
-    let (_, failures, _) = run_text(BASE, false);
+    base_vector_passes_in(&mut Local::default());
+}
+
+fn base_vector_passes_in(host: &mut dyn Host) {
+    let (_, failures, _) = run_text_in(host, BASE, false);
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
 fn wrong_expectations_fail_with_file_and_step() {
+    wrong_expectations_fail_in(&mut Local::default());
+}
+
+/// Each wrong expectation is reported, naming the file and step: the host's
+/// answers reach the checks.
+fn wrong_expectations_fail_in(host: &mut dyn Host) {
     let wrong = [
         (
             r#""original_bytes": 3492"#,
@@ -204,7 +294,7 @@ fn wrong_expectations_fail_with_file_and_step() {
     ];
     for (from, to, step) in wrong {
         assert!(BASE.contains(from), "{from}");
-        let (_, failures, _) = run_text(&BASE.replace(from, to), false);
+        let (_, failures, _) = run_text_in(host, &BASE.replace(from, to), false);
         assert!(
             failures
                 .iter()
@@ -217,7 +307,7 @@ fn wrong_expectations_fail_with_file_and_step() {
         r#""expect": { "text": "line 2"#,
         r#""expect": { "error": "not-found", "text": "line 2"#,
     );
-    let (_, failures, _) = run_text(&expects_error, false);
+    let (_, failures, _) = run_text_in(host, &expects_error, false);
     assert!(
         failures.iter().any(|f| f.contains("step 1")),
         "{failures:#?}"
@@ -307,13 +397,13 @@ fn invariants_catch_broken_results() {
         before: Vec::new(),
     };
     let good = CapView::from(session.cap(&input, &budget, "c1").unwrap());
-    let failures_of =
-        |session: &mut tool_output_cap::Session, disk: &Disk, view: &CapView, input: &str| {
-            let mut failures = Vec::new();
-            let mut chk = Checker::new("corrupted".into(), &mut failures, false);
-            check_cap(&mut chk, session, disk, input, &budget, view);
-            failures
-        };
+    let mut session = Local::from(session);
+    let failures_of = |session: &mut Local, disk: &Disk, view: &CapView, input: &str| {
+        let mut failures = Vec::new();
+        let mut chk = Checker::new("corrupted".into(), &mut failures, false);
+        check_cap(&mut chk, session, disk, input, &budget, view);
+        failures
+    };
     assert_eq!(
         failures_of(&mut session, &disk, &good, &input),
         Vec::<String>::new()
@@ -346,7 +436,7 @@ fn invariants_catch_broken_results() {
         root: Some(dir.path().to_owned()),
         before: common::tree(dir.path()),
     };
-    let mut fits = CapView::from(session.cap("short", &budget, "c2").unwrap());
+    let mut fits = CapView::from(session.cap("short", &budget, "c2".into()).unwrap());
     assert_eq!(
         failures_of(&mut session, &disk, &fits, "short"),
         Vec::<String>::new()

@@ -2,9 +2,7 @@
 
 use std::fmt::Debug;
 
-use tool_output_cap::Error;
-
-use crate::common::case_name;
+use super::host::Failure;
 
 /// Collects the failures of one step; in bless mode rewrites exact
 /// expectations instead of failing on them.
@@ -43,7 +41,11 @@ impl<'a> Checker<'a> {
 
     /// The call's value if it succeeded as expected; otherwise records why
     /// not. `want_error` is the expected `cap-error` case, if any.
-    pub fn outcome<T>(&mut self, want_error: Option<&str>, result: Result<T, Error>) -> Option<T> {
+    pub fn outcome<T>(
+        &mut self,
+        want_error: Option<&str>,
+        result: Result<T, Failure>,
+    ) -> Option<T> {
         match (want_error, result) {
             (None, Ok(value)) => Some(value),
             (Some(want), Ok(_)) => {
@@ -51,7 +53,7 @@ impl<'a> Checker<'a> {
                 None
             }
             (want, Err(err)) => {
-                let got = case_name(&err);
+                let got = err.case.as_str();
                 if got == "runtime" {
                     self.trapped = true;
                 }

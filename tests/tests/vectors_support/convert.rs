@@ -93,18 +93,24 @@ pub fn kind(kind: OverflowKind) -> KindSpec {
 }
 
 /// The session a vector asks for, spilling into `dir` unless it has no preopen.
-pub fn session_config(spec: &SessionSpec, dir: &std::path::Path) -> Result<SessionConfig, String> {
-    let preopen = spec.preopen.unwrap_or(Preopen::ReadWrite);
-    let display_root = match (spec.display_root_default, &spec.display_root) {
-        (Some(true), None) => None,
+/// The display root a vector's session asks for: `None` is the host's
+/// default (`display_root_default`), an absent one [`DEFAULT_DISPLAY_ROOT`].
+pub fn display_root(spec: &SessionSpec) -> Result<Option<String>, String> {
+    match (spec.display_root_default, &spec.display_root) {
+        (Some(true), None) => Ok(None),
         (Some(true), Some(_)) => {
-            return Err("display_root and display_root_default exclude each other".into());
+            Err("display_root and display_root_default exclude each other".into())
         }
-        (_, root) => Some(
+        (_, root) => Ok(Some(
             root.clone()
                 .unwrap_or_else(|| DEFAULT_DISPLAY_ROOT.to_owned()),
-        ),
-    };
+        )),
+    }
+}
+
+pub fn session_config(spec: &SessionSpec, dir: &std::path::Path) -> Result<SessionConfig, String> {
+    let preopen = spec.preopen.unwrap_or(Preopen::ReadWrite);
+    let display_root = display_root(spec)?;
     Ok(SessionConfig {
         thread_id: spec.thread_id.clone(),
         spill_dir: (preopen != Preopen::None).then(|| dir.to_owned()),

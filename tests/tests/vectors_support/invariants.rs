@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use tool_output_cap::{
-    Budget, Capped, OverflowRef, Session,
+    Budget, Capped, OverflowRef,
     types::{CappedParts, ContentPart, Pruned},
 };
 use toolcap_core::notice::NOT_SAVED;
@@ -14,6 +14,7 @@ use toolcap_core::notice::NOT_SAVED;
 use super::check::{Checker, excerpt};
 use super::convert::part_spec;
 use super::format::PartSpec;
+use super::host::Host;
 use crate::common::{count_lines, temp_files, tree};
 
 /// The accounting shared by `capped` and `capped-parts`, with the text the
@@ -120,7 +121,7 @@ pub struct MediaCosts {
 
 /// Tokens and body bytes of the parts that pass through whole, as the
 /// README defines them.
-pub fn fixed_cost(session: &mut Session, costs: MediaCosts, parts: &[ContentPart]) -> (u64, u64) {
+pub fn fixed_cost(session: &mut dyn Host, costs: MediaCosts, parts: &[ContentPart]) -> (u64, u64) {
     let (mut tokens, mut body) = (0, 0);
     for part in parts {
         let (t, b) = match part {
@@ -154,7 +155,7 @@ pub fn json_string_len(text: &str) -> u64 {
 
 /// Body bytes of capped parts: each text as a JSON string, and the parts
 /// that pass through.
-pub fn parts_body(session: &mut Session, costs: MediaCosts, parts: &[ContentPart]) -> u64 {
+pub fn parts_body(session: &mut dyn Host, costs: MediaCosts, parts: &[ContentPart]) -> u64 {
     let text: u64 = parts
         .iter()
         .map(|p| match p {
@@ -198,7 +199,7 @@ fn tokens_agree(got: u64, want: u64, fixed: u64, bound: Option<u64>) -> bool {
 /// stated bound of the estimate.
 pub fn check_tokens(
     chk: &mut Checker<'_>,
-    session: &mut Session,
+    session: &mut dyn Host,
     input: &str,
     fixed_tokens: u64,
     budget: &Budget,
@@ -257,7 +258,7 @@ fn check_sizes(chk: &mut Checker<'_>, input: &str, got: &CapView) -> u64 {
 /// the spill file equal to the input, and the notice's reference found last.
 pub fn check_cap(
     chk: &mut Checker<'_>,
-    session: &mut Session,
+    session: &mut dyn Host,
     disk: &Disk,
     input: &str,
     budget: &Budget,
@@ -289,7 +290,7 @@ pub fn check_cap(
 /// within the ceiling, exact sizes, and the spill file equal to the input.
 pub fn check_batch_result(
     chk: &mut Checker<'_>,
-    session: &mut Session,
+    session: &mut dyn Host,
     disk: &Disk,
     input: &str,
     ceiling: &Budget,
@@ -379,7 +380,7 @@ fn check_cut(chk: &mut Checker<'_>, input: &str, budget: &Budget, got: &CapView)
 
 fn check_disk(
     chk: &mut Checker<'_>,
-    session: &mut Session,
+    session: &mut dyn Host,
     disk: &Disk,
     input: &str,
     got: &CapView,
@@ -514,7 +515,7 @@ pub fn check_parts(chk: &mut Checker<'_>, input: &[ContentPart], got: &CappedPar
 /// genuine reference is lost.
 pub fn check_prune(
     chk: &mut Checker<'_>,
-    session: &mut Session,
+    session: &mut dyn Host,
     messages: &[String],
     got: &Pruned,
 ) {
@@ -558,7 +559,7 @@ pub fn check_prune(
             format!("message {i} was replaced but did not shrink")
         });
     }
-    let paths = |session: &mut Session, texts: &[String]| -> BTreeSet<String> {
+    let paths = |session: &mut dyn Host, texts: &[String]| -> BTreeSet<String> {
         texts
             .iter()
             .flat_map(|t| session.find_refs(t).unwrap_or_default())

@@ -5,7 +5,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tool_output_cap::{OverflowRef, Session, types::CappedMcp};
+use tool_output_cap::{OverflowRef, types::CappedMcp};
+
+use super::host::Host;
 
 use super::check::{Checker, excerpt};
 use super::format::{McpExpect, TextInput};
@@ -201,7 +203,7 @@ pub fn output_text(v: &Value) -> String {
 #[allow(clippy::too_many_arguments)]
 pub fn check_invariants(
     chk: &mut Checker<'_>,
-    session: &mut Session,
+    session: &mut dyn Host,
     disk: &Disk,
     sent: &McpInput,
     budget: &tool_output_cap::Budget,
@@ -375,7 +377,7 @@ fn is_textless_resource_of_input(b: &Value, input: &[Value]) -> bool {
 /// sent), and nothing else appeared.
 fn check_disk(
     chk: &mut Checker<'_>,
-    session: &mut Session,
+    session: &mut dyn Host,
     disk: &Disk,
     input: &Value,
     canonical: bool,

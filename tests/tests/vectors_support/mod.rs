@@ -3,6 +3,7 @@
 pub mod check;
 pub mod convert;
 pub mod format;
+pub mod host;
 pub mod inputs;
 pub mod invariants;
 pub mod mcp;

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use tool_output_cap::{
-    Budget, Call, OverflowRef, Session,
+    Budget, Call, OverflowRef,
     types::{BatchResult, ContentPart, McpOptions, PendingResult},
 };
 
@@ -16,10 +16,11 @@ use super::format::{
     PlaceholderStep, PlanStep, Preopen, PruneStep, PurgeStep, ReadLinesStep, ReadStep,
     ReadToolStep, RunReadToolStep, StatsStep, Step, StreamStep, SweepStep, TextExpect, Vector,
 };
+use super::host::Host;
 use super::inputs::{Recorded, build, substitute};
 use super::invariants::{self, CapView, Disk, MediaCosts};
 use super::mcp;
-use crate::common::{tool_cap, tree};
+use crate::common::tree;
 
 /// What running a vector found.
 #[derive(Debug, Default)]
@@ -30,29 +31,25 @@ pub struct Report {
     pub blessed: bool,
 }
 
-/// Runs `vector` (from `file`, for messages). With `bless`, exact
+/// Runs `vector` (from `file`, for messages) in `host`. With `bless`, exact
 /// expectations that differ are rewritten in `vector` instead of failing.
-pub fn run_vector(file: &str, vector: &mut Vector, bless: bool) -> Report {
+pub fn run_vector(host: &mut dyn Host, file: &str, vector: &mut Vector, bless: bool) -> Report {
     let mut report = Report::default();
     let dir = tempfile::tempdir().expect("a temp dir");
-    let opened = convert::session_config(&vector.session, dir.path())
-        .and_then(|config| tool_cap().open_session(config).map_err(|e| e.to_string()));
-    let session = match opened {
-        Ok(session) => session,
-        Err(why) => {
-            report
-                .failures
-                .push(format!("{file}: cannot open the session: {why}"));
-            return report;
-        }
-    };
+    if let Err(why) = host.open(&vector.session, dir.path()) {
+        report
+            .failures
+            .push(format!("{file}: cannot open the session: {why}"));
+        host.close();
+        return report;
+    }
     let has_dir = vector.session.preopen != Some(Preopen::None);
     let mut runner = Runner {
         costs: MediaCosts {
             image: vector.session.image_tokens.map_or(1600, u64::from),
             audio: vector.session.audio_tokens.map_or(1000, u64::from),
         },
-        session,
+        session: host,
         dir: has_dir.then(|| dir.path().to_owned()),
         calls: HashMap::new(),
         refs: HashMap::new(),
@@ -78,11 +75,13 @@ pub fn run_vector(file: &str, vector: &mut Vector, bless: bool) -> Report {
             break;
         }
     }
+    runner.session.close();
     report
 }
 
-struct Runner {
-    session: Session,
+struct Runner<'h> {
+    /// The host the vector runs in (named for what it serves: one session).
+    session: &'h mut dyn Host,
     /// The session's token costs of image and audio parts.
     costs: MediaCosts,
     /// The host directory granted as the preopen, if any.
@@ -96,7 +95,7 @@ struct Runner {
     literals: Vec<String>,
 }
 
-impl Runner {
+impl Runner<'_> {
     fn step(&mut self, chk: &mut Checker<'_>, step: &mut Step) -> Result<(), String> {
         match step {
             Step::Cap(s) => self.cap(chk, s),
@@ -144,8 +143,8 @@ impl Runner {
             return Ok(());
         };
         let view = CapView::from(capped);
-        invariants::check_cap(chk, &mut self.session, &disk, &input, &budget, &view);
-        invariants::check_tokens(chk, &mut self.session, &input, 0, &budget, &view);
+        invariants::check_cap(chk, &mut *self.session, &disk, &input, &budget, &view);
+        invariants::check_tokens(chk, &mut *self.session, &input, 0, &budget, &view);
         self.check_capped(chk, &mut s.expect, &view)?;
         self.record(&call.id, &view);
         Ok(())
@@ -168,9 +167,9 @@ impl Runner {
             return Ok(());
         };
         let view = CapView::from(&capped);
-        invariants::check_cap(chk, &mut self.session, &disk, &joined, &budget, &view);
-        let (fixed, _) = invariants::fixed_cost(&mut self.session, self.costs, &parts);
-        invariants::check_tokens(chk, &mut self.session, &joined, fixed, &budget, &view);
+        invariants::check_cap(chk, &mut *self.session, &disk, &joined, &budget, &view);
+        let (fixed, _) = invariants::fixed_cost(&mut *self.session, self.costs, &parts);
+        invariants::check_tokens(chk, &mut *self.session, &joined, fixed, &budget, &view);
         invariants::check_parts(chk, &parts, &capped);
         self.check_capped(chk, &mut s.expect, &view)?;
         let got_parts = capped.parts.iter().map(convert::part_spec).collect();
@@ -194,7 +193,7 @@ impl Runner {
         };
         let Some(output) = mcp::check_invariants(
             chk,
-            &mut self.session,
+            &mut *self.session,
             &disk,
             &sent,
             &budget,
@@ -464,7 +463,7 @@ impl Runner {
         let Some(pruned) = chk.outcome(s.expect.error.as_deref(), result) else {
             return Ok(());
         };
-        invariants::check_prune(chk, &mut self.session, &messages, &pruned);
+        invariants::check_prune(chk, &mut *self.session, &messages, &pruned);
         let e = &mut s.expect;
         chk.exact("replaced", &mut e.replaced, &pruned.replaced);
         chk.exact("bytes_saved", &mut e.bytes_saved, &pruned.bytes_saved);
@@ -484,7 +483,7 @@ impl Runner {
 
     fn classify(&mut self, chk: &mut Checker<'_>, s: &mut ClassifyStep) -> Result<(), String> {
         let body = build(&s.body)?;
-        if let Some(overflow) = chk.outcome(None, tool_cap().classify(s.status, &body)) {
+        if let Some(overflow) = chk.outcome(None, self.session.classify(s.status, &body)) {
             let e = &s.expect;
             chk.fixed(
                 "kind",
@@ -507,7 +506,7 @@ impl Runner {
         let Some(mapped) = chk.outcome(None, self.session.host_path(&path)) else {
             return Ok(());
         };
-        let granted = self.session.spill_dir().map(std::path::Path::to_owned);
+        let granted = self.session.spill_dir();
         let expected = match (&s.expect.relative, granted) {
             (Some(Some(relative)), Some(dir)) => Some(dir.join(relative)),
             (Some(Some(_)), None) => {
@@ -570,7 +569,7 @@ impl Runner {
         // Every budget is one the session accepts: the empty text fits any
         // valid budget, so capping it checks the budget and writes nothing.
         for (i, budget) in budgets.iter().enumerate() {
-            if let Err(err) = self.session.cap("", budget, "plan-check") {
+            if let Err(err) = self.session.cap("", budget, "plan-check".into()) {
                 chk.fail(format!("budget {i} is refused by cap: {err}"));
             }
         }
@@ -626,9 +625,9 @@ impl Runner {
                     (CapView::from(c.clone()), t.clone(), 0)
                 }
                 (PendingResult::Parts(p), BatchResult::Parts(c)) => {
-                    body += invariants::parts_body(&mut self.session, self.costs, &c.parts);
+                    body += invariants::parts_body(&mut *self.session, self.costs, &c.parts);
                     invariants::check_parts(chk, p, c);
-                    let (fixed, _) = invariants::fixed_cost(&mut self.session, self.costs, p);
+                    let (fixed, _) = invariants::fixed_cost(&mut *self.session, self.costs, p);
                     (CapView::from(c), invariants::joined_text(p), fixed)
                 }
                 _ => {
@@ -643,7 +642,7 @@ impl Runner {
                 max_bytes: 0,
                 ..limits.ceiling
             };
-            invariants::check_tokens(chk, &mut self.session, &input, fixed, &unbounded, &view);
+            invariants::check_tokens(chk, &mut *self.session, &input, fixed, &unbounded, &view);
             let own = view
                 .spill
                 .as_ref()
@@ -664,7 +663,7 @@ impl Runner {
             };
             invariants::check_batch_result(
                 chk,
-                &mut self.session,
+                &mut *self.session,
                 &others,
                 &input,
                 &limits.ceiling,
@@ -771,25 +770,19 @@ impl Runner {
         let budget = convert::budget(&s.budget);
         let disk = self.disk();
         let call = super::format::call_of(&s.call_id, &s.call)?;
-        let streamed = (|| {
-            let mut stream = self.session.stream(&budget, convert::call(&call))?;
-            let mut rest = input.as_bytes();
-            for &size in s.chunk_bytes.iter().cycle() {
-                if rest.is_empty() {
-                    break;
-                }
-                let (chunk, tail) = rest.split_at(size.min(rest.len()));
-                stream.write(chunk)?;
-                rest = tail;
-            }
-            if let Some(code) = s.exit_code_at_end {
-                stream.set_exit_code(code)?;
-            }
-            stream.finish()
-        })();
-        let Some(capped) = chk.outcome(s.expect.error.as_deref(), streamed) else {
+        let streamed = self.session.stream(
+            &input,
+            &s.chunk_bytes,
+            s.exit_code_at_end,
+            &budget,
+            convert::call(&call),
+        );
+        let Some((capped, written)) = chk.outcome(s.expect.error.as_deref(), streamed) else {
             return Ok(());
         };
+        chk.ensure(written == input.len() as u64, || {
+            format!("bytes-written is {written} after {} bytes", input.len())
+        });
         // The call as it ended: what the stream was told last.
         let mut ended = convert::call(&call);
         if let Some(code) = s.exit_code_at_end {
@@ -807,8 +800,8 @@ impl Runner {
             Err(err) => chk.fail(format!("cap of the same input failed: {err}")),
         }
         let view = CapView::from(capped);
-        invariants::check_cap(chk, &mut self.session, &disk, &input, &budget, &view);
-        invariants::check_tokens(chk, &mut self.session, &input, 0, &budget, &view);
+        invariants::check_cap(chk, &mut *self.session, &disk, &input, &budget, &view);
+        invariants::check_tokens(chk, &mut *self.session, &input, 0, &budget, &view);
         self.check_capped(chk, &mut s.expect, &view)?;
         self.record(&call.id, &view);
         Ok(())
@@ -905,9 +898,10 @@ impl Runner {
         Ok(())
     }
 
-    fn spill_store(&self) -> Result<tool_output_cap::SpillStore, String> {
-        let dir = self.dir.as_ref().ok_or("sweep and stats need a preopen")?;
-        tool_cap().open_spill_store(dir).map_err(|e| e.to_string())
+    fn store_dir(&self) -> Result<std::path::PathBuf, String> {
+        self.dir
+            .clone()
+            .ok_or_else(|| "sweep and stats need a preopen".into())
     }
 
     fn sweep(&mut self, chk: &mut Checker<'_>, s: &mut SweepStep) -> Result<(), String> {
@@ -916,8 +910,9 @@ impl Runner {
             max_total_bytes: s.policy.max_total_bytes,
             max_files: s.policy.max_files,
         };
-        let mut store = self.spill_store()?;
-        let Some(report) = chk.outcome(s.expect.error.as_deref(), store.sweep(&policy)) else {
+        let dir = self.store_dir()?;
+        let swept = self.session.sweep(&dir, &policy);
+        let Some(report) = chk.outcome(s.expect.error.as_deref(), swept) else {
             return Ok(());
         };
         if let Some(want) = &s.expect.deleted {
@@ -959,8 +954,8 @@ impl Runner {
     }
 
     fn stats(&mut self, chk: &mut Checker<'_>, s: &mut StatsStep) -> Result<(), String> {
-        let mut store = self.spill_store()?;
-        let Some(stats) = chk.outcome(None, store.stats()) else {
+        let dir = self.store_dir()?;
+        let Some(stats) = chk.outcome(None, self.session.stats(&dir)) else {
             return Ok(());
         };
         chk.fixed("threads", s.expect.threads.as_ref(), &stats.threads);

@@ -62,7 +62,7 @@ fn main() {
             move || with_adapter(host, |a| no_panic_in(|| wrong_expectations_fail_in(a))),
         ));
     }
-    let runner_checks: [(&str, fn()); 7] = [
+    let runner_checks: [(&str, fn()); 8] = [
         ("enough_vector_files", enough_vector_files),
         ("vectors_cover_every_op", vectors_cover_every_op),
         ("base_vector_passes", base_vector_passes),
@@ -82,6 +82,7 @@ fn main() {
             "invariants_catch_broken_results",
             invariants_catch_broken_results,
         ),
+        ("a_broken_adapter_is_reported", a_broken_adapter_is_reported),
     ];
     trials.extend(
         runner_checks
@@ -453,4 +454,29 @@ fn invariants_catch_broken_results() {
     fs::write(&file, &input).unwrap();
     fs::write(dir.path().join("t1/.tmp-leftover"), "x").unwrap();
     assert!(!failures_of(&mut session, &disk, &good, &input).is_empty());
+}
+
+/// An adapter that answers garbage, a wrong shape or nothing is a failure
+/// that says so, never a pass or a hang.
+fn a_broken_adapter_is_reported() {
+    let sh = |script: &str| {
+        Adapter::start("broken", Path::new("sh"), &["-c".into(), script.into()]).expect("sh starts")
+    };
+    let cases = [
+        ("echo not-json; cat >/dev/null", "not JSON"),
+        ("exit 0", "exited"),
+        (
+            r#"while read -r line; do echo '{"ok": {"text": 1}}'; done"#,
+            "wrong shape",
+        ),
+    ];
+    for (script, says) in cases {
+        let mut adapter = sh(script);
+        // `open` takes any answer's `ok`: the first cap shows the shape.
+        let (_, failures, _) = run_text_in(&mut adapter, BASE, false);
+        assert!(
+            failures.iter().any(|f| f.contains(says)),
+            "{script}: {failures:#?}"
+        );
+    }
 }

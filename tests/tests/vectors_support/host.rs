@@ -5,7 +5,9 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -260,16 +262,24 @@ impl Host for Local {
     }
 }
 
+/// The longest an adapter may take over one answer: the slowest vector step
+/// (a 4 MiB cap in Python) takes a few seconds.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(120);
+
 /// Another host's package, driven by its adapter over JSON lines.
 pub struct Adapter {
     name: String,
     child: Child,
     stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    /// Its answer lines, read by a thread of their own, so that an adapter
+    /// that stops answering is a failure after [`ANSWER_TIMEOUT`], not a hang.
+    answers: Receiver<std::io::Result<String>>,
     /// The open session's granted directory, and whether it was made
     /// read-only (restored at close).
     granted: Option<PathBuf>,
     locked: Option<PathBuf>,
+    /// Whether the adapter holds a session to close.
+    session_open: bool,
 }
 
 impl Adapter {
@@ -288,20 +298,32 @@ impl Adapter {
             .map_err(|e| format!("cannot start the {name} adapter {}: {e}", program.display()))?;
         let stdin = child.stdin.take().expect("piped");
         let stdout = BufReader::new(child.stdout.take().expect("piped"));
+        let (send, answers) = channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
         Ok(Adapter {
             name: name.to_owned(),
             child,
             stdin,
-            stdout,
+            answers,
             granted: None,
             locked: None,
+            session_open: false,
         })
     }
 
     /// One request and its answer; a broken adapter is a `runtime` failure.
     fn ask<T: DeserializeOwned>(&mut self, op: &str, mut args: Value) -> Answer<T> {
         args["op"] = json!(op);
+        // A broken adapter is stopped: what it says next cannot be trusted
+        // to answer the next request, and the next trial starts a new one.
         let broken = |this: &mut Self, why: String| -> Failure {
+            let _ = this.child.kill();
             Failure {
                 case: "runtime".into(),
                 message: format!("the {} adapter {why} (its stderr is above)", this.name),
@@ -312,12 +334,15 @@ impl Adapter {
         if let Err(e) = self.stdin.write_all(line.as_bytes()) {
             return Err(broken(self, format!("does not read its requests: {e}")));
         }
-        let mut answer = String::new();
-        match self.stdout.read_line(&mut answer) {
-            Ok(0) => return Err(broken(self, "exited".into())),
-            Err(e) => return Err(broken(self, format!("wrote no answer: {e}"))),
-            Ok(_) => {}
-        }
+        let answer = match self.answers.recv_timeout(ANSWER_TIMEOUT) {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(e)) => return Err(broken(self, format!("wrote no answer: {e}"))),
+            Err(RecvTimeoutError::Disconnected) => return Err(broken(self, "exited".into())),
+            Err(RecvTimeoutError::Timeout) => {
+                let why = format!("did not answer {op} in {} s", ANSWER_TIMEOUT.as_secs());
+                return Err(broken(self, why));
+            }
+        };
         let mut answer: Value = serde_json::from_str(&answer)
             .map_err(|e| broken(self, format!("wrote a line that is not JSON ({e})")))?;
         if let Some(error) = answer.get("error") {
@@ -421,12 +446,15 @@ impl Host for Adapter {
         });
         self.ask::<()>("open", json!({"session": session, "dir": granted}))
             .map_err(|f| f.to_string())?;
+        self.session_open = true;
         self.granted = granted;
         Ok(())
     }
 
     fn close(&mut self) {
-        let _ = self.ask::<()>("close", json!({}));
+        if std::mem::take(&mut self.session_open) {
+            let _ = self.ask::<()>("close", json!({}));
+        }
         self.granted = None;
         self.unlock();
     }

@@ -129,8 +129,21 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
         };
         take(4, kind);
     }
-    if t.contains("Segmentation fault") || t.contains("(core dumped)") {
+    if t.contains("Segmentation fault") || t.contains("(core dumped)") || t.contains("dumped core")
+    {
         take(4, Kind::Plain);
+    }
+    if t.starts_with("terminate called after throwing") {
+        take(4, Kind::Paragraph); // C++: `  what():  ...` follows
+    }
+    if is_missing_command(t) {
+        take(4, Kind::Plain);
+    }
+    if t.contains("No such file or directory") {
+        take(3, Kind::Plain);
+    }
+    if is_network_failure(t) {
+        take(3, Kind::Plain);
     }
     if t.contains("didn't exit successfully") {
         take(4, Kind::Plain);
@@ -247,6 +260,32 @@ pub(super) fn is_permission_error(t: &str) -> bool {
         || lower("Access denied")
         || lower("Operation not permitted")
         || words(t).any(|w| matches!(w.text, "EACCES" | "EPERM"))
+}
+
+/// A shell that could not find a command: bash's `./build.sh: line 4:
+/// protoc: command not found`, zsh's `zsh: command not found: protoc`,
+/// dash's `sh: 1: protoc: not found`.
+pub(super) fn is_missing_command(t: &str) -> bool {
+    t.ends_with(": command not found")
+        || t.starts_with("zsh: command not found: ")
+        || (t.ends_with(": not found")
+            && ["sh: ", "dash: ", "/bin/sh: "]
+                .iter()
+                .any(|shell| t.starts_with(shell)))
+}
+
+/// A connection that failed: refused, or a wait that timed out (curl's
+/// `Operation timed out`, ssh's `Connection timed out`, `Read timed out`).
+pub(super) fn is_network_failure(t: &str) -> bool {
+    let lower = |s: &str| t.contains(s) || t.contains(&s.to_ascii_lowercase());
+    lower("Connection refused")
+        || [
+            "Operation timed out",
+            "Connection timed out",
+            "Read timed out",
+        ]
+        .iter()
+        .any(|s| lower(s))
 }
 
 /// The confidence a word gives its line.
@@ -644,6 +683,14 @@ mod tests {
             "Segmentation fault (core dumped)",
             "error: process didn't exit successfully: `target/debug/x` (signal: 11, SIGSEGV: invalid memory reference)",
             "tests/test_io.py:42: AssertionError",
+            "./build.sh: line 42: protoc: command not found",
+            "bash: jq: command not found",
+            "zsh: command not found: protoc",
+            "sh: 1: protoc: not found",
+            "Aborted (core dumped)",
+            "Illegal instruction (core dumped)",
+            "timeout: the monitored command dumped core",
+            "terminate called after throwing an instance of 'std::bad_alloc'",
         ] {
             assert_eq!(score(line), 4, "{line}");
         }
@@ -661,6 +708,12 @@ mod tests {
             "Build failed in 3s",
             "level=error msg=\"connection refused\"",
             "4 errors generated.",
+            "cat: /etc/app/config.yaml: No such file or directory",
+            "mv: cannot stat 'dist/app.js': No such file or directory",
+            "curl: (28) Operation timed out after 30001 milliseconds with 0 bytes received",
+            "ssh: connect to host 10.0.0.5 port 22: Connection refused",
+            "ssh: connect to host 10.0.0.5 port 22: Connection timed out",
+            "psql: error: connection to server at \"db\" (10.0.0.7), port 5432 failed: Connection refused",
         ] {
             assert!(score(line) >= 3, "{line}: {}", score(line));
         }
@@ -698,6 +751,11 @@ mod tests {
             "available memory: 3 GiB",
             "mechanical and organic",
             "the tail of the detail",
+            "Cache not found for input keys: node-cache-Linux-x64",
+            "heap dumped to /tmp/java_pid42.hprof",
+            "test_read_timed_out PASSED",
+            "Request refused by policy: dry run",
+            "command not found handler installed",
         ] {
             assert_eq!(score(line), 0, "{line}");
         }

@@ -17,28 +17,34 @@ use super::similar::{Sketch, dedupe_key};
 /// Substrings that start the search for failure lines. Each is one pass of
 /// `memchr::memmem` over the middle; [`RARE`] bytes are one more. A hit
 /// counts if [`LEVEL_ANCHORS`] allow it.
-pub(super) const ANCHORS: [&str; 21] = [
-    "rror",          // error, Error, TypeError, make's `Error 2`, `error TS2322`
-    "ERR",           // ERROR, npm ERR!, docker `ERROR [`
-    "FA",            // FAIL, FAILED, FAILURE, FATAL
-    "ail",           // failed, Failed, failure, FailedScheduling
-    "anic",          // panic, panicked
-    "atal",          // fatal:, Fatal error
-    "Traceback",     // Python
-    "BackOff",       // CrashLoopBackOff, ImagePullBackOff, BackOff
-    "egmentation",   // Segmentation fault
-    "\" 5",          // HTTP 5xx in access logs
-    "CRIT",          // CRITICAL, CRIT
-    "crit",          // level=critical, nginx's [crit], .NET's `crit:`
-    "DATA RACE",     // Go's race detector
-    "WARN",          // WARN, WARNING, npm WARN: warnings, the second tier
-    "arning",        // warning:, Warning:, UserWarning, RuntimeWarning
-    "denied",        // Permission denied, Access is denied
-    "EACCES",        // Node's and libc's permission errors
-    "EPERM",         //
-    "not permitted", // Operation not permitted
-    "e replaced",    // terraform plan: `# aws_db.x must be replaced`
-    "e destroyed",   // terraform plan: `# aws_db.x will be destroyed`
+pub(super) const ANCHORS: [&str; 27] = [
+    "rror",             // error, Error, TypeError, make's `Error 2`, `error TS2322`
+    "ERR",              // ERROR, npm ERR!, docker `ERROR [`
+    "FA",               // FAIL, FAILED, FAILURE, FATAL
+    "ail",              // failed, Failed, failure, FailedScheduling
+    "anic",             // panic, panicked
+    "atal",             // fatal:, Fatal error
+    "Traceback",        // Python
+    "BackOff",          // CrashLoopBackOff, ImagePullBackOff, BackOff
+    "egmentation",      // Segmentation fault
+    "\" 5",             // HTTP 5xx in access logs
+    "CRIT",             // CRITICAL, CRIT
+    "crit",             // level=critical, nginx's [crit], .NET's `crit:`
+    "DATA RACE",        // Go's race detector
+    "WARN",             // WARN, WARNING, npm WARN: warnings, the second tier
+    "arning",           // warning:, Warning:, UserWarning, RuntimeWarning
+    "denied",           // Permission denied, Access is denied
+    "EACCES",           // Node's and libc's permission errors
+    "EPERM",            //
+    "not permitted",    // Operation not permitted
+    "e replaced",       // terraform plan: `# aws_db.x must be replaced`
+    "e destroyed",      // terraform plan: `# aws_db.x will be destroyed`
+    "not found",        // a shell's `command not found`, `sh: 1: protoc: not found`
+    "No such file",     // coreutils and libc: `cat: x: No such file or directory`
+    "dumped",           // `Aborted (core dumped)`, timeout's `dumped core`
+    "timed out",        // `Operation timed out`, `Connection timed out`
+    "refused",          // `Connection refused`
+    "terminate called", // C++: `terminate called after throwing an instance of`
 ];
 
 /// Anchors that are words of prose too (`critical path`): a hit counts only

@@ -649,78 +649,109 @@ mod tests {
         classify(line).map_or(0, |(s, _)| s)
     }
 
+    /// Failure lines of common tools: definitive.
+    const DEFINITIVE: &[&str] = &[
+        "error[E0308]: mismatched types",
+        "error: expected one of `,` or `}`, found `;`",
+        "src/main.c:12:5: error: 'x' undeclared (first use in this function)",
+        "src/app.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.",
+        "src/app.ts:12:5 - error TS2322: Type 'string' is not assignable",
+        "thread 'main' panicked at src/main.rs:3:5:",
+        "panic: runtime error: index out of range [3] with length 3",
+        "--- FAIL: TestParse (0.00s)",
+        "FAIL\tgithub.com/acme/parse\t0.012s",
+        "FAILED tests/test_io.py::test_read - OSError: [Errno 2] No such file",
+        "FAIL: test_read (tests.test_io.ReadTest)",
+        "  ✕ adds numbers (5 ms)",
+        "Traceback (most recent call last):",
+        "ValueError: invalid literal for int() with base 10: 'x'",
+        "java.lang.IllegalStateException: closed",
+        "Exception in thread \"main\" java.lang.NullPointerException",
+        "Caused by: java.io.IOException: Broken pipe",
+        "TypeError: Cannot read properties of undefined (reading 'x')",
+        "Uncaught ReferenceError: x is not defined",
+        "fatal: not a git repository (or any of the parent directories): .git",
+        "make: *** [Makefile:12: all] Error 2",
+        "make[1]: *** [build] Error 1",
+        "error Command failed with exit code 1.",
+        "ERROR [build 4/7] RUN npm ci",
+        "│ Error: Invalid reference",
+        "web-7d9f  0/1  CrashLoopBackOff  5  3m",
+        "db-0  0/1  OOMKilled  2  10m",
+        "api-1  0/1  ImagePullBackOff  0  1m",
+        "Segmentation fault (core dumped)",
+        "error: process didn't exit successfully: `target/debug/x` (signal: 11, SIGSEGV: invalid memory reference)",
+        "tests/test_io.py:42: AssertionError",
+        "./build.sh: line 42: protoc: command not found",
+        "bash: jq: command not found",
+        "zsh: command not found: protoc",
+        "sh: 1: protoc: not found",
+        "Aborted (core dumped)",
+        "Illegal instruction (core dumped)",
+        "timeout: the monitored command dumped core",
+        "terminate called after throwing an instance of 'std::bad_alloc'",
+    ];
+
     #[test]
     fn failures_of_common_tools_are_definitive() {
-        for line in [
-            "error[E0308]: mismatched types",
-            "error: expected one of `,` or `}`, found `;`",
-            "src/main.c:12:5: error: 'x' undeclared (first use in this function)",
-            "src/app.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.",
-            "src/app.ts:12:5 - error TS2322: Type 'string' is not assignable",
-            "thread 'main' panicked at src/main.rs:3:5:",
-            "panic: runtime error: index out of range [3] with length 3",
-            "--- FAIL: TestParse (0.00s)",
-            "FAIL\tgithub.com/acme/parse\t0.012s",
-            "FAILED tests/test_io.py::test_read - OSError: [Errno 2] No such file",
-            "FAIL: test_read (tests.test_io.ReadTest)",
-            "  ✕ adds numbers (5 ms)",
-            "Traceback (most recent call last):",
-            "ValueError: invalid literal for int() with base 10: 'x'",
-            "java.lang.IllegalStateException: closed",
-            "Exception in thread \"main\" java.lang.NullPointerException",
-            "Caused by: java.io.IOException: Broken pipe",
-            "TypeError: Cannot read properties of undefined (reading 'x')",
-            "Uncaught ReferenceError: x is not defined",
-            "fatal: not a git repository (or any of the parent directories): .git",
-            "make: *** [Makefile:12: all] Error 2",
-            "make[1]: *** [build] Error 1",
-            "error Command failed with exit code 1.",
-            "ERROR [build 4/7] RUN npm ci",
-            "│ Error: Invalid reference",
-            "web-7d9f  0/1  CrashLoopBackOff  5  3m",
-            "db-0  0/1  OOMKilled  2  10m",
-            "api-1  0/1  ImagePullBackOff  0  1m",
-            "Segmentation fault (core dumped)",
-            "error: process didn't exit successfully: `target/debug/x` (signal: 11, SIGSEGV: invalid memory reference)",
-            "tests/test_io.py:42: AssertionError",
-            "./build.sh: line 42: protoc: command not found",
-            "bash: jq: command not found",
-            "zsh: command not found: protoc",
-            "sh: 1: protoc: not found",
-            "Aborted (core dumped)",
-            "Illegal instruction (core dumped)",
-            "timeout: the monitored command dumped core",
-            "terminate called after throwing an instance of 'std::bad_alloc'",
-        ] {
+        for line in DEFINITIVE {
             assert_eq!(score(line), 4, "{line}");
         }
     }
 
+    /// Log levels, summaries and other failures: notable.
+    const NOTABLE: &[&str] = &[
+        "2024-05-01T12:00:00Z ERROR worker-3 request timed out",
+        "npm ERR! code ELIFECYCLE",
+        "npm error code 1",
+        "Tests: 2 failed, 10 passed, 12 total",
+        "error: could not compile `app` (bin \"app\") due to 2 previous errors",
+        "Process finished with exit code 137",
+        "Build failed in 3s",
+        "level=error msg=\"connection refused\"",
+        "4 errors generated.",
+        "cat: /etc/app/config.yaml: No such file or directory",
+        "mv: cannot stat 'dist/app.js': No such file or directory",
+        "curl: (28) Operation timed out after 30001 milliseconds with 0 bytes received",
+        "ssh: connect to host 10.0.0.5 port 22: Connection refused",
+        "ssh: connect to host 10.0.0.5 port 22: Connection timed out",
+        "psql: error: connection to server at \"db\" (10.0.0.7), port 5432 failed: Connection refused",
+    ];
+
     #[test]
     fn log_levels_and_summaries_are_notable() {
-        for line in [
-            "2024-05-01T12:00:00Z ERROR worker-3 request timed out",
-            "npm ERR! code ELIFECYCLE",
-            "npm error code 1",
-            "Tests: 2 failed, 10 passed, 12 total",
-            "error: could not compile `app` (bin \"app\") due to 2 previous errors",
-            "Process finished with exit code 137",
-            "Build failed in 3s",
-            "level=error msg=\"connection refused\"",
-            "4 errors generated.",
-            "cat: /etc/app/config.yaml: No such file or directory",
-            "mv: cannot stat 'dist/app.js': No such file or directory",
-            "curl: (28) Operation timed out after 30001 milliseconds with 0 bytes received",
-            "ssh: connect to host 10.0.0.5 port 22: Connection refused",
-            "ssh: connect to host 10.0.0.5 port 22: Connection timed out",
-            "psql: error: connection to server at \"db\" (10.0.0.7), port 5432 failed: Connection refused",
-        ] {
+        for line in NOTABLE {
             assert!(score(line) >= 3, "{line}: {}", score(line));
         }
         assert_eq!(
             score("10.0.0.1 - - [01/May/2024] \"GET /api HTTP/1.1\" 502 173"),
             2
         );
+    }
+
+    /// A rule here only sees lines that an anchor or rare sign lets
+    /// through: every example of a failure passes both prefilters (the
+    /// anchors' searches of the whole-text scan, and the automaton of the
+    /// one-pass preview).
+    #[test]
+    fn every_failure_example_passes_the_prefilters() {
+        let patterns = super::super::scan::Patterns::new(&[]);
+        let kubernetes = [
+            "web-1  0/1  ErrImagePull  0  1m",
+            "web-1  0/1  InvalidImageName  0  1m",
+            "web-2  0/1  Evicted  0  3h",
+            "worker exited on signal SIGSEGV",
+        ];
+        for line in DEFINITIVE.iter().chain(NOTABLE).chain(&kubernetes) {
+            assert!(score(line) >= 3, "{line}");
+            assert!(patterns.may_be_notable(line), "automaton: {line}");
+            let text = format!("ok\n{line}\nok\n");
+            let found = super::super::scan::scan(&text, 0, text.len(), &patterns, 8);
+            assert!(
+                found.iter().any(|c| text[c.start..].starts_with(line)),
+                "anchors: {line}"
+            );
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@ use super::similar::{Sketch, dedupe_key};
 /// Substrings that start the search for failure lines. Each is one pass of
 /// `memchr::memmem` over the middle; [`RARE`] bytes are one more. A hit
 /// counts if [`LEVEL_ANCHORS`] allow it.
-pub(super) const ANCHORS: [&str; 27] = [
+pub(super) const ANCHORS: [&str; 30] = [
     "rror",             // error, Error, TypeError, make's `Error 2`, `error TS2322`
     "ERR",              // ERROR, npm ERR!, docker `ERROR [`
     "FA",               // FAIL, FAILED, FAILURE, FATAL
@@ -45,6 +45,9 @@ pub(super) const ANCHORS: [&str; 27] = [
     "timed out",        // `Operation timed out`, `Connection timed out`
     "refused",          // `Connection refused`
     "terminate called", // C++: `terminate called after throwing an instance of`
+    "ErrImage",         // Kubernetes: ErrImagePull, ErrImageNeverPull
+    "InvalidImage",     // Kubernetes: InvalidImageName
+    "Evicted",          // Kubernetes
 ];
 
 /// Anchors that are words of prose too (`critical path`): a hit counts only

@@ -142,6 +142,14 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     if t.contains("No such file or directory") {
         take(3, Kind::Plain);
     }
+    if is_apt_error(t)
+        || t.contains("No space left on device")
+        || t.starts_with("CONFLICT (")
+        || t.contains("symbol(s) not found")
+        || is_go_compile_error(t)
+    {
+        take(4, Kind::Plain);
+    }
     if is_network_failure(t) {
         take(3, Kind::Plain);
     }
@@ -274,11 +282,36 @@ pub(super) fn is_missing_command(t: &str) -> bool {
                 .any(|shell| t.starts_with(shell)))
 }
 
-/// A connection that failed: refused, or a wait that timed out (curl's
-/// `Operation timed out`, ssh's `Connection timed out`, `Read timed out`).
+/// apt's and dpkg's errors: `E: Unable to locate package x`, `E: Package
+/// 'x' has no installation candidate`, `E: Could not get lock ...`.
+pub(super) fn is_apt_error(t: &str) -> bool {
+    t.strip_prefix("E: ")
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
+}
+
+/// Go's compiler, which writes no severity: `./main.go:5:2: undefined: x`,
+/// `main.go:7:2: declared and not used: x`, `"os" imported and not used`.
+pub(super) fn is_go_compile_error(t: &str) -> bool {
+    let located = t
+        .split_once(".go:")
+        .is_some_and(|(_, rest)| rest.starts_with(|c: char| c.is_ascii_digit()));
+    located
+        && [
+            ": undefined: ",
+            "declared and not used",
+            "imported and not used",
+        ]
+        .iter()
+        .any(|s| t.contains(s))
+}
+
+/// A connection that failed: refused, a host that did not resolve, or a
+/// wait that timed out (curl's `Operation timed out`, ssh's `Connection
+/// timed out`, `Read timed out`).
 pub(super) fn is_network_failure(t: &str) -> bool {
     let lower = |s: &str| t.contains(s) || t.contains(&s.to_ascii_lowercase());
     lower("Connection refused")
+        || lower("Could not resolve host")
         || [
             "Operation timed out",
             "Connection timed out",
@@ -690,6 +723,14 @@ mod tests {
         "Illegal instruction (core dumped)",
         "timeout: the monitored command dumped core",
         "terminate called after throwing an instance of 'std::bad_alloc'",
+        "E: Unable to locate package libfoo-dev",
+        "E: Package 'python3-foo' has no installation candidate",
+        "cp: error writing 'out.bin': No space left on device",
+        "CONFLICT (content): Merge conflict in src/app.py",
+        "ld: symbol(s) not found for architecture arm64",
+        "./main.go:5:2: undefined: fmt.Printl",
+        "./main.go:7:2: declared and not used: x",
+        "main.go:4:2: \"os\" imported and not used",
     ];
 
     #[test]
@@ -716,6 +757,8 @@ mod tests {
         "ssh: connect to host 10.0.0.5 port 22: Connection refused",
         "ssh: connect to host 10.0.0.5 port 22: Connection timed out",
         "psql: error: connection to server at \"db\" (10.0.0.7), port 5432 failed: Connection refused",
+        "curl: (6) Could not resolve host: api.example.internal",
+        "fatal: unable to access 'https://x/': Could not resolve host: x",
     ];
 
     #[test]
@@ -787,6 +830,9 @@ mod tests {
             "test_read_timed_out PASSED",
             "Request refused by policy: dry run",
             "command not found handler installed",
+            "TYPE: application/json",
+            "console.log(x) // x is undefined: fine",
+            "the variable was declared and not used until later",
         ] {
             assert_eq!(score(line), 0, "{line}");
         }

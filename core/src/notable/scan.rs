@@ -17,7 +17,7 @@ use super::similar::{Sketch, dedupe_key};
 /// Substrings that start the search for failure lines. Each is one pass of
 /// `memchr::memmem` over the middle; [`RARE`] bytes are one more. A hit
 /// counts if [`LEVEL_ANCHORS`] allow it.
-pub(super) const ANCHORS: [&str; 30] = [
+pub(super) const ANCHORS: [&str; 36] = [
     "rror",             // error, Error, TypeError, make's `Error 2`, `error TS2322`
     "ERR",              // ERROR, npm ERR!, docker `ERROR [`
     "FA",               // FAIL, FAILED, FAILURE, FATAL
@@ -48,6 +48,12 @@ pub(super) const ANCHORS: [&str; 30] = [
     "ErrImage",         // Kubernetes: ErrImagePull, ErrImageNeverPull
     "InvalidImage",     // Kubernetes: InvalidImageName
     "Evicted",          // Kubernetes
+    "E: ",              // apt: `E: Unable to locate package x`
+    "No space left",    // `No space left on device`
+    "CONFLICT (",       // git: `CONFLICT (content): Merge conflict in x`
+    "undefined: ",      // Go: `./main.go:5:2: undefined: x`
+    "and not used",     // Go: `declared and not used: x`, `imported and not used`
+    "resolve host",     // curl's and git's `Could not resolve host: x`
 ];
 
 /// Anchors that are words of prose too (`critical path`): a hit counts only

@@ -55,11 +55,11 @@ fn main() {
         }));
         trials.push(Trial::test(
             format!("{host}::runner::base_vector_passes"),
-            move || with_adapter(host, |a| no_panic_in(|| base_vector_passes_in(a))),
+            move || with_adapter(host, |a| no_panic(|| base_vector_passes_in(a))),
         ));
         trials.push(Trial::test(
             format!("{host}::runner::wrong_expectations_fail_with_file_and_step"),
-            move || with_adapter(host, |a| no_panic_in(|| wrong_expectations_fail_in(a))),
+            move || with_adapter(host, |a| no_panic(|| wrong_expectations_fail_in(a))),
         ));
     }
     let runner_checks: [(&str, fn()); 8] = [
@@ -93,11 +93,7 @@ fn main() {
 }
 
 /// A check written with `assert!`, as a trial: its panic message is the failure.
-fn no_panic(check: fn()) -> Result<(), Failed> {
-    no_panic_in(check)
-}
-
-fn no_panic_in(check: impl FnOnce()) -> Result<(), Failed> {
+fn no_panic(check: impl FnOnce()) -> Result<(), Failed> {
     panic::catch_unwind(AssertUnwindSafe(check)).map_err(|payload| {
         let message = payload
             .downcast_ref::<String>()

@@ -20,8 +20,14 @@ export TOOLCAP_WASM ?= $(abspath $(GUEST_WASM))
 HOST_EXAMPLES := embed parallel_turn read_tool_loop
 # Where cargo puts native builds (the binaries the MCP tests and the bench run).
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
+# Every cargo command of `make test` over the host crates compiles them with
+# clippy-driver (scripts/clippy-rustc): the test build is the host's clippy
+# run, with no second check of every dependency. All of them use it, as cargo
+# keeps the wrapper's builds apart and would otherwise build the crates again.
+# `make bench` and `make demo` use plain rustc, as users build.
+HOST_TEST_CARGO := RUSTC_WORKSPACE_WRAPPER=$(abspath scripts/clippy-rustc) $(CARGO)
 
-.PHONY: demo test rust-test deps bench bench-corpus bench-criterion soak check fmt-check clippy guest setup wit package \
+.PHONY: demo test rust-test deps bench bench-corpus bench-criterion soak check fmt-check clippy clippy-guest guest setup wit package \
 	package-crate package-py package-js \
 	js-setup js-test py-setup py-test py-test-lowest \
 	mcp-setup mcp-test mcp-py-test mcp-js-test toolcap-bin npm-lock-check
@@ -47,21 +53,25 @@ demo: guest
 # `rust-test` drops make's jobserver so that cargo keeps both cores. The
 # suites of the other hosts then run two at a time (each waits on its
 # processes and files a good part of its time), their output kept whole per
-# suite.
+# suite. The longest starts first: the MCP Python suite (about a minute,
+# mostly waiting on the timeouts it tests) runs while the others take turns.
 test: npm-lock-check
 	$(MAKE) -j2 deps rust-test
-	$(MAKE) -j2 --output-sync=target --keep-going js-test py-test py-test-lowest mcp-test package-py package-js
+	$(MAKE) -j2 --output-sync=target --keep-going mcp-py-test js-test py-test py-test-lowest mcp-js-test \
+		package-py package-js
 
 # Property tests draw the same cases on every run, so a red CI is a change,
 # not an unlucky draw; `PROPTEST_RNG_SEED=<n> make test` tries other cases.
 rust-test: export PROPTEST_RNG_SEED ?= 20261129
 # The guest's last step (LTO, one codegen unit) runs on one core: the fuzz
 # smoke run (its own workspace and target folder) builds beside it.
+# The host's clippy is the test build (HOST_TEST_CARGO); the guest, built with
+# plain rustc as it ships, is linted on its own.
 rust-test:
 	env -u MAKEFLAGS -u MFLAGS $(MAKE) -j2 --output-sync=target guest fuzz-smoke
-	env -u MAKEFLAGS -u MFLAGS $(MAKE) -j1 check
-	env -u MAKEFLAGS -u MFLAGS $(CARGO) test --locked --release $(HOST_CRATES) --all-targets --no-run
-	env -u MAKEFLAGS -u MFLAGS $(CARGO) test --locked --release $(HOST_CRATES)
+	env -u MAKEFLAGS -u MFLAGS $(MAKE) -j1 fmt-check clippy-guest
+	env -u MAKEFLAGS -u MFLAGS $(HOST_TEST_CARGO) test --locked --release $(HOST_CRATES) --all-targets --no-run
+	env -u MAKEFLAGS -u MFLAGS $(HOST_TEST_CARGO) test --locked --release $(HOST_CRATES)
 	set -e; for example in $(HOST_EXAMPLES); do $(TARGET_DIR)/release/examples/$$example >/dev/null; done
 
 # JavaScript (js/README.md): npm packages go into js/node_modules, pinned by
@@ -86,7 +96,7 @@ js-setup: guest $(JS_INSTALLED)
 # The shared vectors in another host: the Rust runner's `vectors` binary (built
 # by rust-test, the same package set) drives that package through its adapter
 # (tests/vectors/ADAPTERS.md).
-VECTORS_IN = env -u MAKEFLAGS -u MFLAGS TOOLCAP_VECTOR_HOSTS=$(1) $(2) $(CARGO) test --locked \
+VECTORS_IN = env -u MAKEFLAGS -u MFLAGS TOOLCAP_VECTOR_HOSTS=$(1) $(2) $(HOST_TEST_CARGO) test --locked \
 	--release $(HOST_CRATES) --test vectors -- $(1)::
 
 js-test: js-setup
@@ -148,7 +158,7 @@ deps: $(JS_INSTALLED) $(PY_INSTALLED) $(MCP_NODE_INSTALLED) $(MCP_PY_INSTALLED)
 # The same cargo invocation as `test` builds (a no-op after it): building
 # `-p toolcap` alone would unify other features and build wasmtime again.
 toolcap-bin: guest
-	$(CARGO) test --locked --release $(HOST_CRATES) --all-targets --no-run
+	$(HOST_TEST_CARGO) test --locked --release $(HOST_CRATES) --all-targets --no-run
 
 mcp-test: mcp-py-test mcp-js-test
 
@@ -199,8 +209,10 @@ check: fmt-check clippy
 fmt-check:
 	$(CARGO) fmt --all -- --check
 
-clippy: guest
+clippy: clippy-guest
 	$(CARGO) clippy --locked --release $(HOST_CRATES) --all-targets -- -D warnings
+
+clippy-guest: guest
 	$(CARGO) clippy --locked $(GUEST_FLAGS) -- -D warnings
 
 wit: guest $(JS_INSTALLED)

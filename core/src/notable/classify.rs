@@ -150,7 +150,16 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     {
         take(4, Kind::Plain);
     }
-    if is_network_failure(t) {
+    if is_network_failure(t) || is_tls_failure(t) || is_http_5xx_status(t) {
+        take(3, Kind::Plain);
+    }
+    if is_push_rejected(t) {
+        take(4, Kind::Plain);
+    }
+    if is_kernel_bug(t) || is_valgrind_error(t) {
+        take(4, Kind::Paragraph); // the trace or stack follows
+    }
+    if is_pytest_error_detail(line) {
         take(3, Kind::Plain);
     }
     if t.contains("didn't exit successfully") {
@@ -307,7 +316,8 @@ pub(super) fn is_go_compile_error(t: &str) -> bool {
 
 /// A connection that failed: refused, a host that did not resolve, or a
 /// wait that timed out (curl's `Operation timed out`, ssh's `Connection
-/// timed out`, `Read timed out`).
+/// timed out`, `Read timed out`), or Node's codes for these
+/// (`getaddrinfo ENOTFOUND x`, `connect ECONNREFUSED 127.0.0.1:5432`).
 pub(super) fn is_network_failure(t: &str) -> bool {
     let lower = |s: &str| t.contains(s) || t.contains(&s.to_ascii_lowercase());
     lower("Connection refused")
@@ -319,6 +329,70 @@ pub(super) fn is_network_failure(t: &str) -> bool {
         ]
         .iter()
         .any(|s| lower(s))
+        || words(t).any(|w| {
+            matches!(
+                w.text,
+                "ENOTFOUND" | "EAI_AGAIN" | "ECONNREFUSED" | "ECONNRESET" | "ECONNABORTED"
+            )
+        })
+}
+
+/// A TLS handshake that failed on the peer's certificate: curl's `SSL
+/// certificate problem: unable to get local issuer certificate`, Go's
+/// `x509: certificate signed by unknown authority`, `certificate has
+/// expired`.
+pub(super) fn is_tls_failure(t: &str) -> bool {
+    t.contains("SSL certificate problem")
+        || t.contains("x509: certificate ")
+        || t.contains("certificate has expired")
+}
+
+/// A response status of a server failure, as `curl -i` or `-v` shows it:
+/// `HTTP/1.1 503 Service Unavailable`, `< HTTP/2 502`.
+pub(super) fn is_http_5xx_status(t: &str) -> bool {
+    let t = t.strip_prefix("< ").unwrap_or(t);
+    let Some(rest) = t.strip_prefix("HTTP/") else {
+        return false;
+    };
+    let status = rest.split_once(' ').map_or("", |(_, after)| after);
+    status.starts_with('5') && status.bytes().take_while(u8::is_ascii_digit).count() == 3
+}
+
+/// git refusing a push: ` ! [rejected]        main -> main
+/// (non-fast-forward)`, ` ! [remote rejected] main -> main (pre-receive
+/// hook declined)`.
+pub(super) fn is_push_rejected(t: &str) -> bool {
+    t.strip_prefix("! [")
+        .is_some_and(|rest| rest.starts_with("rejected]") || rest.starts_with("remote rejected]"))
+}
+
+/// The kernel's `BUG: kernel NULL pointer dereference, address: 0`, `BUG:
+/// KASAN: use-after-free in x`, `BUG: unable to handle page fault`, also
+/// after dmesg's time (`[ 12.345678] BUG: ...`).
+pub(super) fn is_kernel_bug(t: &str) -> bool {
+    let t = match t.strip_prefix('[') {
+        Some(rest) => rest.split_once("] ").map_or(t, |(_, after)| after),
+        None => t,
+    };
+    t.strip_prefix("BUG: ")
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_alphabetic()))
+}
+
+/// Valgrind's errors: `==1234== Invalid read of size 4` (and `write`,
+/// `free() / delete / delete[]`), its stack on the lines after.
+pub(super) fn is_valgrind_error(t: &str) -> bool {
+    let Some(rest) = t.strip_prefix("==") else {
+        return false;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && rest[digits..].starts_with("== Invalid ")
+}
+
+/// pytest's explanation of a failed assertion, where the line starts with
+/// `E` and spaces: `E       assert 3 == 4`, `E       KeyError: 'x'`.
+pub(super) fn is_pytest_error_detail(line: &str) -> bool {
+    line.strip_prefix("E   ")
+        .is_some_and(|rest| !rest.trim_start().is_empty())
 }
 
 /// The confidence a word gives its line.
@@ -731,6 +805,12 @@ mod tests {
         "./main.go:5:2: undefined: fmt.Printl",
         "./main.go:7:2: declared and not used: x",
         "main.go:4:2: \"os\" imported and not used",
+        " ! [rejected]        main -> main (non-fast-forward)",
+        " ! [remote rejected] main -> main (pre-receive hook declined)",
+        "BUG: kernel NULL pointer dereference, address: 0000000000000008",
+        "[   12.345678] BUG: KASAN: use-after-free in tcp_close+0x1c/0x40",
+        "==1234== Invalid read of size 4",
+        "==88== Invalid free() / delete / delete[] / realloc()",
     ];
 
     #[test]
@@ -759,6 +839,15 @@ mod tests {
         "psql: error: connection to server at \"db\" (10.0.0.7), port 5432 failed: Connection refused",
         "curl: (6) Could not resolve host: api.example.internal",
         "fatal: unable to access 'https://x/': Could not resolve host: x",
+        "getaddrinfo ENOTFOUND registry.npmjs.org",
+        "npm error getaddrinfo EAI_AGAIN registry.npmjs.org",
+        "connect ECONNREFUSED 127.0.0.1:5432",
+        "SSL certificate problem: unable to get local issuer certificate",
+        "tls: failed to verify certificate: x509: certificate signed by unknown authority",
+        "HTTP/1.1 503 Service Unavailable",
+        "< HTTP/2 502",
+        "E       assert 3 == 4",
+        "E   KeyError: 'name'",
     ];
 
     #[test]
@@ -833,6 +922,16 @@ mod tests {
             "TYPE: application/json",
             "console.log(x) // x is undefined: fine",
             "the variable was declared and not used until later",
+            "HTTP/1.1 200 OK",
+            "< HTTP/2 404",
+            "GET /api HTTP/1.1 503",
+            "HTTP/1.1 5000 bytes",
+            " ! [new branch]      main -> main",
+            "BUG: 42 (the tracker's number)",
+            "==1234== Using Valgrind-3.22.0 and LibVEX; rerun with -h for copyright info",
+            "E   ",
+            "E: ",
+            "certificate.pem written",
         ] {
             assert_eq!(score(line), 0, "{line}");
         }

@@ -17,7 +17,7 @@ use super::similar::{Sketch, dedupe_key};
 /// Substrings that start the search for failure lines. Each is one pass of
 /// `memchr::memmem` over the middle; [`RARE`] bytes are one more. A hit
 /// counts if [`LEVEL_ANCHORS`] allow it.
-pub(super) const ANCHORS: [&str; 36] = [
+pub(super) const ANCHORS: [&str; 45] = [
     "rror",             // error, Error, TypeError, make's `Error 2`, `error TS2322`
     "ERR",              // ERROR, npm ERR!, docker `ERROR [`
     "FA",               // FAIL, FAILED, FAILURE, FATAL
@@ -54,11 +54,21 @@ pub(super) const ANCHORS: [&str; 36] = [
     "undefined: ",      // Go: `./main.go:5:2: undefined: x`
     "and not used",     // Go: `declared and not used: x`, `imported and not used`
     "resolve host",     // curl's and git's `Could not resolve host: x`
+    "getaddrinfo",      // Node: `getaddrinfo ENOTFOUND x`, `getaddrinfo EAI_AGAIN x`
+    "ECONN",            // Node: ECONNREFUSED, ECONNRESET, ECONNABORTED
+    "ertificate",       // `SSL certificate problem`, `x509: certificate signed by`
+    "HTTP/1.1 5",       // a 5xx status line: `HTTP/1.1 503 Service Unavailable`
+    "HTTP/2 5",         // `< HTTP/2 502` (curl -v)
+    "rejected]",        // git push: ` ! [rejected]`, ` ! [remote rejected]`
+    "BUG: ",            // the kernel: `BUG: kernel NULL pointer dereference`
+    "== Invalid",       // valgrind: `==1234== Invalid read of size 4`
+    "E   ",             // pytest: `E       assert 3 == 4` (where a line starts)
 ];
 
-/// Anchors that are words of prose too (`critical path`): a hit counts only
-/// where a log level is written, after `=`, `[` or `"`, or starting a line.
-pub(super) const LEVEL_ANCHORS: [&str; 1] = ["crit"];
+/// Anchors that are words of prose (`critical path`) or columns of a table
+/// (`TYPE   NAME`) too: a hit counts only where a log level is written,
+/// after `=`, `[` or `"`, or starting a line.
+pub(super) const LEVEL_ANCHORS: [&str; 2] = ["crit", "E   "];
 
 /// Bytes searched together (`memchr3`), each checked where it occurs: `x`
 /// of exception and exit, `K` of Kill, Killed, OOMKilled and OOMKilling

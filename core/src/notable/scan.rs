@@ -3,6 +3,7 @@
 //! and the best kept with variety between families of alike lines.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use aho_corasick::automaton::Automaton;
 use aho_corasick::dfa::DFA;
@@ -126,8 +127,10 @@ pub struct Patterns {
     /// none of them occurs in is not notable, so one pass over it decides
     /// (the one-pass preview asks this of every line). A DFA itself, as in
     /// [`crate::redact`]: the same matches as `AhoCorasick`, a smaller
-    /// component.
-    any: DFA,
+    /// component. Built when first asked: building takes about 120 us
+    /// natively (most of opening a session), and only the one-pass preview
+    /// asks.
+    any: OnceLock<DFA>,
 }
 
 impl Patterns {
@@ -146,23 +149,30 @@ impl Patterns {
                 .map(|p| Finder::new(p.as_bytes()).into_owned())
                 .collect(),
             host_text: patterns.to_vec(),
-            any: DFA::builder()
+            any: OnceLock::new(),
+        }
+    }
+
+    /// The automaton of every search, built on first use.
+    fn any(&self) -> &DFA {
+        self.any.get_or_init(|| {
+            DFA::builder()
                 .match_kind(ANY_MATCH_KIND)
                 .build(
                     ANCHORS
                         .iter()
                         .chain(&RARE_SIGNS)
                         .copied()
-                        .chain(patterns.iter().map(String::as_str)),
+                        .chain(self.host_text.iter().map(String::as_str)),
                 )
-                .expect("a few short literals build an automaton"),
-        }
+                .expect("a few short literals build an automaton")
+        })
     }
 
     /// False when `line` holds no anchor, rare sign or host pattern: then it
     /// is not notable, whatever [`classify`] would make of it.
     pub fn may_be_notable(&self, line: &str) -> bool {
-        self.any
+        self.any()
             .try_find(&Input::new(line).earliest(true))
             .expect("an unanchored DFA searches")
             .is_some()
@@ -174,7 +184,7 @@ impl Patterns {
     /// [`may_be_notable`](Self::may_be_notable) of any part of it is false:
     /// one search of a whole buffer stands in for a call per line.
     pub fn occurrences<'a>(&'a self, hay: &'a str) -> impl Iterator<Item = usize> + 'a {
-        self.any
+        self.any()
             .try_find_iter(Input::new(hay))
             .expect("an unanchored DFA searches")
             .map(|m| m.start())

@@ -129,9 +129,21 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
         };
         take(4, kind);
     }
-    if t.contains("Segmentation fault") || t.contains("(core dumped)") || t.contains("dumped core")
+    if t.contains("Segmentation fault")
+        || t.contains("segmentation fault") // zsh: `zsh: segmentation fault  ./a.out`
+        || t.contains("(core dumped)")
+        || t.contains("dumped core")
     {
         take(4, Kind::Plain);
+    }
+    if t.starts_with("not ok ") || t.starts_with("ERR_PNPM_") {
+        take(4, Kind::Plain); // TAP's failed test; pnpm's errors
+    }
+    if t.starts_with("Failure/Error: ") || t.starts_with("CMake Error") {
+        take(4, Kind::Paragraph); // RSpec's expected/got, CMake's message
+    }
+    if is_nonzero_exit(t) {
+        take(3, Kind::Plain);
     }
     if t.starts_with("terminate called after throwing") {
         take(4, Kind::Paragraph); // C++: `  what():  ...` follows
@@ -335,6 +347,15 @@ pub(super) fn is_network_failure(t: &str) -> bool {
                 "ENOTFOUND" | "EAI_AGAIN" | "ECONNREFUSED" | "ECONNRESET" | "ECONNABORTED"
             )
         })
+}
+
+/// A command that failed, in words: Docker's `The command '/bin/sh -c npm
+/// ci' returned a non-zero code: 1`, `exited with non-zero status 2`.
+pub(super) fn is_nonzero_exit(t: &str) -> bool {
+    t.split_once("non-zero ").is_some_and(|(_, rest)| {
+        let word = rest.split(|c: char| !c.is_ascii_alphabetic()).next();
+        matches!(word, Some("code" | "exit" | "status"))
+    })
 }
 
 /// A TLS handshake that failed on the peer's certificate: curl's `SSL
@@ -543,6 +564,13 @@ pub(super) fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind
             let head = &t[..w.start];
             if head.trim_end().ends_with("except") || head.contains("catch") {
                 return None; // a handler in code
+            }
+            // Ruby's `a.rb:3:in 'f': undefined method 'g' (NoMethodError)`
+            // and Elixir's `** (RuntimeError) boom`.
+            let in_parens = before == Some(b'(') && rest.starts_with(')');
+            let handled = words(head).any(|h| matches!(h.text, "raise" | "rescue" | "throw"));
+            if in_parens && !handled && (rest[1..].trim().is_empty() || t.starts_with("** (")) {
+                return Some((4, Kind::Plain));
             }
             let leading = head.bytes().all(|c| is_word_byte(c) || c == b'.')
                 || head.trim_end().ends_with("Uncaught")
@@ -811,6 +839,14 @@ mod tests {
         "[   12.345678] BUG: KASAN: use-after-free in tcp_close+0x1c/0x40",
         "==1234== Invalid read of size 4",
         "==88== Invalid free() / delete / delete[] / realloc()",
+        "app.rb:3:in `foo': undefined method `bar' for nil (NoMethodError)",
+        "** (RuntimeError) boom",
+        "** (CompileError) lib/a.ex:3: undefined function foo/0",
+        "     Failure/Error: expect(x).to eq(3)",
+        "CMake Error at CMakeLists.txt:5 (find_package):",
+        "zsh: segmentation fault  ./a.out",
+        "not ok 3 - should add",
+        " ERR_PNPM_NO_MATCHING_VERSION  No matching version found for foo@^9.0.0",
     ];
 
     #[test]
@@ -848,6 +884,8 @@ mod tests {
         "< HTTP/2 502",
         "E       assert 3 == 4",
         "E   KeyError: 'name'",
+        "The command '/bin/sh -c npm ci' returned a non-zero code: 1",
+        "error: process exited with non-zero status 2",
     ];
 
     #[test]
@@ -932,6 +970,10 @@ mod tests {
             "E   ",
             "E: ",
             "certificate.pem written",
+            "ok 3 - should add",
+            "non-zero codes are listed below",
+            "rescue (ArgumentError) in the handler",
+            "    raise (ValueError)",
         ] {
             assert_eq!(score(line), 0, "{line}");
         }

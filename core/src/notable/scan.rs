@@ -18,7 +18,7 @@ use super::similar::{Sketch, dedupe_key};
 /// Substrings that start the search for failure lines. Each is one pass of
 /// `memchr::memmem` over the middle; [`RARE`] bytes are one more. A hit
 /// counts if [`LEVEL_ANCHORS`] allow it.
-pub(super) const ANCHORS: [&str; 45] = [
+pub(super) const ANCHORS: [&str; 47] = [
     "rror",             // error, Error, TypeError, make's `Error 2`, `error TS2322`
     "ERR",              // ERROR, npm ERR!, docker `ERROR [`
     "FA",               // FAIL, FAILED, FAILURE, FATAL
@@ -64,6 +64,8 @@ pub(super) const ANCHORS: [&str; 45] = [
     "BUG: ",            // the kernel: `BUG: kernel NULL pointer dereference`
     "== Invalid",       // valgrind: `==1234== Invalid read of size 4`
     "E   ",             // pytest: `E       assert 3 == 4` (where a line starts)
+    "non-zero",         // Docker: `The command '/bin/sh -c x' returned a non-zero code: 1`
+    "not ok",           // TAP: `not ok 3 - should add`
 ];
 
 /// Anchors that are words of prose (`critical path`) or columns of a table

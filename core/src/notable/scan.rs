@@ -55,16 +55,16 @@ pub(super) const ANCHORS: [&str; 47] = [
     "undefined: ",      // Go: `./main.go:5:2: undefined: x`
     "and not used",     // Go: `declared and not used: x`, `imported and not used`
     "resolve host",     // curl's and git's `Could not resolve host: x`
-    "getaddrinfo",      // Node: `getaddrinfo ENOTFOUND x`, `getaddrinfo EAI_AGAIN x`
+    "ddrinfo",          // Node: `getaddrinfo ENOTFOUND x`, `getaddrinfo EAI_AGAIN x`
     "ECONN",            // Node: ECONNREFUSED, ECONNRESET, ECONNABORTED
-    "ertificate",       // `SSL certificate problem`, `x509: certificate signed by`
+    "rtificate",        // `SSL certificate problem`, `x509: certificate signed by`
     "HTTP/1.1 5",       // a 5xx status line: `HTTP/1.1 503 Service Unavailable`
     "HTTP/2 5",         // `< HTTP/2 502` (curl -v)
-    "rejected]",        // git push: ` ! [rejected]`, ` ! [remote rejected]`
+    "ejected]",         // git push: ` ! [rejected]`, ` ! [remote rejected]`
     "BUG: ",            // the kernel: `BUG: kernel NULL pointer dereference`
     "== Invalid",       // valgrind: `==1234== Invalid read of size 4`
     "E   ",             // pytest: `E       assert 3 == 4` (where a line starts)
-    "non-zero",         // Docker: `The command '/bin/sh -c x' returned a non-zero code: 1`
+    "-zero ",           // Docker: `The command '/bin/sh -c x' returned a non-zero code: 1`
     "not ok",           // TAP: `not ok 3 - should add`
 ];
 

@@ -17,7 +17,9 @@ use super::similar::{Sketch, dedupe_key};
 
 /// Substrings that start the search for failure lines. Each is one pass of
 /// `memchr::memmem` over the middle; [`RARE`] bytes are one more. A hit
-/// counts if [`LEVEL_ANCHORS`] allow it.
+/// counts if [`LEVEL_ANCHORS`] allow it. Where it can, an anchor starts on
+/// bytes rare in text (`ddrinfo`, not `getaddrinfo`): natively the one-pass
+/// preview's automaton ([`Patterns`]) is prefiltered on first bytes.
 pub(super) const ANCHORS: [&str; 47] = [
     "rror",             // error, Error, TypeError, make's `Error 2`, `error TS2322`
     "ERR",              // ERROR, npm ERR!, docker `ERROR [`

@@ -278,46 +278,6 @@ mod tests {
         );
     }
 
-    /// Failure lines that hold none of the first anchors' words: each must
-    /// pass both prefilters (the anchors' searches and the one-pass
-    /// automaton), else no rule of `classify` ever sees it.
-    #[test]
-    fn shell_signal_and_network_failures_pass_the_prefilters() {
-        let failures = [
-            "./build.sh: line 42: protoc: command not found",
-            "zsh: command not found: protoc",
-            "sh: 1: protoc: not found",
-            "cat: /etc/app/config.yaml: No such file or directory",
-            "Aborted (core dumped)",
-            "Illegal instruction (core dumped)",
-            "timeout: the monitored command dumped core",
-            "terminate called after throwing an instance of 'std::bad_alloc'",
-            "curl: (28) Operation timed out after 30001 milliseconds with 0 bytes received",
-            "ssh: connect to host 10.0.0.5 port 22: Connection refused",
-        ];
-        let patterns = Patterns::new(&[]);
-        for failure in failures {
-            assert!(score(failure) >= 3, "{failure}");
-            assert!(patterns.may_be_notable(failure), "{failure}");
-            // Among lines of words that no anchor matches.
-            let noise: String = (0..400)
-                .map(|i| format!("{i:04} fetch layer {} into cache\n", i * 7919 % 10007))
-                .collect();
-            let text = format!("{noise}{failure}\n{noise}");
-            let found = candidates(&text);
-            assert!(
-                found.iter().any(|c| text[c.start..].starts_with(failure)),
-                "{failure}: {found:?}"
-            );
-            let at = text.find(failure).expect("in the text");
-            assert!(
-                patterns
-                    .occurrences(&text)
-                    .any(|o| o >= at && o < at + failure.len())
-            );
-        }
-    }
-
     #[test]
     fn races_and_out_of_memory_are_definitive() {
         assert_eq!(classify("WARNING: DATA RACE"), Some((4, Kind::GoStack)));

@@ -912,15 +912,23 @@ mod tests {
             "web-2  0/1  Evicted  0  3h",
             "worker exited on signal SIGSEGV",
         ];
+        // Lines of words that no anchor matches, around each example.
+        let noise: String = (0..400)
+            .map(|i| format!("{i:04} fetch layer {} into cache\n", i * 7919 % 10007))
+            .collect();
         for line in DEFINITIVE.iter().chain(NOTABLE).chain(&kubernetes) {
             assert!(score(line) >= 3, "{line}");
             assert!(patterns.may_be_notable(line), "automaton: {line}");
-            let text = format!("ok\n{line}\nok\n");
-            let found = super::super::scan::scan(&text, 0, text.len(), &patterns, 8);
+            let text = format!("{noise}{line}\n{noise}");
+            let at = noise.len();
             assert!(
-                found.iter().any(|c| text[c.start..].starts_with(line)),
-                "anchors: {line}"
+                patterns
+                    .occurrences(&text)
+                    .any(|o| o >= at && o < at + line.len()),
+                "automaton over the whole text: {line}"
             );
+            let found = super::super::scan::scan(&text, 0, text.len(), &patterns, 8);
+            assert!(found.iter().any(|c| c.start == at), "anchors: {line}");
         }
     }
 

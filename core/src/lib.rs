@@ -73,7 +73,7 @@ pub use budget::{Budget, Keep, NoticeRoom};
 pub use call::Call;
 pub use capper::{Capped, Capper, SpillStore};
 pub use error::CapError;
-pub use mcp::{CappedMcp, McpOptions, cap_mcp};
+pub use mcp::{CappedMcp, McpOptions, McpStream, cap_mcp};
 pub use notice::{NoticeForm, NoticeStyle};
 pub use parts::{CappedParts, Media, Part, Resource, cap_parts};
 pub use prune::{PrunePolicy, Pruned, prune};

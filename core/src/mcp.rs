@@ -21,10 +21,14 @@
 //!   ([`meta::META_KEY`]) whenever something was cut or dropped.
 
 mod blocks;
+mod body;
 mod extras;
 
 mod lift;
 pub mod meta;
+mod streamed;
+
+pub use streamed::McpStream;
 
 use std::borrow::Cow;
 
@@ -36,7 +40,7 @@ use crate::capper::{Capped, Capper, SpillStore, spill_output};
 use crate::error::CapError;
 use crate::naming;
 use crate::notice::{self, Saved};
-use crate::parts::{Part, Placed, cap_parts_checking_cut, cut_layout, joined_text};
+use crate::parts::{CappedParts, Part, Placed, cap_parts_checking_cut, cut_layout, joined_text};
 use crate::raw_json as json;
 use crate::redact::json::Shown;
 use crate::redact::merge_counts;
@@ -127,6 +131,61 @@ fn cap_mcp_lifting(
     Ok(fitted.into_result(out))
 }
 
+/// A parsed result made ready to fit: the call with the result's
+/// `isError`, its blocks as parts, which of them are textual, the extras,
+/// and with redaction the structured content as the model is shown it.
+struct Prepared<'c> {
+    call: Call,
+    parts: Vec<Part>,
+    textual: Vec<bool>,
+    extras: extras::Extras,
+    /// Redacts every string the model can be shown; `None` without redaction.
+    shown: Option<Shown<'c>>,
+    structured_shown: Option<Box<RawValue>>,
+}
+
+impl<'c> Prepared<'c> {
+    /// `parsed` made ready, its block `lifted.0` given the text `lifted.1`
+    /// (lifted out of its JSON).
+    fn of(
+        capper: &'c Capper,
+        parsed: &blocks::McpResult<'_>,
+        lifted: Option<(usize, String)>,
+        budget: &Budget,
+        call: &Call,
+    ) -> Self {
+        let call = Call {
+            is_error: call.is_error || parsed.is_error,
+            ..call.clone()
+        };
+        let mut parts: Vec<Part> = parsed.blocks.iter().map(|b| blocks::part_of(b)).collect();
+        if let Some((block, text)) = lifted {
+            match parts.get_mut(block) {
+                Some(Part::Text(t)) => *t = text,
+                Some(Part::Resource(r)) => r.text = Some(text),
+                _ => unreachable!("a lifted text is a textual block's"),
+            }
+        }
+        let textual: Vec<bool> = parts.iter().map(|p| part_text(p).is_some()).collect();
+        let extras = extras::Extras::of(parsed, &parts, capper.estimator(), budget);
+        // With redaction, every string the model can be shown is redacted, the
+        // structured content first: its redacted size is what the budget sees.
+        let mut shown = capper.redactor().map(Shown::new);
+        let structured_shown: Option<Box<RawValue>> = match (&mut shown, parsed.structured) {
+            (Some(shown), Some(s)) => shown.value(s).and_then(|v| RawValue::from_string(v).ok()),
+            _ => None,
+        };
+        Prepared {
+            call,
+            parts,
+            textual,
+            extras,
+            shown,
+            structured_shown,
+        }
+    }
+}
+
 /// [`cap_mcp`] of a parsed result, whose block `lifted.0` has the text
 /// `lifted.1` (lifted out of its JSON). The output is `None` when it is
 /// the input as received.
@@ -139,49 +198,57 @@ fn cap_parsed(
     options: McpOptions,
     store: &mut dyn SpillStore,
 ) -> Result<(Fitted, Option<String>), CapError> {
-    let call = Call {
-        is_error: call.is_error || parsed.is_error,
-        ..call.clone()
-    };
-    let mut parts: Vec<Part> = parsed.blocks.iter().map(|b| blocks::part_of(b)).collect();
-    if let Some((block, text)) = lifted {
-        match parts.get_mut(block) {
-            Some(Part::Text(t)) => *t = text,
-            Some(Part::Resource(r)) => r.text = Some(text),
-            _ => unreachable!("a lifted text is a textual block's"),
-        }
-    }
-    let textual: Vec<bool> = parts.iter().map(|p| part_text(p).is_some()).collect();
-    let extras = extras::Extras::of(parsed, &parts, capper.estimator(), budget);
-    // With redaction, every string the model can be shown is redacted, the
-    // structured content first: its redacted size is what the budget sees.
-    let mut shown = capper.redactor().map(Shown::new);
-    let structured_shown: Option<Box<RawValue>> = match (&mut shown, parsed.structured) {
-        (Some(shown), Some(s)) => shown.value(s).and_then(|v| RawValue::from_string(v).ok()),
-        _ => None,
-    };
+    let Prepared {
+        call,
+        parts,
+        textual,
+        extras,
+        shown,
+        structured_shown,
+    } = Prepared::of(capper, parsed, lifted, budget, call);
     let structured = Structured::of(parsed.structured, structured_shown.as_deref());
-    let mut capped = fit(
-        capper, parts, parsed, extras, structured, budget, &call, store,
+    let fits = |parts: &[Part], budget: &Budget| capper.fits_whole(&joined_text(parts), budget);
+    let plan = fit(
+        capper, parts, parsed, extras, structured, budget, &call, store, &fits,
     )?;
+    let capped = plan.cap_texts(capper, &call, store)?;
+    Ok(output(
+        parsed,
+        capped,
+        &textual,
+        options,
+        shown,
+        structured_shown.as_deref(),
+    ))
+}
+
+/// The result written for `capped`; `None` when it is the input as received.
+fn output(
+    parsed: &blocks::McpResult<'_>,
+    mut capped: Fitted,
+    textual: &[bool],
+    options: McpOptions,
+    mut shown: Option<Shown<'_>>,
+    structured_shown: Option<&RawValue>,
+) -> (Fitted, Option<String>) {
     if !capped.changed() && shown.is_none() {
-        return Ok((capped, None));
+        return (capped, None);
     }
     let out = write(
         parsed,
         &capped,
-        &textual,
+        textual,
         options,
         shown.as_mut(),
-        structured_shown.as_deref(),
+        structured_shown,
     );
     if let Some(shown) = shown {
         merge_counts(&mut capped.report.redactions, &shown.counts);
     }
     if !capped.changed() {
-        return Ok((capped, None));
+        return (capped, None);
     }
-    Ok((capped, Some(out)))
+    (capped, Some(out))
 }
 
 /// The text of a textual part.
@@ -240,8 +307,101 @@ impl Fitted {
     }
 }
 
-/// Cap the texts, keeping the extras or capping them as text, and keeping
-/// or dropping the structured content.
+/// What [`fit`] decided before the texts are capped: the parts whose texts
+/// are capped, in which budget, and the structured content's fate.
+#[derive(Debug)]
+struct Plan {
+    parts: Vec<Part>,
+    budget: Budget,
+    layout: Vec<Placed>,
+    extras_as_text: bool,
+    dropped: Option<Dropped>,
+}
+
+/// A structured content dropped and saved (or not: why).
+#[derive(Debug)]
+struct Dropped {
+    bytes: u64,
+    saved: Result<OverflowRef, CapError>,
+    /// What an `invalid-budget` of the texts' cap says instead: how much
+    /// room the note took.
+    too_small: String,
+}
+
+impl Plan {
+    /// The texts of `parts` capped in `budget`; nothing dropped.
+    fn kept(parts: Vec<Part>, budget: Budget) -> Self {
+        Plan {
+            layout: cut_layout(&parts),
+            parts,
+            budget,
+            extras_as_text: false,
+            dropped: None,
+        }
+    }
+
+    /// `error` of capping the texts, as the caller is told it.
+    fn map_error(&self, error: CapError) -> CapError {
+        match (error, &self.dropped) {
+            (CapError::InvalidBudget(_), Some(d)) => CapError::InvalidBudget(d.too_small.clone()),
+            (other, _) => other,
+        }
+    }
+
+    /// The texts capped whole (as `cap-parts` caps them), and the plan done.
+    fn cap_texts(
+        self,
+        capper: &Capper,
+        call: &Call,
+        store: &mut dyn SpillStore,
+    ) -> Result<Fitted, CapError> {
+        let mut plan = self;
+        let parts = std::mem::take(&mut plan.parts);
+        let capped = cap_parts_checking_cut(capper, parts, &plan.budget, call, store)
+            .map_err(|e| plan.map_error(e))?;
+        Ok(plan.done(capper, call, capped))
+    }
+
+    /// The plan done with its texts capped as `capped`.
+    fn done(self, capper: &Capper, call: &Call, capped: CappedParts) -> Fitted {
+        let (dropped, note) = match self.dropped {
+            None => (None, None),
+            Some(d) => {
+                let outcome = match &d.saved {
+                    Ok(r) => Saved::Spilled(r),
+                    Err(e) => Saved::Failed(e.message()),
+                };
+                let style = &capper.settings().notice;
+                let note = notice::structured_note(
+                    d.bytes,
+                    outcome,
+                    call,
+                    style,
+                    !capped.report.truncated,
+                );
+                let dropped = DroppedStructured {
+                    bytes: d.bytes,
+                    saved: d.saved.map_err(|e| e.to_string()),
+                };
+                (Some(dropped), Some(note))
+            }
+        };
+        Fitted {
+            parts: capped.parts,
+            layout: self.layout,
+            extras_as_text: self.extras_as_text,
+            report: capped.report,
+            dropped,
+            note,
+        }
+    }
+}
+
+/// Whether the texts of some parts keep every limit of a budget whole.
+type TextsFit<'f> = &'f dyn Fn(&[Part], &Budget) -> bool;
+
+/// Plan the texts' cap, keeping the extras or capping them as text, and
+/// keeping or dropping (and saving) the structured content.
 #[allow(clippy::too_many_arguments)]
 fn fit(
     capper: &Capper,
@@ -252,9 +412,10 @@ fn fit(
     budget: &Budget,
     call: &Call,
     store: &mut dyn SpillStore,
-) -> Result<Fitted, CapError> {
+    fits: TextsFit<'_>,
+) -> Result<Plan, CapError> {
     if budget.is_disabled() {
-        return kept(capper, parts, budget, call, store);
+        return Ok(Plan::kept(parts, *budget));
     }
     let raw = structured.map_or("", |s| s.shown.get());
     let tokens = if budget.max_tokens.is_some() {
@@ -268,9 +429,9 @@ fn fit(
         raw.len() as u64 + extras.bytes,
         tokens + extras.tokens,
         0,
-    ) && capper.fits_whole(&joined_text(&parts), &rest)
+    ) && fits(&parts, &rest)
     {
-        return kept(capper, parts, &rest, call, store);
+        return Ok(Plan::kept(parts, rest));
     }
     // The extras keep their place in at most half of the budget, as long as
     // the texts can still be cut in the rest; otherwise they are text.
@@ -280,32 +441,12 @@ fn fit(
         Some(rest) => (parts, rest, false),
         None => (extras::as_text(parts, parsed), *budget, true),
     };
-    let mut fitted = match structured {
-        Some(s) => fit_structured(capper, parts, s, raw, tokens, &budget, call, store)?,
-        None => kept(capper, parts, &budget, call, store)?,
+    let mut plan = match structured {
+        Some(s) => fit_structured(capper, parts, s, raw, tokens, &budget, call, store, fits)?,
+        None => Plan::kept(parts, budget),
     };
-    fitted.extras_as_text = extras_as_text;
-    Ok(fitted)
-}
-
-/// The texts capped in `budget`, everything else kept.
-fn kept(
-    capper: &Capper,
-    parts: Vec<Part>,
-    budget: &Budget,
-    call: &Call,
-    store: &mut dyn SpillStore,
-) -> Result<Fitted, CapError> {
-    let layout = cut_layout(&parts);
-    let c = cap_parts_checking_cut(capper, parts, budget, call, store)?;
-    Ok(Fitted {
-        parts: c.parts,
-        layout,
-        extras_as_text: false,
-        report: c.report,
-        dropped: None,
-        note: None,
-    })
+    plan.extras_as_text = extras_as_text;
+    Ok(plan)
 }
 
 /// Keep the structured content (`raw` as shown, `tokens` estimated when
@@ -320,19 +461,19 @@ fn fit_structured(
     budget: &Budget,
     call: &Call,
     store: &mut dyn SpillStore,
-) -> Result<Fitted, CapError> {
+    fits: TextsFit<'_>,
+) -> Result<Plan, CapError> {
     if let Some(rest) = less(budget, raw.len() as u64, tokens, 0) {
-        let fits = capper.fits_whole(&joined_text(&parts), &rest);
         let half = raw.len() as u64 * 2 <= u64::from(budget.max_bytes)
             && budget.max_tokens.is_none_or(|t| tokens * 2 <= u64::from(t));
-        if fits || (half && rest.validate(capper.room()).is_ok()) {
-            return kept(capper, parts, &rest, call, store);
+        if fits(&parts, &rest) || (half && rest.validate(capper.room()).is_ok()) {
+            return Ok(Plan::kept(parts, rest));
         }
     }
     drop_structured(capper, parts, structured, budget, call, store)
 }
 
-/// Save the structured content, and cap the texts in what its note leaves.
+/// Save the structured content; the texts are capped in what its note leaves.
 fn drop_structured(
     capper: &Capper,
     parts: Vec<Part>,
@@ -340,7 +481,7 @@ fn drop_structured(
     budget: &Budget,
     call: &Call,
     store: &mut dyn SpillStore,
-) -> Result<Fitted, CapError> {
+) -> Result<Plan, CapError> {
     let bytes = structured.shown.get().len() as u64;
     let structured_call = Call {
         id: format!("{}-structured", call.id),
@@ -371,41 +512,31 @@ fn drop_structured(
     // The room is the longer note, with the failure stated; the note stated
     // after a text notice leaves it out.
     let longest = notice::structured_note(bytes, outcome, call, style, true);
+    let too_small = format!(
+        "max-bytes {} is too small for this result: its structuredContent ({bytes} \
+         bytes) did not fit and the note saying so takes {} bytes, which leaves its \
+         texts, which must be cut, less than the least budget this session accepts \
+         ({} bytes; {} estimated tokens and {} lines when limited)",
+        budget.max_bytes,
+        longest.len() + 1,
+        capper.room().bytes,
+        capper.room().tokens,
+        capper.room().lines,
+    );
     let room = less(
         budget,
         longest.len() as u64 + 1,
         capper.estimator().estimate(&longest) + 1,
         notice::STRUCTURED_NOTE_LINES as u32,
-    );
-    let layout = cut_layout(&parts);
-    let capped = room
-        .ok_or_else(|| CapError::InvalidBudget(String::new()))
-        .and_then(|rest| cap_parts_checking_cut(capper, parts, &rest, call, store))
-        .map_err(|e| match e {
-            CapError::InvalidBudget(_) => CapError::InvalidBudget(format!(
-                "max-bytes {} is too small for this result: its structuredContent ({bytes} \
-                 bytes) did not fit and the note saying so takes {} bytes, which leaves its \
-                 texts, which must be cut, less than the least budget this session accepts \
-                 ({} bytes; {} estimated tokens and {} lines when limited)",
-                budget.max_bytes,
-                longest.len() + 1,
-                capper.room().bytes,
-                capper.room().tokens,
-                capper.room().lines,
-            )),
-            other => other,
-        })?;
-    let note = notice::structured_note(bytes, outcome, call, style, !capped.report.truncated);
-    Ok(Fitted {
-        parts: capped.parts,
-        layout,
-        extras_as_text: false,
-        report: capped.report,
-        dropped: Some(DroppedStructured {
+    )
+    .ok_or_else(|| CapError::InvalidBudget(too_small.clone()))?;
+    Ok(Plan {
+        dropped: Some(Dropped {
             bytes,
-            saved: saved.map_err(|e| e.to_string()),
+            saved,
+            too_small,
         }),
-        note: Some(note),
+        ..Plan::kept(parts, room)
     })
 }
 

@@ -228,9 +228,19 @@ pub(crate) fn cap_parts_checking_cut(
     store: &mut dyn SpillStore,
 ) -> Result<CappedParts, CapError> {
     let joined = joined_text(&parts);
-    let mut report = capper.cap_checking_cut(Cow::Borrowed(&joined), budget, call, store)?;
+    let report = capper.cap_checking_cut(Cow::Borrowed(&joined), budget, call, store)?;
     // A cut text comes back as its preview: the joined copy (if any) goes.
     drop(joined);
+    Ok(parts_capped_as(capper, parts, report))
+}
+
+/// `parts` whose joined text was capped as `report`: the fixed cost added
+/// to its tokens, and the parts laid out as [`cut_layout`] says when cut.
+pub(crate) fn parts_capped_as(
+    capper: &Capper,
+    parts: Vec<Part>,
+    mut report: Capped,
+) -> CappedParts {
     let (fixed_tokens, _) = fixed_cost(capper.estimator(), &parts);
     report.original_tokens = report.original_tokens.saturating_add(fixed_tokens);
     report.tokens = report.tokens.saturating_add(fixed_tokens);
@@ -244,7 +254,7 @@ pub(crate) fn cap_parts_checking_cut(
                 .collect(),
             _ => parts,
         };
-        return Ok(CappedParts { parts, report });
+        return CappedParts { parts, report };
     }
     let layout = cut_layout(&parts);
     let mut parts: Vec<Option<Part>> = parts.into_iter().map(Some).collect();
@@ -259,7 +269,7 @@ pub(crate) fn cap_parts_checking_cut(
             },
         })
         .collect();
-    Ok(CappedParts { parts: out, report })
+    CappedParts { parts: out, report }
 }
 
 #[cfg(test)]

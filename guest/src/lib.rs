@@ -15,6 +15,7 @@ mod convert;
 mod files;
 mod fs_error;
 mod listing;
+mod mcp_stream;
 mod session;
 mod session_state;
 mod spill_dir;
@@ -30,6 +31,7 @@ struct Component;
 impl capper::Guest for Component {
     type Session = session::Session;
     type CapStream = stream::Stream;
+    type McpStream = mcp_stream::Streamed;
     type SpillStore = store::Store;
 }
 

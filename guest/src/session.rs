@@ -106,6 +106,27 @@ impl GuestSession for Session {
         .map_err(convert::error)
     }
 
+    fn stream_mcp(
+        &self,
+        skeleton: String,
+        block: u32,
+        raw_bytes: u64,
+        budget: types::Budget,
+        call: types::Call,
+        options: types::McpOptions,
+    ) -> CapResult<capper::McpStream> {
+        let start = crate::mcp_stream::Start {
+            skeleton,
+            block,
+            raw_bytes,
+            budget: convert::budget(budget),
+            call: convert::call(call),
+            options: convert::mcp_options(options),
+        };
+        crate::mcp_stream::Streamed::start(Rc::clone(&self.inner), start)
+            .map(capper::McpStream::new)
+    }
+
     fn plan(
         &self,
         results: Vec<types::PendingResult>,

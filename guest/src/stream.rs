@@ -41,11 +41,7 @@ impl Stream {
             call.clone(),
         )
         .map_err(convert::error)?;
-        let file = StreamFile {
-            session: Rc::clone(&session),
-            call,
-            open: None,
-        };
+        let file = StreamFile::new(Rc::clone(&session), call);
         Ok(Stream {
             session,
             state: RefCell::new(Some(Running {
@@ -99,10 +95,26 @@ impl GuestCapStream for Stream {
 
 /// The spill file a stream writes as it goes: a temporary file in the
 /// thread folder, renamed when the stream finishes.
-struct StreamFile {
+pub(crate) struct StreamFile {
     session: Rc<Inner>,
     call: Call,
     open: Option<OpenFile>,
+}
+
+impl StreamFile {
+    /// The file of `call`'s output, not created until written to.
+    pub(crate) fn new(session: Rc<Inner>, call: Call) -> Self {
+        StreamFile {
+            session,
+            call,
+            open: None,
+        }
+    }
+
+    /// The call its catalog note records, once known better.
+    pub(crate) fn set_call(&mut self, call: Call) {
+        self.call = call;
+    }
 }
 
 struct OpenFile {

@@ -167,7 +167,7 @@ fn unescape_in_place(buf: &mut [u8], from: usize, to: usize) -> usize {
 }
 
 /// The character of the escape after a backslash, and the bytes it used.
-fn escape(after: &[u8]) -> Option<(char, usize)> {
+pub(crate) fn escape(after: &[u8]) -> Option<(char, usize)> {
     // An escape takes at most 11 bytes after its backslash, all ASCII.
     let head = &after[..after.len().min(11)];
     let head = match std::str::from_utf8(head) {
@@ -178,7 +178,7 @@ fn escape(after: &[u8]) -> Option<(char, usize)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
@@ -246,7 +246,7 @@ mod tests {
     }
 
     /// One piece of a JSON string body: raw text, or an escape of it.
-    fn piece() -> impl Strategy<Value = String> {
+    pub(crate) fn piece() -> impl Strategy<Value = String> {
         prop_oneof![
             any::<String>().prop_map(|s| serde_json::to_string(&s).unwrap()
                 [1..serde_json::to_string(&s).unwrap().len() - 1]

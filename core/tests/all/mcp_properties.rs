@@ -193,3 +193,204 @@ proptest! {
         }
     }
 }
+
+/// A capper for `stream-mcp`'s properties: one-pass previews from a few
+/// KiB, so both regimes of its texts are within reach; redacting or not.
+fn streaming_capper(redact: Option<bool>) -> Capper {
+    use toolcap_core::{PreviewSettings, cap::RedactionSettings};
+    let scheme = RefScheme::new("/home/me/.spill", "thread-9", vec![42; 32]).unwrap();
+    let settings = PreviewSettings {
+        redaction: redact.map(|spill| RedactionSettings {
+            literals: vec!["hunter2-corp-literal".into()],
+            spill,
+        }),
+        ..PreviewSettings::default()
+    };
+    let mut capper = Capper::with_settings(scheme, settings).unwrap();
+    capper.set_large_input(4096);
+    capper
+}
+
+/// A text long enough to be streamed: lines of rich text, failures,
+/// secrets, and characters JSON escapes (quotes, backslashes, controls).
+fn streamed_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        4 => rich_text(40),
+        1 => Just("error: the \"quoted\" path C:\\dir\\file failed\n".to_owned()),
+        1 => Just("\u{1}\u{1f}\t\u{7f}\u{2028}\n".to_owned()),
+        1 => Just("GITHUB_TOKEN=ghp_FAKE0fake1FAKE0fake1FAKE0fake1FAKE0f\n".to_owned()),
+        1 => Just("password=hunter2-corp-literal\n".to_owned()),
+    ];
+    (prop::collection::vec(piece, 1..60), 4usize..60)
+        .prop_map(|(pieces, times)| pieces.concat().repeat(times))
+}
+
+/// `whole` (a result) and its skeleton, the raw body of the text at
+/// `content[at]` (a text block or an embedded resource) in the skeleton's
+/// place.
+fn with_streamed_text(
+    input: &str,
+    text: &str,
+    at: prop::sample::Index,
+    resource: bool,
+    pretty: bool,
+) -> (String, String, u32, String) {
+    let mut result: Value = serde_json::from_str(input).unwrap();
+    let content = result["content"].as_array_mut().unwrap();
+    let at = at.index(content.len() + 1);
+    let block = |t: &str| match resource {
+        true => json!({"type": "resource", "resource": {"uri": "file:///log", "text": t}}),
+        false => json!({"type": "text", "text": t}),
+    };
+    content.insert(at, block(""));
+    let write = |v: &Value| match pretty {
+        true => serde_json::to_string_pretty(v).unwrap(),
+        false => v.to_string(),
+    };
+    let skeleton = write(&result);
+    result["content"][at] = block(text);
+    let raw = serde_json::to_string(text).unwrap();
+    (
+        write(&result),
+        skeleton,
+        at as u32,
+        raw[1..raw.len() - 1].to_owned(),
+    )
+}
+
+proptest! {
+    #![proptest_config(common::cases(120))]
+
+    /// `stream-mcp` in any pieces gives exactly what `cap-mcp` gives for
+    /// the whole result, saves the same bytes, or fails as it does.
+    #[test]
+    fn a_streamed_result_is_capped_as_the_whole(
+        (input, _, _, _) in any_result(),
+        text in streamed_text(),
+        at in any::<prop::sample::Index>(),
+        (resource, pretty, link) in any::<(bool, bool, bool)>(),
+        redact in prop::option::of(any::<bool>()),
+        budget in any_budget(700, 8).prop_filter("a budget that cuts", |b| b.max_bytes > 0),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
+    ) {
+        use toolcap_core::McpStream;
+        use toolcap_core::stream::MemoryWriter;
+        let capper = streaming_capper(redact);
+        let (whole, skeleton, block, raw) = with_streamed_text(&input, &text, at, resource, pretty);
+        let options = McpOptions { resource_link: link };
+        let call = Call::new("c");
+        let mut store = MemStore::default();
+        let expected = cap_mcp(&capper, whole, &budget, &call, options, &mut store);
+        let (mut stream_store, mut sink) = (MemStore::default(), MemoryWriter::default());
+        let streamed = McpStream::new(
+            &capper, skeleton, block, raw.len() as u64, &budget, &call, options,
+            &mut stream_store, &mut sink,
+        );
+        let mut stream = match streamed {
+            Ok(stream) => stream,
+            Err(CapError::InvalidArgument(m)) if m.contains("sure to be cut") => {
+                prop_assert!(raw.len() as u64 / 6 <= u64::from(budget.max_bytes));
+                return Ok(());
+            }
+            Err(e) => {
+                prop_assert_eq!(std::mem::discriminant(&e), std::mem::discriminant(&expected.unwrap_err()));
+                return Ok(());
+            }
+        };
+        let mut at: Vec<usize> = cuts.iter().map(|c| {
+            let mut c = c.index(raw.len() + 1);
+            while !raw.is_char_boundary(c) { c -= 1; }
+            c
+        }).collect();
+        at.sort_unstable();
+        let mut from = 0;
+        for cut in at.into_iter().chain([raw.len()]) {
+            stream.write(&capper, &raw[from..cut], &mut sink).unwrap();
+            from = cut;
+        }
+        match (stream.finish(&capper, &mut sink, &mut stream_store), expected) {
+            (Ok(got), Ok(expected)) => {
+                prop_assert_eq!(&got, &expected);
+                // The same bytes saved: the joined texts, and a dropped
+                // structured content.
+                let mut saved: Vec<&Vec<u8>> = store.files.values().collect();
+                let mut streamed: Vec<&Vec<u8>> = stream_store.files.values()
+                    .chain(sink.committed.iter().map(|(_, bytes)| bytes)).collect();
+                saved.sort();
+                streamed.sort();
+                prop_assert_eq!(saved, streamed);
+            }
+            (Err(CapError::InvalidArgument(m)), Ok(expected)) if m.contains("once redacted") => {
+                prop_assert!(redact.is_some() && !expected.report.truncated);
+            }
+            (got, expected) => prop_assert_eq!(got.map(|_| ()), expected.map(|_| ())),
+        }
+    }
+}
+
+#[test]
+fn a_stream_refuses_a_skeleton_without_its_placeholder_and_pieces_that_do_not_add_up() {
+    use toolcap_core::stream::MemoryWriter;
+    use toolcap_core::{Budget, McpStream};
+    let capper = capper();
+    let budget = Budget {
+        max_bytes: 2048,
+        ..Budget::default()
+    };
+    let (mut store, mut sink) = (MemStore::default(), MemoryWriter::default());
+    let call = Call::new("c");
+    let options = McpOptions::default();
+    let start =
+        |skeleton: &str, block: u32, raw: u64, store: &mut MemStore, sink: &mut MemoryWriter| {
+            McpStream::new(
+                &capper,
+                skeleton.into(),
+                block,
+                raw,
+                &budget,
+                &call,
+                options,
+                store,
+                sink,
+            )
+        };
+    let fault = |r: Result<McpStream, CapError>| r.unwrap_err().to_string();
+    let ok = r#"{"content":[{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"text","text":""}]}"#;
+    assert!(fault(start(ok, 0, 1 << 20, &mut store, &mut sink)).contains("content[0]"));
+    assert!(fault(start(ok, 5, 1 << 20, &mut store, &mut sink)).contains("content[5]"));
+    let filled = r#"{"content":[{"type":"text","text":"x"}]}"#;
+    assert!(fault(start(filled, 0, 1 << 20, &mut store, &mut sink)).contains("content[0]"));
+    assert!(fault(start("[1]", 0, 1 << 20, &mut store, &mut sink)).contains("JSON object"));
+    // A text that could decode to no more than the budget is not streamed.
+    assert!(fault(start(ok, 1, 6 * 2048, &mut store, &mut sink)).contains("sure to be cut"));
+    // Too many bytes, too few, and a body a JSON string cannot be.
+    let mut stream = start(ok, 1, 20_000, &mut store, &mut sink).unwrap();
+    let e = stream
+        .write(&capper, &"a".repeat(20_001), &mut sink)
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("longer than the 20000 bytes declared"),
+        "{e}"
+    );
+    let mut stream = start(ok, 1, 20_000, &mut store, &mut sink).unwrap();
+    stream
+        .write(&capper, &"a\\n".repeat(6_000), &mut sink)
+        .unwrap();
+    let e = stream.finish(&capper, &mut sink, &mut store).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("ended after 18000 of the 20000 bytes"),
+        "{e}"
+    );
+    let mut stream = start(ok, 1, 20_000, &mut store, &mut sink).unwrap();
+    let e = stream.write(&capper, "a\"b", &mut sink).unwrap_err();
+    assert!(e.to_string().contains("quote that is not escaped"), "{e}");
+    let mut stream = start(ok, 1, 20_000, &mut store, &mut sink).unwrap();
+    stream
+        .write(&capper, &"a".repeat(19_999), &mut sink)
+        .unwrap();
+    stream.write(&capper, "\\", &mut sink).unwrap();
+    let e = stream.finish(&capper, &mut sink, &mut store).unwrap_err();
+    assert!(e.to_string().contains("ends inside one"), "{e}");
+}

@@ -110,6 +110,7 @@ mod call;
 mod deadline;
 pub mod error;
 pub mod limits;
+mod mcp_pieces;
 mod memory;
 mod private_dir;
 mod recycle;

@@ -9,6 +9,7 @@ use wasmtime_wasi::FsPerms;
 
 use crate::bindings::{GuestSession, ToolOutputCap};
 use crate::limits::Limits;
+use crate::mcp_pieces;
 use crate::sandbox::{SPILL_GUEST_PATH, Sandbox};
 use crate::{
     Budget, Call, CapError, Capped, Error, OverflowRef, ToolCap, private_dir,
@@ -340,9 +341,12 @@ impl Session {
     /// call failed. Input that is not a result object with a list of object
     /// blocks fails with [`CapError::InvalidArgument`].
     ///
-    /// The component holds the result and the decoded text of its blocks
-    /// at once: a result of N bytes needs about 2N of memory (a 100 MiB
-    /// result fits the default limit).
+    /// A result over 1 MiB whose largest text is sure to be cut (a `text`
+    /// block's or an embedded resource's, over six times `max_bytes` as
+    /// JSON) is handed over in pieces (the WIT's `stream-mcp`), with the
+    /// same result: the component then holds what the preview needs, not
+    /// the result, whatever its size. Any other result goes whole: the
+    /// component then holds a copy of it.
     pub fn cap_mcp(
         &mut self,
         result: &str,
@@ -351,10 +355,75 @@ impl Session {
         options: &McpOptions,
     ) -> Result<CappedMcp, Error> {
         let call = call.into();
+        if let Some(lifted) = mcp_pieces::largest_text(result, budget) {
+            match self.cap_mcp_in_pieces(&lifted, budget, &call, options) {
+                // What the skeleton could not settle (texts that fit once
+                // redacted) is settled by the whole result.
+                Err(Error::Cap(CapError::InvalidArgument(_))) => {}
+                answer => return answer,
+            }
+        }
         let input = result.len() + call_bytes(&call);
         self.call(input, |api, store, session| {
             api.call_cap_mcp(store, session, result, *budget, &call, *options)
         })
+    }
+
+    /// [`Session::cap_mcp`] of a result with its huge text lifted out.
+    fn cap_mcp_in_pieces(
+        &mut self,
+        lifted: &mcp_pieces::Lifted<'_>,
+        budget: &Budget,
+        call: &Call,
+        options: &McpOptions,
+    ) -> Result<CappedMcp, Error> {
+        let body_bytes = lifted.body.len() as u64;
+        let session = self.resource.expect("present until drop");
+        // Not `call`: no recycling until the stream is released, for it
+        // lives in this instance.
+        let resource = self.enter(
+            lifted.skeleton.len() + call_bytes(call),
+            |exports, store| {
+                exports
+                    .toolcap_tool_output_cap_capper()
+                    .session()
+                    .call_stream_mcp(
+                        store,
+                        session,
+                        &lifted.skeleton,
+                        lifted.block,
+                        body_bytes,
+                        *budget,
+                        call,
+                        *options,
+                    )
+            },
+        )??;
+        let mut written = Ok(());
+        for piece in mcp_pieces::pieces(lifted.body) {
+            written = self
+                .enter(piece.len(), |exports, store| {
+                    exports
+                        .toolcap_tool_output_cap_capper()
+                        .mcp_stream()
+                        .call_write(store, resource, piece)
+                })
+                .and_then(|answer| Ok(answer?));
+            if written.is_err() {
+                break;
+            }
+        }
+        let answer = written.and_then(|()| {
+            self.enter(0, |exports, store| {
+                exports
+                    .toolcap_tool_output_cap_capper()
+                    .mcp_stream()
+                    .call_finish(store, resource)
+            })
+            .and_then(|answer| Ok(answer?))
+        });
+        self.release(resource);
+        answer
     }
 
     /// One budget per pending result of a turn, so that together they fit

@@ -278,3 +278,157 @@ fn classify_runs_under_the_runtime_limits() {
     ));
     assert!(small_memory_tool_cap().classify(413, "").unwrap().is_some());
 }
+
+/// An MCP result whose texts are "before" and `text` (a log with quotes,
+/// backslashes and non-ASCII, so its JSON has escapes), with an image
+/// between them and a small structured content.
+fn mcp_result_with(text: &str) -> String {
+    serde_json::json!({
+        "content": [
+            {"type": "text", "text": "before"},
+            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+            {"type": "resource", "resource": {"uri": "file:///build.log", "text": text}},
+        ],
+        "structuredContent": {"status": "failed"},
+        "isError": true,
+    })
+    .to_string()
+}
+
+fn log_with_escapes(bytes: usize) -> String {
+    let line = "2025-01-01 step \"build\" in C:\\src — ok ✓\n";
+    let mut text = line.repeat(bytes / line.len() + 1);
+    text.push_str("error: the last step failed\n");
+    text
+}
+
+/// The component takes an MCP result's huge text in pieces: a 96 MiB
+/// result is capped by a session whose memory may not pass 32 MiB, the
+/// texts are saved byte for byte, and the other blocks keep their place.
+#[test]
+fn an_mcp_result_larger_than_the_memory_limit_is_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = open(small_memory_tool_cap(), dir.path(), "t");
+    let text = log_with_escapes(96 * MIB);
+    let result = mcp_result_with(&text);
+    let options = tool_output_cap::types::McpOptions {
+        resource_link: false,
+    };
+    let capped = session
+        .cap_mcp(&result, &small_budget(), "huge", &options)
+        .unwrap_or_else(|err| panic!("cap_mcp: {err}"));
+    assert!(capped.report.truncated && !capped.structured_dropped);
+    let reference = capped.report.spill.expect("spilled");
+    let path = session.host_path(&reference.path).unwrap().expect("a file");
+    let saved = std::fs::read(path).unwrap();
+    assert!(
+        saved == format!("before\n{text}").as_bytes(),
+        "the texts, joined"
+    );
+    let out: serde_json::Value = serde_json::from_str(&capped.result).expect("valid JSON");
+    let blocks = out["content"].as_array().unwrap();
+    let types: Vec<&str> = blocks.iter().map(|b| b["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["text", "text", "image"], "notice, preview, image");
+    assert!(
+        blocks[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("the last step failed")
+    );
+    assert_eq!(out["structuredContent"]["status"], "failed");
+    assert_eq!(out["isError"], true);
+    assert!(
+        capped.result.len() <= 4096 + 1024,
+        "{}",
+        capped.result.len()
+    );
+    assert_works(&mut session);
+}
+
+/// In pieces, the component's memory grows by what the preview needs, not
+/// by the result: 64 MiB capped, it grows by less than 16 MiB.
+#[test]
+fn a_huge_mcp_text_is_not_held_by_the_component() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = open(keeping_tool_cap(), dir.path(), "t");
+    let before = session.memory_size();
+    let result = mcp_result_with(&log_with_escapes(64 * MIB));
+    let options = tool_output_cap::types::McpOptions {
+        resource_link: true,
+    };
+    let capped = session
+        .cap_mcp(&result, &small_budget(), "huge", &options)
+        .unwrap();
+    assert!(capped.report.truncated);
+    let grown = session.memory_size() - before;
+    assert!(grown < 16 * MIB, "grew by {grown} bytes");
+}
+
+/// A session that redacts, its spills too when `spill`.
+fn redacting(dir: &std::path::Path, spill: bool) -> Session {
+    let mut config = SessionConfig::new("t", dir);
+    config.redaction = Some(tool_output_cap::types::RedactionPolicy {
+        literals: vec!["hunter2-corp-literal".into()],
+        spill,
+    });
+    default_tool_cap().open_session(config).unwrap()
+}
+
+/// Redaction meets the pieces: secrets in a huge text are redacted in the
+/// preview (and in the file when the policy says so), as in a small one.
+#[test]
+fn a_huge_mcp_text_in_pieces_is_redacted() {
+    let secret = "GITHUB_TOKEN=ghp_FAKE0fake1FAKE0fake1FAKE0fake1FAKE0f";
+    let mut text = format!("{secret}\npassword=hunter2-corp-literal\n");
+    text.push_str(&log_with_escapes(8 * MIB));
+    text.push_str(&format!("error: {secret} was refused\n"));
+    let result = mcp_result_with(&text);
+    for spill in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = redacting(dir.path(), spill);
+        let options = tool_output_cap::types::McpOptions {
+            resource_link: false,
+        };
+        let capped = session
+            .cap_mcp(&result, &small_budget(), "secret", &options)
+            .unwrap();
+        assert!(capped.report.truncated);
+        assert!(!capped.result.contains("ghp_FAKE") && !capped.result.contains("hunter2"));
+        assert!(capped.result.contains("[redacted: "), "{}", capped.result);
+        let reference = capped.report.spill.expect("spilled");
+        let saved = std::fs::read(session.host_path(&reference.path).unwrap().unwrap()).unwrap();
+        let saved = String::from_utf8(saved).unwrap();
+        assert_eq!(saved.contains("ghp_FAKE"), !spill, "spill: {spill}");
+        assert_eq!(saved.len() as u64, reference.bytes);
+    }
+}
+
+/// A huge text made of a host's secret fits once redacted: the skeleton
+/// could not tell, and the whole result settles it, as `cap-mcp` of it does.
+#[test]
+fn a_huge_text_that_fits_once_redacted_is_kept_redacted() {
+    let dir = tempfile::tempdir().unwrap();
+    let literal = format!("hunter2-{}", "q".repeat(480));
+    let mut config = SessionConfig::new("t", dir.path());
+    config.redaction = Some(tool_output_cap::types::RedactionPolicy {
+        literals: vec![literal.clone()],
+        spill: false,
+    });
+    let mut session = default_tool_cap().open_session(config).unwrap();
+    // 2,200 lines of 489 bytes: 1 MiB, and 20 bytes a line once redacted.
+    let text = format!("{literal}\n").repeat(2_200);
+    let result = mcp_result_with(&text);
+    let budget = Budget {
+        max_lines: None,
+        ..Budget::new(100_000)
+    };
+    let options = tool_output_cap::types::McpOptions {
+        resource_link: false,
+    };
+    let capped = session
+        .cap_mcp(&result, &budget, "literals", &options)
+        .unwrap();
+    assert!(!capped.report.truncated, "{:.600}", capped.result);
+    assert!(!capped.result.contains("hunter2"));
+    assert_eq!(capped.result.matches("[redacted: literal]").count(), 2_200);
+}

@@ -4,6 +4,7 @@
 
 mod answers;
 mod capper;
+mod duplicates;
 mod lines;
 mod listen;
 mod message;

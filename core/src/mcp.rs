@@ -198,27 +198,30 @@ fn cap_parsed(
     options: McpOptions,
     store: &mut dyn SpillStore,
 ) -> Result<(Fitted, Option<String>), CapError> {
-    let Prepared {
-        call,
-        parts,
-        textual,
-        extras,
-        shown,
-        structured_shown,
-    } = Prepared::of(capper, parsed, lifted, budget, call);
-    let structured = Structured::of(parsed.structured, structured_shown.as_deref());
+    let prepared = Prepared::of(capper, parsed, lifted, budget, call);
+    let structured_shown = prepared.structured_shown.as_deref();
+    let structured = Structured::of(parsed.structured, structured_shown);
     let fits = |parts: &[Part], budget: &Budget| capper.fits_whole(&joined_text(parts), budget);
+    let call = &prepared.call;
     let plan = fit(
-        capper, parts, parsed, extras, structured, budget, &call, store, &fits,
+        capper,
+        prepared.parts,
+        parsed,
+        prepared.extras,
+        structured,
+        budget,
+        call,
+        store,
+        &fits,
     )?;
-    let capped = plan.cap_texts(capper, &call, store)?;
+    let capped = plan.cap_texts(capper, call, store)?;
     Ok(output(
         parsed,
         capped,
-        &textual,
+        &prepared.textual,
         options,
-        shown,
-        structured_shown.as_deref(),
+        prepared.shown,
+        structured_shown,
     ))
 }
 

@@ -578,6 +578,9 @@ fn preview_shaped(
     // Hits in the parts of head and tail lines that `max-line-bytes` cut
     // are in no middle: those lines show windows in place.
     if budget.max_line_bytes.is_some() {
+        if selection.lines.is_empty() {
+            reach_hit_in_split_line(text, &mut chosen, &terms, &shape);
+        }
         search::open_cut_lines(text, &mut chosen.head, &terms);
         search::open_cut_lines(text, &mut chosen.tail, &terms);
     }
@@ -653,6 +656,62 @@ fn join_split_line(chosen: &mut Chosen) {
         chosen.head.bytes -= 1;
         chosen.head.lines -= 1;
     }
+}
+
+/// Bytes shown after a hit that a split line's head part is moved to show.
+const HIT_CONTEXT: usize = 64;
+
+/// A search's first hit in the part of the text's last line that head and
+/// tail leave out between them (each shows one of its ends, the gap
+/// between): the head's part grows to show the hit and a little after it,
+/// and the tail's part gives up as many bytes, when it has them. Without a
+/// notable line in the middle, such a hit had none of the middle's windows:
+/// the tail first took the line as one `max-line-bytes` shortened, and
+/// `fill` then split it.
+fn reach_hit_in_split_line(text: &str, chosen: &mut Chosen, terms: &[&str], shape: &Shape) {
+    let b = text.as_bytes();
+    let (e, t) = (chosen.head_end, chosen.tail_start);
+    let [.., cut::Item::Range(_, end), cut::Item::Newline] = chosen.head.items[..] else {
+        return;
+    };
+    let Some(&cut::Item::Range(ts, te)) = chosen.tail.items.first() else {
+        return;
+    };
+    let one_line = end == e
+        && e < t
+        && ts == t
+        && memchr::memchr(b'\n', &b[e..t]).is_none()
+        && memchr::memchr(b'\n', &b[t..]).is_none_or(|i| t + i + 1 >= b.len());
+    if !one_line {
+        return;
+    }
+    // The end of the first of the alternatives' first hits in the gap.
+    let Some(hit_end) = terms
+        .iter()
+        .filter_map(|term| {
+            let at = memchr::memmem::find(b, term.as_bytes())?;
+            (at < t && at + term.len() > e).then_some(at + term.len())
+        })
+        .min()
+    else {
+        return;
+    };
+    let head_end = shape
+        .floor(text, (hit_end + HIT_CONTEXT).min(t))
+        .max(hit_end);
+    let tail_start = shape.ceil(text, t + (head_end - e));
+    // The tail keeps some of the line's end, and a gap stays between.
+    if head_end >= tail_start || tail_start >= te {
+        return;
+    }
+    let items = chosen.head.items.len();
+    if let cut::Item::Range(_, end) = &mut chosen.head.items[items - 2] {
+        *end = head_end;
+    }
+    chosen.tail.items[0] = cut::Item::Range(tail_start, te);
+    chosen.head.bytes += head_end - e;
+    chosen.tail.bytes -= tail_start - t;
+    (chosen.head_end, chosen.tail_start) = (head_end, tail_start);
 }
 
 /// Whether `fill` has nothing more to do: it ran, and no side reached a

@@ -95,7 +95,7 @@ impl Shape {
         }
     }
 
-    fn floor(&self, text: &str, i: usize) -> usize {
+    pub(crate) fn floor(&self, text: &str, i: usize) -> usize {
         if self.graphemes {
             floor_grapheme(text, i)
         } else {
@@ -103,7 +103,7 @@ impl Shape {
         }
     }
 
-    fn ceil(&self, text: &str, i: usize) -> usize {
+    pub(crate) fn ceil(&self, text: &str, i: usize) -> usize {
         if self.graphemes {
             ceil_grapheme(text, i)
         } else {

@@ -1173,3 +1173,70 @@ fn budget_left_after_shortening_flows_back_to_the_shortened_lines() {
         capped.text.len()
     );
 }
+
+/// A hit in the part of the text's last line that head and tail split
+/// between them (each shows one end, the gap between) is shown: the head's
+/// part reaches it. (Found by `the_first_hit_of_every_alternative_is_shown`
+/// with seed 12: the tail had first taken the line as one shortened by
+/// `max-line-bytes`, so the middle was searched empty, and `fill` then split
+/// the line around the hit.)
+#[test]
+fn a_hit_in_the_gap_of_a_split_last_line_is_shown() {
+    let lines: [(usize, char); 32] = [
+        (513, ' '),
+        (513, 'a'),
+        (513, ' '),
+        (1512, 'a'),
+        (1512, ' '),
+        (612, ' '),
+        (1512, 'a'),
+        (10512, ' '),
+        (1512, 'a'),
+        (612, ' '),
+        (230, 'a'),
+        (62, 'a'),
+        (56, ' '),
+        (47, 'a'),
+        (1512, 'a'),
+        (10512, 'a'),
+        (48, ' '),
+        (9, ' '),
+        (69, ' '),
+        (31, ' '),
+        (612, 'a'),
+        (1512, 'a'),
+        (61, 'a'),
+        (329, ' '),
+        (19359, 'a'),
+        (60, 'a'),
+        (40, 'a'),
+        (5164, ' '),
+        (16, ' '),
+        (78, 'a'),
+        (9, ' '),
+        (62, 'a'),
+    ];
+    let mut text: String = lines
+        .iter()
+        .map(|&(n, c)| format!("{}\n", c.to_string().repeat(n)))
+        .collect();
+    let hit = text.len() + 876;
+    text.push_str(&format!("{}AAAA{}\n", " ".repeat(876), " ".repeat(39886)));
+    let capper = capper(PreviewFeatures::ALL, Vec::new());
+    let budget = budget_for(&capper, (11517, None, Some(359), 2, 85));
+    let call = Call {
+        search: Some("AAAA".into()),
+        ..Call::new("grep")
+    };
+    let c = capper
+        .cap_call(&text, &budget, &call, &mut Discard)
+        .unwrap();
+    assert!(c.truncated);
+    check_using(&text, &budget, PreviewFeatures::ALL, &c, true).unwrap();
+    let p = parse(&text, body_of(&c), true).unwrap();
+    assert!(
+        p.ranges.iter().any(|&(a, b)| a < hit + 4 && hit < b),
+        "{}",
+        c.text
+    );
+}

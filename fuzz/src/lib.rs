@@ -13,6 +13,7 @@
 pub mod cap;
 pub mod classify;
 pub mod find_refs;
+pub mod mcp_stream;
 pub mod pieces;
 pub mod read_tool;
 pub mod readback;
@@ -23,6 +24,7 @@ pub mod stream;
 pub use cap::check_cap;
 pub use classify::check_classify;
 pub use find_refs::check_find_refs;
+pub use mcp_stream::check_mcp_stream;
 pub use read_tool::check_read_tool;
 pub use readback::check_readback;
 pub use stream::check_stream;

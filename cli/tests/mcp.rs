@@ -1609,7 +1609,26 @@ fn a_huge_result_is_held_about_once_while_capped_and_given_back_after() {
     for id in 1..=2 {
         proxy.call(id, "big", json!({"bytes": MIB << 20}));
         let answer = proxy.recv_json();
-        assert_eq!(cap_meta(&answer["result"])["truncated"], true);
+        let meta = cap_meta(&answer["result"]);
+        assert_eq!(meta["truncated"], true);
+        // The text, handed over in pieces, is saved byte for byte and read
+        // back by the read tool.
+        let path = meta["spill"]["path"].as_str().unwrap().to_owned();
+        if id == 1 {
+            let saved = std::fs::read_to_string(&path).unwrap();
+            assert!(saved == big_text((MIB << 20) as usize), "saved as sent");
+        }
+        proxy.call(
+            10 + id,
+            "read_spilled_output",
+            json!({"path": path, "grep": "line 654321 of"}),
+        );
+        let read = proxy.recv_json();
+        let found = read["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            found.contains("line 654322: line 654321 of the big output"),
+            "{found}"
+        );
     }
     let peak = proxy.peak_mib();
     assert!(

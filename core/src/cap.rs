@@ -577,10 +577,11 @@ fn preview_shaped(
     join_split_line(&mut chosen);
     // Hits in the parts of head and tail lines that `max-line-bytes` cut
     // are in no middle: those lines show windows in place.
+    if selection.lines.is_empty() {
+        let may_shorten = budget.max_line_bytes.is_some();
+        reach_hit_in_split_line(text, &mut chosen, &terms, &shape, may_shorten);
+    }
     if budget.max_line_bytes.is_some() {
-        if selection.lines.is_empty() {
-            reach_hit_in_split_line(text, &mut chosen, &terms, &shape);
-        }
         search::open_cut_lines(text, &mut chosen.head, &terms);
         search::open_cut_lines(text, &mut chosen.tail, &terms);
     }
@@ -661,57 +662,126 @@ fn join_split_line(chosen: &mut Chosen) {
 /// Bytes shown after a hit that a split line's head part is moved to show.
 const HIT_CONTEXT: usize = 64;
 
-/// A search's first hit in the part of the text's last line that head and
-/// tail leave out between them (each shows one of its ends, the gap
-/// between): the head's part grows to show the hit and a little after it,
-/// and the tail's part gives up as many bytes, when it has them. Without a
-/// notable line in the middle, such a hit had none of the middle's windows:
-/// the tail first took the line as one `max-line-bytes` shortened, and
-/// `fill` then split it.
-fn reach_hit_in_split_line(text: &str, chosen: &mut Chosen, terms: &[&str], shape: &Shape) {
+/// A search's first hit in the part of a line that head and tail leave out
+/// between them (each shows one of its ends, the gap between): the nearer
+/// side's part grows to show the hit and a little
+/// around it, and the other side's part gives up as many bytes, when it
+/// has them; failing that, with `max-line-bytes`, the text's last line is
+/// shortened instead ([`shorten_split_line`]). Without a notable line in the middle,
+/// such a hit had none of the middle's windows: the sides first took the
+/// line otherwise (the tail as one line shortened, or its end), and `fill`
+/// then split it around the hit.
+fn reach_hit_in_split_line(
+    text: &str,
+    chosen: &mut Chosen,
+    terms: &[&str],
+    shape: &Shape,
+    may_shorten: bool,
+) {
     let b = text.as_bytes();
     let (e, t) = (chosen.head_end, chosen.tail_start);
-    let [.., cut::Item::Range(_, end), cut::Item::Newline] = chosen.head.items[..] else {
+    let [.., cut::Item::Range(a, end), cut::Item::Newline] = chosen.head.items[..] else {
         return;
     };
     let Some(&cut::Item::Range(ts, te)) = chosen.tail.items.first() else {
         return;
     };
-    let one_line = end == e
-        && e < t
-        && ts == t
-        && memchr::memchr(b'\n', &b[e..t]).is_none()
-        && memchr::memchr(b'\n', &b[t..]).is_none_or(|i| t + i + 1 >= b.len());
-    if !one_line {
+    let in_one_line = end == e && e < t && ts == t && memchr::memchr(b'\n', &b[e..t]).is_none();
+    if !in_one_line {
         return;
     }
-    // The end of the first of the alternatives' first hits in the gap.
-    let Some(hit_end) = terms
+    // Where the tail's part of the line ends (it may show lines after it).
+    let part_end = memchr::memchr(b'\n', &b[t..te]).map_or(te, |i| t + i);
+    // The first of the alternatives' first hits in the gap.
+    let Some((hit, hit_end)) = terms
         .iter()
         .filter_map(|term| {
             let at = memchr::memmem::find(b, term.as_bytes())?;
-            (at < t && at + term.len() > e).then_some(at + term.len())
+            (at < t && at + term.len() > e).then_some((at, at + term.len()))
         })
         .min()
     else {
         return;
     };
+    let line_start = memchr::memrchr(b'\n', &b[a..e]).map_or(a, |i| a + i + 1);
+    // Toward the head: its part grows to the hit, the tail's gives as much.
     let head_end = shape
         .floor(text, (hit_end + HIT_CONTEXT).min(t))
         .max(hit_end);
     let tail_start = shape.ceil(text, t + (head_end - e));
-    // The tail keeps some of the line's end, and a gap stays between.
-    if head_end >= tail_start || tail_start >= te {
-        return;
-    }
+    let (head_end, tail_start) = if head_end < tail_start && tail_start < part_end {
+        (head_end, tail_start)
+    } else {
+        // Toward the tail: its part grows back to the hit, the head's gives.
+        let tail_start = shape
+            .floor(text, hit.saturating_sub(HIT_CONTEXT).max(e + 1))
+            .min(hit);
+        let head_end = shape.floor(text, e.saturating_sub(t - tail_start));
+        if tail_start <= e || head_end <= line_start || head_end >= tail_start {
+            if may_shorten {
+                shorten_split_line(text, chosen, shape);
+            }
+            return;
+        }
+        (head_end, tail_start)
+    };
     let items = chosen.head.items.len();
     if let cut::Item::Range(_, end) = &mut chosen.head.items[items - 2] {
         *end = head_end;
     }
     chosen.tail.items[0] = cut::Item::Range(tail_start, te);
-    chosen.head.bytes += head_end - e;
-    chosen.tail.bytes -= tail_start - t;
+    chosen.head.bytes = chosen.head.bytes + head_end - e;
+    chosen.tail.bytes = chosen.tail.bytes + t - tail_start;
     (chosen.head_end, chosen.tail_start) = (head_end, tail_start);
+}
+
+/// The text's last line, split between head and tail around a hit too far
+/// from the head's part to reach, shown instead as the line `max-line-bytes`
+/// shortens (the head's part, then the cut), where `open_cut_lines` opens
+/// the hit's window: the line's end gives way to the hit.
+fn shorten_split_line(text: &str, chosen: &mut Chosen, shape: &Shape) {
+    let b = text.as_bytes();
+    let (e, t) = (chosen.head_end, chosen.tail_start);
+    let ([.., cut::Item::Range(a, _), cut::Item::Newline], [cut::Item::Range(_, line_end)]) =
+        (&chosen.head.items[..], &chosen.tail.items[..])
+    else {
+        return;
+    };
+    let (a, line_end) = (*a, *line_end);
+    // Only the text's last line: the tail shows nothing after it.
+    if memchr::memchr(b'\n', &b[t..line_end]).is_some_and(|i| t + i + 1 < line_end) {
+        return;
+    }
+    let body = match &b[..line_end] {
+        [.., b'\r', b'\n'] => line_end - 2,
+        [.., b'\n'] => line_end - 1,
+        _ => line_end,
+    };
+    if body <= e {
+        return;
+    }
+    // The bytes the tail's part and the head's LF took go to the start,
+    // less the cut marker.
+    let freed = (line_end - t + 1).saturating_sub(cut::line_cut_len(body - e) + (line_end - body));
+    let shown = shape.floor(text, (e + freed).min(body - 1)).max(e);
+    let start = memchr::memrchr(b'\n', &b[a..e]).map_or(a, |i| a + i + 1);
+    let head = &mut chosen.head;
+    head.items.truncate(head.items.len() - 2);
+    if start > a {
+        head.items.push(cut::Item::Range(a, start));
+    }
+    head.bytes -= e - start + 1;
+    head.lines -= 1;
+    let mut items = vec![
+        cut::Item::Range(start, shown),
+        cut::Item::LineCut(body - shown),
+    ];
+    if line_end > body {
+        items.push(cut::Item::Range(body, line_end));
+    }
+    chosen.tail.items = items;
+    chosen.tail.bytes = (shown - start) + cut::line_cut_len(body - shown) + (line_end - body);
+    (chosen.head_end, chosen.tail_start) = (start, start);
 }
 
 /// Whether `fill` has nothing more to do: it ran, and no side reached a

@@ -1240,3 +1240,38 @@ fn a_hit_in_the_gap_of_a_split_last_line_is_shown() {
         c.text
     );
 }
+
+/// A hit in the gap of a split last line, too far from the head's part to
+/// reach: the line is shown shortened, as `max-line-bytes` shortens it,
+/// with the hit's window in its cut part. (Found by
+/// `the_first_hit_of_every_alternative_is_shown` with seed 4.)
+#[test]
+fn a_hit_deep_in_a_split_last_line_is_shown_in_its_cut() {
+    let text = format!(
+        "AAB{}\n{}\n{}\n{}\n{}AAAAAAAAAAAA{}\n",
+        "a".repeat(1648),
+        "a".repeat(374),
+        "a".repeat(1657),
+        " ".repeat(1747),
+        "a".repeat(3307),
+        "a".repeat(10408 - 3307 - 12),
+    );
+    let hit = text.find("AAAAAAAAAAAA").unwrap();
+    let capper = capper(PreviewFeatures::ALL, Vec::new());
+    let budget = budget_for(&capper, (6582, None, Some(1197), 2, 82));
+    let call = Call {
+        search: Some("AAAAAAAAAAAA\nAAB".into()),
+        ..Call::new("grep")
+    };
+    let c = capper
+        .cap_call(&text, &budget, &call, &mut Discard)
+        .unwrap();
+    assert!(c.truncated);
+    check_using(&text, &budget, PreviewFeatures::ALL, &c, true).unwrap();
+    let p = parse(&text, body_of(&c), true).unwrap();
+    assert!(
+        p.ranges.iter().any(|&(a, b)| a < hit + 12 && hit < b),
+        "{}",
+        c.text
+    );
+}

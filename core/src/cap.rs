@@ -575,12 +575,12 @@ fn preview_shaped(
     }
     // A window taken in by both sides can close the middle inside a line.
     join_split_line(&mut chosen);
-    // Hits in the parts of head and tail lines that `max-line-bytes` cut
-    // are in no middle: those lines show windows in place.
     if selection.lines.is_empty() {
         let may_shorten = budget.max_line_bytes.is_some();
         reach_hit_in_split_line(text, &mut chosen, &terms, &shape, may_shorten);
     }
+    // Hits in the parts of head and tail lines that `max-line-bytes` cut
+    // are in no middle: those lines show windows in place.
     if budget.max_line_bytes.is_some() {
         search::open_cut_lines(text, &mut chosen.head, &terms);
         search::open_cut_lines(text, &mut chosen.tail, &terms);
@@ -659,18 +659,18 @@ fn join_split_line(chosen: &mut Chosen) {
     }
 }
 
-/// Bytes shown after a hit that a split line's head part is moved to show.
+/// Bytes shown beside a hit that a split line's part is moved to show.
 const HIT_CONTEXT: usize = 64;
 
 /// A search's first hit in the part of a line that head and tail leave out
 /// between them (each shows one of its ends, the gap between): the nearer
-/// side's part grows to show the hit and a little
-/// around it, and the other side's part gives up as many bytes, when it
-/// has them; failing that, with `max-line-bytes`, the text's last line is
-/// shortened instead ([`shorten_split_line`]). Without a notable line in the middle,
-/// such a hit had none of the middle's windows: the sides first took the
-/// line otherwise (the tail as one line shortened, or its end), and `fill`
-/// then split it around the hit.
+/// side's part grows to show the hit and a little around it, and the other
+/// side's part gives up as many bytes, when it has them; failing that, with
+/// `max-line-bytes`, the text's last line is shortened instead
+/// ([`shorten_split_line`]). Without a notable line in the middle, such a
+/// hit had none of the middle's windows: the sides first took the line
+/// otherwise (the tail as one line shortened, or its end), and `fill` then
+/// split it around the hit.
 fn reach_hit_in_split_line(
     text: &str,
     chosen: &mut Chosen,

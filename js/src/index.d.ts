@@ -476,6 +476,18 @@ export class CapStream {
   [Symbol.dispose](): void;
 }
 
+/** An MCP result whose huge text is written in pieces: see `Session.streamMcp`. */
+export class McpStream {
+  private constructor();
+  /** Adds the next piece of the string's raw body (escapes and all); a failed write ends the stream. */
+  write(raw: string): void;
+  /** The capped result, as `capMcp` gives it for the whole result; a second call throws 'invalid-argument'. */
+  finish(): CappedMcp;
+  /** Releases the stream; an unfinished one leaves no file. Later calls throw. */
+  close(): void;
+  [Symbol.dispose](): void;
+}
+
 /** Every thread's spills under one spill directory, for retention. */
 export class SpillStore {
   private constructor();
@@ -502,6 +514,22 @@ export class Session {
    * not a list of objects.
    */
   capMcp(result: string, budget: Budget, call: string | Call, options?: McpOptions): CappedMcp;
+  /**
+   * `capMcp` of a result too large to hand over whole: `skeleton` is the
+   * result with the text of content block `block` (a text block's or an
+   * embedded resource's) written `""`; write that string's raw body
+   * (`rawBytes` bytes) in pieces, then `finish()` gives what `capMcp` gives
+   * for the whole result. 'invalid-argument' unless the text is sure to be
+   * cut (`rawBytes` over six times `maxBytes`).
+   */
+  streamMcp(
+    skeleton: string,
+    block: number,
+    rawBytes: number | bigint,
+    budget: Budget,
+    call: string | Call,
+    options?: McpOptions,
+  ): McpStream;
   /**
    * One budget per pending result of a turn, so that together they fit what
    * the next request has left: max-min fair, results that fit keep

@@ -13,7 +13,7 @@ import {
 import { classifyWith } from './session.js';
 
 export { CAP_ERROR_CASES, ToolCapError } from './errors.js';
-export { CapStream, Session, openSession } from './session.js';
+export { CapStream, McpStream, Session, openSession } from './session.js';
 export { SpillStore, openSpillStore } from './spill-store.js';
 
 /**

@@ -325,6 +325,29 @@ export class Session {
     return new CapStream(this.#call('stream', convert.toBudget(budget), convert.toCall(call)));
   }
 
+  /**
+   * capMcp() of a result too large to hand over whole: `skeleton` is the
+   * result's JSON with the text of content block `block` (a text block's or
+   * an embedded resource's) written `""`; write() that string's body as
+   * received (between its quotes, `rawBytes` bytes in all) in pieces, then
+   * finish() gives what capMcp() gives for the whole result. The text must
+   * be sure to be cut (`rawBytes` over six times `maxBytes`), else
+   * 'invalid-argument'.
+   */
+  streamMcp(skeleton, block, rawBytes, budget, call, options = {}) {
+    return new McpStream(
+      this.#call(
+        'streamMcp',
+        convert.string(skeleton, 'skeleton'),
+        convert.u32(block, 'block'),
+        convert.u64(rawBytes, 'rawBytes'),
+        convert.toBudget(budget),
+        convert.toCall(call),
+        convert.toMcpOptions(options),
+      ),
+    );
+  }
+
   /** Releases the component's session; later calls throw. */
   close() {
     const resource = this.#resource;
@@ -335,6 +358,49 @@ export class Session {
 
 if (Symbol.dispose) {
   Session.prototype[Symbol.dispose] = Session.prototype.close;
+}
+
+/**
+ * An MCP result whose huge text is written in pieces (see
+ * `Session.streamMcp`): `write(raw)` each piece of the string's body,
+ * `finish()` for the capped result. A failed write ends the stream.
+ */
+export class McpStream {
+  #resource;
+
+  constructor(resource) {
+    this.#resource = resource;
+    Object.freeze(this);
+  }
+
+  #live() {
+    if (!this.#resource) throw new Error('tool-output-cap: this stream is closed');
+    return this.#resource;
+  }
+
+  /** Adds the next piece of the string's raw body (a string, cut anywhere between characters). */
+  write(raw) {
+    const piece = convert.string(raw, 'raw');
+    const resource = this.#live();
+    translateErrors(() => resource.write(piece));
+  }
+
+  /** The capped result, as capMcp() gives it; a second call throws 'invalid-argument'. */
+  finish() {
+    const resource = this.#live();
+    return convert.fromCappedMcp(translateErrors(() => resource.finish()));
+  }
+
+  /** Releases the stream (an unfinished one's temporary file is deleted); later calls throw. */
+  close() {
+    const resource = this.#resource;
+    this.#resource = null;
+    resource?.[Symbol.dispose ?? Symbol.for('dispose')]?.();
+  }
+}
+
+if (Symbol.dispose) {
+  McpStream.prototype[Symbol.dispose] = McpStream.prototype.close;
 }
 
 /**

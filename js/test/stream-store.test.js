@@ -7,7 +7,7 @@ import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
-import { CapStream, SpillStore, ToolCapError, budget, openSession, openSpillStore } from '../src/index.js';
+import { CapStream, McpStream, SpillStore, ToolCapError, budget, openSession, openSpillStore } from '../src/index.js';
 import { freshDir, removeDir } from './support/disk.js';
 
 const KEY = new Uint8Array(32).fill(7);
@@ -261,5 +261,40 @@ test('a capped spill notes its call\'s tool in the catalog', async () => {
     session.list().map((e) => [e.callId, e.tool]),
     [['c1', 'bash']],
   );
+  session.close();
+});
+
+test('streamMcp in pieces gives what capMcp gives for the whole result, and refuses a skeleton or body that does not add up', async () => {
+  const session = await openSession({ threadId: 'mcp-pieces', spillDir: tempDir(), key: KEY });
+  const log = `${LOG.repeat(4)}error: the "last" step failed in C:\\build\n`;
+  const result = (text) =>
+    JSON.stringify({
+      content: [
+        { type: 'text', text: 'before' },
+        { type: 'resource', resource: { uri: 'file:///build.log', text } },
+      ],
+      structuredContent: { status: 'failed' },
+      isError: true,
+    });
+  const skeleton = result('');
+  const quoted = JSON.stringify(log);
+  const body = quoted.slice(1, -1);
+  const b = budget(4096);
+  const stream = session.streamMcp(skeleton, 1, Buffer.byteLength(body), b, 'pieces');
+  assert.ok(stream instanceof McpStream);
+  // Pieces cut anywhere, escapes included (each ends on a character).
+  for (let at = 0; at < body.length; at += 7777) stream.write(body.slice(at, at + 7777));
+  const streamed = stream.finish();
+  stream.close();
+  assert.equal(streamed.report.truncated, true);
+  assert.deepEqual(session.capMcp(result(log), b, 'pieces'), streamed, 'capMcp of the whole result gives the same');
+  assert.equal(readFileSync(session.hostPath(streamed.report.spill), 'utf8'), `before\n${log}`);
+
+  expectCase(() => session.streamMcp(result('x'), 1, 1 << 20, b, 'c'), 'invalid-argument', /content\[1\]/);
+  expectCase(() => session.streamMcp(skeleton, 1, 6 * 4096, b, 'c'), 'invalid-argument', /sure to be cut/);
+  const short = session.streamMcp(skeleton, 1, 100_000, b, 'c');
+  expectCase(() => short.write('a'.repeat(100_001)), 'invalid-argument', /longer than the 100000 bytes/);
+  expectCase(() => short.write('a'), 'invalid-argument', /finished, or failed/);
+  short.close();
   session.close();
 });

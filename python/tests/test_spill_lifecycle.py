@@ -5,6 +5,7 @@ owner only."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -16,6 +17,7 @@ import pytest
 from tool_output_cap import (
     Call,
     CapStream,
+    McpStream,
     OverflowRef,
     RedactionPolicy,
     RetentionPolicy,
@@ -147,6 +149,49 @@ def test_a_finished_stream_refuses_more_and_keeps_its_count(session: Session) ->
     with pytest.raises(ValueError, match="finished"):
         stream.finish()
     stream.close()
+
+
+def test_stream_mcp_in_pieces_gives_what_cap_mcp_gives_for_the_whole_result(
+    session: Session,
+) -> None:
+    log = LOG * 4 + 'error: the "last" step failed in C:\\build\n'
+
+    def result(text: str) -> str:
+        return json.dumps(
+            {
+                "content": [
+                    {"type": "text", "text": "before"},
+                    {"type": "resource", "resource": {"uri": "file:///build.log", "text": text}},
+                ],
+                "structuredContent": {"status": "failed"},
+                "isError": True,
+            }
+        )
+
+    body = json.dumps(log)[1:-1]
+    with session.stream_mcp(result(""), 1, len(body.encode()), SMALL, "pieces") as stream:
+        assert isinstance(stream, McpStream)
+        # Pieces cut anywhere, inside escapes too.
+        for at in range(0, len(body), 7777):
+            stream.write(body[at : at + 7777])
+        streamed = stream.finish()
+    assert streamed.report.truncated
+    assert session.cap_mcp(result(log), SMALL, "pieces") == streamed
+    assert spill_bytes(session, streamed.report.spill) == f"before\n{log}".encode()
+
+
+def test_stream_mcp_refuses_what_does_not_add_up(session: Session) -> None:
+    skeleton = json.dumps({"content": [{"type": "text", "text": ""}]})
+    with pytest.raises(ToolCapError) as err:
+        session.stream_mcp(json.dumps({"content": [{"type": "text", "text": "x"}]}), 0, 1 << 20, SMALL, "c")
+    assert err.value.case == "invalid-argument" and "content[0]" in err.value.message
+    with pytest.raises(ToolCapError) as err:
+        session.stream_mcp(skeleton, 0, 6 * 2000, SMALL, "c")
+    assert "sure to be cut" in err.value.message
+    with session.stream_mcp(skeleton, 0, 100_000, SMALL, "c") as stream:
+        with pytest.raises(ToolCapError) as err:
+            stream.write("a" * 100_001)
+        assert "longer than the 100000 bytes" in err.value.message
 
 
 def test_an_abandoned_stream_saves_nothing(tmp_path: Path, session: Session) -> None:

@@ -18,6 +18,8 @@ import {
   type RequestLimits,
   type SizeUnit,
   type CapStream,
+  type CappedMcp,
+  type McpStream,
   type ReadToolSpec,
   type RedactionCount,
   type SpillEntry,
@@ -130,6 +132,10 @@ export async function agentTurn(spillDir: string, output: string): Promise<strin
   const streamed: Capped = stream.finish();
   const redactions: RedactionCount[] = streamed.report.redactions;
   stream.close();
+  const pieces: McpStream = session.streamMcp('{"content":[{"type":"text","text":""}]}', 0, 1n << 20n, budget(4096), 'm');
+  pieces.write('line\\n');
+  const piecesCapped: CappedMcp = pieces.finish();
+  pieces.close();
   const entries: SpillEntry[] = session.list();
   const created: bigint = entries[0].createdMs;
   const folder: string = session.threadFolder();
@@ -145,7 +151,7 @@ export async function agentTurn(spillDir: string, output: string): Promise<strin
     redaction: { literals: ['hunter2-secret'], spill: true },
   });
   private_.close();
-  void [schema, isError, written, redactions, created, folder, stats.oldestMs, reason];
+  void [schema, isError, written, redactions, created, folder, stats.oldestMs, reason, piecesCapped];
 
   session.close();
   void [bytes, notable, gap, structured.parts, structured.report.truncated, why, pruned.replaced, freed, kind];

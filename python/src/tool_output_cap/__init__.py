@@ -11,7 +11,7 @@ The work is done by a WebAssembly component run with wasmtime; see
 from .errors import ToolCapError
 from .session import Session, classify, open_session
 from .store import SpillStore, open_spill_store
-from .stream import CapStream, Chunk
+from .stream import CapStream, Chunk, McpStream
 from .types import (
     Audio,
     BatchResult,
@@ -61,6 +61,7 @@ __all__ = [
     "Call",
     "CapReport",
     "CapStream",
+    "McpStream",
     "Capped",
     "CappedMcp",
     "CappedParts",

@@ -17,7 +17,7 @@ from wasmtime.component import Record, ResourceAny
 from . import _convert as cv
 from . import _private_dir
 from ._runtime import SPILL_GUEST_PATH, Instance, runtime
-from .stream import CapStream
+from .stream import CapStream, McpStream
 from .types import (
     BatchResult,
     Budget,
@@ -190,7 +190,7 @@ class Session:
         `token_scale` it was opened with, then each `calibrate` result. Pass
         it to `open_session(token_scale=...)` to carry the calibration over
         to a later session."""
-        self._streams: "weakref.WeakSet[CapStream]" = weakref.WeakSet()
+        self._streams: "weakref.WeakSet[Union[CapStream, McpStream]]" = weakref.WeakSet()
 
     def _call(self, name: str, *args: object) -> Any:
         """The export's raw value (`Record`, `Variant`, ...): `_convert`
@@ -234,6 +234,35 @@ class Session:
         options = cv.record(resource_link=bool(resource_link))
         out = self._call("cap-mcp", result, cv.budget_in(budget), _call_in(call), options)
         return cv.capped_mcp_out(cv.unwrap(out, Record))
+
+    def stream_mcp(
+        self,
+        skeleton: str,
+        block: int,
+        raw_bytes: int,
+        budget: Budget,
+        call: Union[str, Call],
+        *,
+        resource_link: bool = False,
+    ) -> McpStream:
+        """`cap_mcp` of a result too large to hand over whole: `skeleton` is
+        the result's JSON with the text of content block `block` (a text
+        block's or an embedded resource's) written `""`; write that string's
+        raw body (`raw_bytes` bytes in all) to the returned stream in pieces.
+        Raises `ToolCapError` (`invalid-argument`) unless the text is sure
+        to be cut (`raw_bytes` over six times `max_bytes`), or the skeleton
+        has no `""` there."""
+        if not isinstance(skeleton, str):
+            raise TypeError("skeleton must be the JSON text of a CallToolResult (a str)")
+        if self._instance is None:
+            raise ValueError("the session is closed")
+        options = cv.record(resource_link=bool(resource_link))
+        out = self._call(
+            "stream-mcp", skeleton, block, raw_bytes, cv.budget_in(budget), _call_in(call), options
+        )
+        stream = McpStream(self._instance, cv.unwrap(out, ResourceAny))
+        self._streams.add(stream)
+        return stream
 
     def plan(
         self, results: Sequence[PendingResult], limits: RequestLimits

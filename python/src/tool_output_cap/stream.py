@@ -9,7 +9,7 @@ from wasmtime.component import Record, ResourceAny
 
 from . import _convert as cv
 from ._runtime import Instance
-from .types import Capped
+from .types import Capped, CappedMcp
 
 Chunk = Union[bytes, bytearray, memoryview, str]
 """What `CapStream.write` takes: bytes as the command wrote them (any split,
@@ -110,6 +110,59 @@ class CapStream:
             self._resource.drop(instance.store)
 
     def __enter__(self) -> "CapStream":
+        return self
+
+    def __exit__(
+        self,
+        kind: Optional[type[BaseException]],
+        value: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+
+class McpStream:
+    """An MCP result whose huge text is written in pieces, made by
+    `Session.stream_mcp`: `write` each piece of the text's JSON string
+    body as received (escapes and all, cut anywhere between characters),
+    then `finish` gives exactly what `Session.cap_mcp` gives for the whole
+    result. The component then holds what the preview needs, not the
+    result. A failed `write` ends the stream; leaving the `with` block (or
+    `close`) releases it, and an unfinished one saves nothing."""
+
+    def __init__(self, instance: Instance, resource: ResourceAny) -> None:
+        self._instance: Optional[Instance] = instance
+        self._resource = resource
+
+    def _call(self, name: str, *args: object) -> Any:
+        if self._instance is None:
+            raise ValueError("the stream is finished or closed")
+        return self._instance.call(name, self._resource, *args)
+
+    def write(self, raw: str) -> None:
+        """Add the next piece of the string's raw body. Raises `ToolCapError`
+        (`invalid-argument`) past the declared length or for what a JSON
+        string cannot hold, `ValueError` once finished or closed."""
+        if not isinstance(raw, str):
+            raise TypeError(f"expected a str (the string's raw JSON body), got {raw!r}")
+        cv.unwrap(self._call("mcp-stream-write", raw), type(None))
+
+    def finish(self) -> CappedMcp:
+        """The capped result, as `cap_mcp` returns it for the whole result,
+        and the stream released."""
+        try:
+            out = self._call("mcp-stream-finish")
+        finally:
+            self.close()
+        return cv.capped_mcp_out(cv.unwrap(out, Record))
+
+    def close(self) -> None:
+        """Release the stream (an unfinished one saves nothing). Idempotent."""
+        instance, self._instance = self._instance, None
+        if instance is not None:
+            self._resource.drop(instance.store)
+
+    def __enter__(self) -> "McpStream":
         return self
 
     def __exit__(

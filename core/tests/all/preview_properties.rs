@@ -1220,22 +1220,30 @@ fn a_hit_in_the_gap_of_a_split_last_line_is_shown() {
         .iter()
         .map(|&(n, c)| format!("{}\n", c.to_string().repeat(n)))
         .collect();
-    let hit = text.len() + 876;
     text.push_str(&format!("{}AAAA{}\n", " ".repeat(876), " ".repeat(39886)));
+    assert_first_hit_shown(&text, "AAAA", (11517, None, Some(359), 2, 85));
+}
+
+/// The text capped with a search for `terms` (one per line) under the
+/// budget `raw`: a preview that parses back, and that shows the first
+/// hit of the first term.
+fn assert_first_hit_shown(text: &str, terms: &str, raw: (u32, Option<u32>, Option<u32>, u8, u8)) {
+    let term = terms.lines().next().unwrap();
+    let hit = text.find(term).unwrap();
     let capper = capper(PreviewFeatures::ALL, Vec::new());
-    let budget = budget_for(&capper, (11517, None, Some(359), 2, 85));
+    let budget = budget_for(&capper, raw);
     let call = Call {
-        search: Some("AAAA".into()),
+        search: Some(terms.into()),
         ..Call::new("grep")
     };
-    let c = capper
-        .cap_call(&text, &budget, &call, &mut Discard)
-        .unwrap();
+    let c = capper.cap_call(text, &budget, &call, &mut Discard).unwrap();
     assert!(c.truncated);
-    check_using(&text, &budget, PreviewFeatures::ALL, &c, true).unwrap();
-    let p = parse(&text, body_of(&c), true).unwrap();
+    check_using(text, &budget, PreviewFeatures::ALL, &c, true).unwrap();
+    let p = parse(text, body_of(&c), true).unwrap();
     assert!(
-        p.ranges.iter().any(|&(a, b)| a < hit + 4 && hit < b),
+        p.ranges
+            .iter()
+            .any(|&(a, b)| a < hit + term.len() && hit < b),
         "{}",
         c.text
     );
@@ -1256,22 +1264,5 @@ fn a_hit_deep_in_a_split_last_line_is_shown_in_its_cut() {
         "a".repeat(3307),
         "a".repeat(10408 - 3307 - 12),
     );
-    let hit = text.find("AAAAAAAAAAAA").unwrap();
-    let capper = capper(PreviewFeatures::ALL, Vec::new());
-    let budget = budget_for(&capper, (6582, None, Some(1197), 2, 82));
-    let call = Call {
-        search: Some("AAAAAAAAAAAA\nAAB".into()),
-        ..Call::new("grep")
-    };
-    let c = capper
-        .cap_call(&text, &budget, &call, &mut Discard)
-        .unwrap();
-    assert!(c.truncated);
-    check_using(&text, &budget, PreviewFeatures::ALL, &c, true).unwrap();
-    let p = parse(&text, body_of(&c), true).unwrap();
-    assert!(
-        p.ranges.iter().any(|&(a, b)| a < hit + 12 && hit < b),
-        "{}",
-        c.text
-    );
+    assert_first_hit_shown(&text, "AAAAAAAAAAAA\nAAB", (6582, None, Some(1197), 2, 82));
 }

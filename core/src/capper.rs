@@ -7,8 +7,7 @@ use crate::budget::NoticeRoom;
 use crate::call::Call;
 use crate::error::CapError;
 use crate::naming;
-use crate::notable::Patterns;
-use crate::notice::Loss;
+use crate::preview::notable::Patterns;
 use crate::redact::Redactor;
 use crate::refs::{OverflowRef, RefScheme};
 use crate::room::worst_room;
@@ -229,14 +228,4 @@ pub(crate) struct Original<'a> {
     pub(crate) bytes: &'a [u8],
     /// The text is a lossy decoding of `bytes`: a full notice says so.
     pub(crate) lossy: bool,
-}
-
-/// A preview with its notice, and what it shows.
-pub(crate) struct Preview {
-    pub(crate) text: String,
-    pub(crate) loss: Loss,
-    pub(crate) notable: u64,
-    pub(crate) folded: u64,
-    /// Estimated tokens of `text`, once counted.
-    pub(crate) tokens: u64,
 }

@@ -20,8 +20,9 @@
 
 use memchr::{memchr, memrchr};
 
-use crate::notable::{self, Kind, WARNING_SCORE, blocks};
-use crate::stream::notables::{CLASSIFY_BYTES, Notable};
+use crate::preview::notable::{self, Kind, WARNING_SCORE, blocks};
+use crate::preview::one_pass::{Block, Notable};
+use crate::stream::notables::CLASSIFY_BYTES;
 use crate::text::{count_lfs, valid_prefix};
 
 /// Bytes before a failure line looked at for its block.
@@ -39,15 +40,6 @@ const KEEP_BEFORE: usize = BEFORE_BYTES + MAX_FAILURE_LINE as usize + 1;
 
 /// Failures held (with their blocks, or waiting for them), at most.
 const SLOTS: usize = 4;
-
-/// A failure line and the other lines of its block, best first.
-#[derive(Debug, Clone)]
-pub(crate) struct Block {
-    pub(crate) failure: Notable,
-    pub(crate) lines: Vec<Notable>,
-    /// The lines are the failure's context, not a block (see [`Looks`]).
-    pub(crate) context: bool,
-}
 
 /// What a scan looks for around the failures it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -39,15 +39,15 @@ use crate::call::Call;
 use crate::capper::{Capped, Capper};
 use crate::error::CapError;
 use crate::naming;
-use crate::notable::{self, Kind, Patterns};
 use crate::notice::Saved;
+use crate::preview::notable::{self, Kind, Patterns};
+use crate::preview::one_pass::{self, Retained};
+use crate::preview::search;
 use crate::refs::OverflowRef;
 use crate::room::NoticeParts;
-use crate::search;
 use crate::stream::blocks::{BlockScan, Failure, Looks};
 use crate::stream::hits::HitScan;
 use crate::stream::notables::{CLASSIFY_BYTES, NotableScan};
-use crate::stream::preview::{self, Retained};
 use crate::token_sample::{SampledTokens, Sampling};
 use crate::tokens::TokenEstimator;
 
@@ -317,7 +317,7 @@ impl OnePass {
             lossy: self.lossy,
         };
         let preview =
-            capper.within_tokens(&self.budget, |b| preview::build(&view, b, outcome, &parts))?;
+            capper.within_tokens(&self.budget, |b| one_pass::build(&view, b, outcome, &parts))?;
         let (spill, spill_error) = match saved {
             Ok(r) => (Some(r), None),
             Err(e) => (None, Some(e.to_string())),

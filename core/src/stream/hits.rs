@@ -1,7 +1,7 @@
 //! The call's search in a text read once: windows around the first hits of
 //! each alternative, found across the pieces' seams, with the bytes around
 //! them kept as they go by, so that the one-pass preview shows them as the
-//! whole-text preview does ([`crate::search`]): the first hit of each line
+//! whole-text preview does ([`crate::preview::search`]): the first hit of each line
 //! before a second hit of any, at most [`HITS_PER_TERM`] per alternative
 //! and [`HITS_PER_LINE`] in one line.
 //!
@@ -11,11 +11,8 @@
 use memchr::memchr;
 use memchr::memmem::Finder;
 
-use crate::search::{HITS_PER_LINE, HITS_PER_TERM};
-use crate::stream::notables::Notable;
-
-/// The score of a window: above every notable line, as in `cap`.
-pub(crate) const WINDOW_SCORE: u8 = u8::MAX;
+use crate::preview::one_pass::{Notable, WINDOW_SCORE};
+use crate::preview::search::{HITS_PER_LINE, HITS_PER_TERM};
 
 /// A window being kept, or kept.
 #[derive(Debug, Clone)]

@@ -22,7 +22,7 @@
 //! or the notable lines of the middle between their two markers, then tail
 //! lines, then the notice, with the same exact accounting, chosen as `cap`
 //! chooses them (notice form, a failed call leaning to the tail,
-//! `head-percent`, notable lines within [`crate::notable::SHARE_PERCENT`] of
+//! `head-percent`, notable lines within [`crate::preview::notable::SHARE_PERCENT`] of
 //! the allowance, `max-lines`, `max-tokens`). A line too long for the
 //! budget shows both of its ends when the head reaches the text's last
 //! line: its start, the gap marker, and its end, as `cap`'s preview shows
@@ -56,7 +56,6 @@ pub mod engine;
 mod hits;
 mod memory;
 mod notables;
-mod preview;
 pub(crate) mod redacting;
 
 #[doc(hidden)]

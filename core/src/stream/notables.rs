@@ -21,35 +21,11 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use crate::notable::{self, HOST_SCORE, Kind, Patterns};
+use crate::preview::notable::{self, HOST_SCORE, Kind, Patterns};
+use crate::preview::one_pass::Notable;
 
 /// Bytes of a line that are classified.
 pub(crate) const CLASSIFY_BYTES: usize = 4096;
-
-/// A notable line, with as much of its text as a preview can show.
-#[derive(Debug, Clone)]
-pub(crate) struct Notable {
-    /// Start of the line.
-    pub(crate) start: u64,
-    /// End of the line, after its LF (or the end of the text).
-    pub(crate) end: u64,
-    /// 1-based line number.
-    pub(crate) line: u64,
-    /// Confidence, 1 to 5.
-    pub(crate) score: u8,
-    /// [`notable::dedupe_key`] of its first bytes.
-    pub(crate) key: u64,
-    /// Lines alike merged into this one.
-    pub(crate) similar: u64,
-    /// Bytes of the line without its LF.
-    pub(crate) content: u64,
-    /// The bytes of the line kept, from byte `lead` of it on, whole chars:
-    /// its first bytes, or a window around a search hit.
-    pub(crate) prefix: String,
-    /// Bytes of the line before those kept: 0 but for a window
-    /// ([`crate::stream::hits`]).
-    pub(crate) lead: u64,
-}
 
 impl Notable {
     /// Better lines sort first: higher confidence, then earlier.

@@ -640,7 +640,7 @@ proptest! {
                 .iter()
                 .map(|&(a, b)| b.min(line.end).saturating_sub(a.max(line.start)))
                 .sum();
-            if shown > 0 && shown < toolcap_core::search::MIN_PREFIX + term.len() {
+            if shown > 0 && shown < toolcap_core::preview::search::MIN_PREFIX + term.len() {
                 continue;
             }
             prop_assert!(

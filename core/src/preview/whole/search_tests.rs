@@ -3,7 +3,11 @@
 
 use super::*;
 use crate::budget::Keep;
+use crate::call::Call;
+use crate::capper::{Capped, Capper, SpillStore};
+use crate::error::CapError;
 use crate::refs::RefScheme;
+use crate::settings::PreviewSettings;
 
 #[derive(Default)]
 struct Memory(Vec<(String, Vec<u8>)>);

@@ -6,50 +6,14 @@
 //! on: cuts inside a line fall on extended grapheme cluster boundaries (a
 //! CRLF, one cluster, stays whole), the side chosen last fills its room with
 //! a part of the line that does not fit, runs of similar lines fold into a
-//! marker ([`crate::fold`]), and [`fill`] gives the budget left over back to
+//! marker ([`crate::preview::fold`]), and [`fill`] gives the budget left over back to
 //! the lines that were cut.
 
 use memchr::{memchr, memrchr};
 
-use crate::fold;
-use crate::text::{
-    GRAPHEME_REACH, ceil_boundary, ceil_grapheme, digits, floor_boundary, floor_grapheme,
-};
-
-/// One piece of a rendered preview.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Item {
-    /// Bytes `start..end` of the original, verbatim.
-    Range(usize, usize),
-    /// The marker of a line shortened by `max-line-bytes`; how many bytes of
-    /// that line are not shown. Renders nothing when 0.
-    LineCut(usize),
-    /// The marker that starts a window of a line (a notable line's window
-    /// around a search hit): how many bytes of the line before it are not
-    /// shown, `[... M bytes cut] `.
-    LeadCut(usize),
-    /// The marker between two parts of a line shown apart (its start, and a
-    /// window around a search hit in the part `max-line-bytes` cut): how
-    /// many bytes between them are not shown, ` [... M bytes cut] `.
-    MidCut(usize),
-    /// A LF that is not in the original: it ends a line shown in part.
-    Newline,
-    /// The `[line N] ` prefix of a notable line ([`line_prefix`]).
-    LineNo {
-        /// Its 1-based line number.
-        line: u64,
-        /// Lines like it that are not shown.
-        similar: u64,
-    },
-    /// The marker line (LF included) of `lines` folded lines: like the line
-    /// above it, or below it in the tail.
-    Fold {
-        /// Lines of the input it stands for.
-        lines: u64,
-        /// True in the tail: the folded lines precede the line shown.
-        below: bool,
-    },
-}
+use crate::preview::fold;
+use crate::preview::render::{Item, line_cut_len, max_marker_len};
+use crate::text::{GRAPHEME_REACH, ceil_boundary, ceil_grapheme, floor_boundary, floor_grapheme};
 
 /// Bytes and lines a side of the preview may use.
 #[derive(Debug, Clone, Copy)]
@@ -162,55 +126,6 @@ pub struct Side {
     pub lines: usize,
     /// Lines of the input folded into markers.
     pub folded: u64,
-}
-
-/// The text of a [`Item::LineCut`] marker.
-pub fn line_cut_marker(cut: usize) -> String {
-    format!(" [... {cut} bytes cut]")
-}
-
-/// The text of a [`Item::LeadCut`] marker: as long as [`line_cut_marker`].
-pub fn lead_cut_marker(cut: usize) -> String {
-    format!("[... {cut} bytes cut] ")
-}
-
-/// The text of a [`Item::MidCut`] marker.
-pub fn mid_cut_marker(cut: usize) -> String {
-    format!(" [... {cut} bytes cut] ")
-}
-
-/// Bytes of the marker of `cut` bytes: nothing for 0.
-pub fn line_cut_len(cut: usize) -> usize {
-    if cut == 0 {
-        0
-    } else {
-        " [...  bytes cut]".len() + digits(cut as u64)
-    }
-}
-
-/// Longest marker for a line of `len` bytes.
-pub fn max_marker_len(len: usize) -> usize {
-    " [...  bytes cut]".len() + digits(len as u64)
-}
-
-/// Render items of `text` into `out`.
-pub fn render(text: &str, items: &[Item], out: &mut String) {
-    for item in items {
-        match *item {
-            Item::Range(a, b) => out.push_str(&text[a..b]),
-            Item::LineCut(0) => {}
-            Item::LineCut(n) => out.push_str(&line_cut_marker(n)),
-            Item::LeadCut(0) => {}
-            Item::LeadCut(n) => out.push_str(&lead_cut_marker(n)),
-            Item::MidCut(n) => out.push_str(&mid_cut_marker(n)),
-            Item::Newline => out.push('\n'),
-            Item::LineNo { line, similar } => out.push_str(&line_prefix(line, similar)),
-            Item::Fold { lines, below } => {
-                out.push_str(&fold::marker(lines, below));
-                out.push('\n');
-            }
-        }
-    }
 }
 
 /// A run of lines similar to one line.
@@ -924,25 +839,6 @@ fn step_back(text: &str, s: usize, want: usize, limit: usize) -> Option<usize> {
         s2 = floor_grapheme(text, s - 1);
     }
     (s2 < s && s2 >= limit).then_some(s2)
-}
-
-/// The prefix of a notable line: `[line N] `, or `[line N and K more like
-/// it] ` for a line that stands for K more.
-pub fn line_prefix(line: u64, similar: u64) -> String {
-    if similar == 0 {
-        format!("[line {line}] ")
-    } else {
-        format!("[line {line} and {similar} more like it] ")
-    }
-}
-
-/// The length of [`line_prefix`] for a line number of `line_digits` digits.
-pub(crate) fn line_prefix_len(line_digits: usize, similar: u64) -> usize {
-    if similar == 0 {
-        "[line ] ".len() + line_digits
-    } else {
-        "[line  and  more like it] ".len() + line_digits + digits(similar)
-    }
 }
 
 #[cfg(test)]

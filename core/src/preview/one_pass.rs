@@ -3,48 +3,25 @@
 //! preview, with exact accounting from the offsets and line numbers of the
 //! ranges shown.
 
+pub(crate) mod kept;
+
 use memchr::{memchr, memrchr};
 
+pub(crate) use kept::{Block, Notable, Retained, WINDOW_SCORE};
+
 use crate::budget::{Budget, Keep};
-use crate::capper::Preview;
-use crate::cut::{
-    Allowance, lead_cut_marker, line_cut_len, line_cut_marker, max_marker_len, mid_cut_marker,
-};
-use crate::notable;
 use crate::notice::{self, GAP_LINES, Loss, NoticeForm, Saved};
+use crate::preview::Preview;
+use crate::preview::cut::Allowance;
+use crate::preview::notable;
+use crate::preview::render::{
+    self, Item, Layout, Omitted, line_cut_len, line_cut_marker, line_prefix, max_marker_len,
+};
+use crate::preview::search;
 use crate::room::{self, NoticeParts};
-use crate::search;
-use crate::stream::blocks::Block;
-use crate::stream::hits::WINDOW_SCORE;
-use crate::stream::notables::Notable;
 
 /// Shortest part of a notable line worth showing when it must be cut.
 const MIN_SHOWN: usize = 24;
-
-/// What the engine kept of a text.
-#[derive(Debug)]
-pub(crate) struct Retained<'a> {
-    /// The text's first bytes, whole chars.
-    pub(crate) head: &'a str,
-    /// The text's last bytes, whole chars, from `ring_at` on.
-    pub(crate) ring: &'a str,
-    pub(crate) ring_at: u64,
-    /// Start of the line holding byte `ring_at`.
-    pub(crate) ring_line_start: u64,
-    /// The first LF at or after the end of the kept head, if any.
-    pub(crate) lf_after_head: Option<u64>,
-    pub(crate) total: u64,
-    pub(crate) lines: u64,
-    pub(crate) notables: &'a [Notable],
-    /// The blocks of the best failures, in no particular order.
-    pub(crate) blocks: &'a [Block],
-}
-
-impl Retained<'_> {
-    fn ring_byte(&self, at: u64) -> u8 {
-        self.ring.as_bytes()[(at - self.ring_at) as usize]
-    }
-}
 
 /// One piece of a side of the preview.
 #[derive(Debug, Clone, Copy)]
@@ -113,29 +90,35 @@ struct ShownLine<'a> {
 }
 
 impl ShownLine<'_> {
+    /// Bytes its [`ShownLine::items`] render to; a lead marker is as long
+    /// as a cut marker.
     fn rendered_len(&self) -> usize {
-        crate::cut::line_prefix(self.n.line, self.similar).len()
-            + self.lead_marker().len()
+        line_prefix(self.n.line, self.similar).len()
+            + line_cut_len(self.n.lead as usize)
             + self.keep
-            + self.marker().len()
+            + line_cut_len(self.cut() as usize)
             + 1
     }
 
-    /// The marker of the bytes before a window: nothing for a line.
-    fn lead_marker(&self) -> String {
-        match self.n.lead {
-            0 => String::new(),
-            lead => lead_cut_marker(lead as usize),
-        }
+    /// `[line N] `, the marker of the bytes before a window, the bytes
+    /// kept, the marker of the bytes cut after them, and a LF.
+    fn items(&self) -> [Item<u64>; 5] {
+        let (a, e) = self.shows();
+        [
+            Item::LineNo {
+                line: self.n.line,
+                similar: self.similar,
+            },
+            Item::LeadCut(self.n.lead),
+            Item::Range(a, e),
+            Item::LineCut(self.cut()),
+            Item::Newline,
+        ]
     }
 
-    fn marker(&self) -> String {
-        let cut = self.n.content - self.n.lead - self.keep as u64;
-        if cut == 0 {
-            String::new()
-        } else {
-            line_cut_marker(cut as usize)
-        }
+    /// Bytes of its line after those it shows.
+    fn cut(&self) -> u64 {
+        self.n.content - self.n.lead - self.keep as u64
     }
 
     /// Bytes `a..e` of the text it shows.
@@ -210,39 +193,25 @@ pub(crate) fn build(
     open_cut_lines(r, &mut chosen.head);
     open_cut_lines(r, &mut chosen.tail);
     let loss = account(r, &chosen, &shown);
-    let mut out = String::with_capacity(max_bytes.min(r.head.len() + r.ring.len() + notice_room));
-    render(r, &chosen.head, &mut out);
-    if chosen.head_end < chosen.tail_start {
-        let (from, to) = (chosen.head_end, chosen.tail_start);
-        if shown.is_empty() {
-            out.push_str(&notice::gap_marker(from, to, chosen.head_line));
-        } else {
-            let (first, last) = (chosen.head_line, chosen.tail_line);
-            out.push_str(&notable::open_marker(from, to, first, last, shown.len()));
-            out.push('\n');
-            for s in &shown {
-                out.push_str(&crate::cut::line_prefix(s.n.line, s.similar));
-                out.push_str(&s.lead_marker());
-                out.push_str(&s.n.prefix[..s.keep]);
-                out.push_str(&s.marker());
-                out.push('\n');
-            }
-            out.push_str(&notable::close_marker(first, last));
-        }
-        out.push('\n');
-    }
-    render(r, &chosen.tail, &mut out);
-    if !out.is_empty() && !out.ends_with('\n') {
-        out.push('\n');
-    }
-    out.push_str(&notice::render_notice_lossy(
-        &loss,
-        outcome,
-        parts.call,
-        parts.style,
-        form,
-        parts.lossy,
-    ));
+    let (head, tail) = (items(r, &chosen.head), items(r, &chosen.tail));
+    let notable: Vec<Item<u64>> = shown.iter().flat_map(ShownLine::items).collect();
+    let middle = (chosen.head_end < chosen.tail_start).then(|| Omitted {
+        from: chosen.head_end,
+        to: chosen.tail_start,
+        first_line: chosen.head_line,
+        last_line: chosen.tail_line,
+        notable: &notable,
+        notable_lines: shown.len(),
+    });
+    let layout = Layout {
+        head: &head,
+        middle,
+        tail: &tail,
+    };
+    let notice_text =
+        notice::render_notice_lossy(&loss, outcome, parts.call, parts.style, form, parts.lossy);
+    let capacity = max_bytes.min(r.head.len() + r.ring.len() + notice_room);
+    let out = render::render(r, &layout, &notice_text, capacity);
     debug_assert!(out.len() <= max_bytes, "{} > {max_bytes}", out.len());
     Preview {
         text: out,
@@ -457,7 +426,7 @@ fn select<'a>(
 /// it would be.
 fn fit(s: &mut ShownLine<'_>, bytes: usize, max_line: Option<u64>) -> bool {
     let content = s.n.content;
-    let prefix = crate::cut::line_prefix(s.n.line, s.similar).len();
+    let prefix = line_prefix(s.n.line, s.similar).len();
     let kept = s.n.prefix.len() as u64;
     let limit = max_line.unwrap_or(u64::MAX);
     if s.n.lead > 0 {
@@ -875,24 +844,26 @@ fn step_back(s: &str, at: usize, want: usize, limit: usize) -> Option<usize> {
     (s2 < at && s2 >= limit).then_some(s2)
 }
 
-fn render(r: &Retained<'_>, side: &Side, out: &mut String) {
-    for piece in &side.pieces {
-        match *piece {
-            Piece::Head(a, e) => out.push_str(&r.head[a..e]),
-            Piece::Ring(a, e) => {
-                out.push_str(&r.ring[(a - r.ring_at) as usize..(e - r.ring_at) as usize]);
-            }
-            Piece::Cut(n) => out.push_str(&line_cut_marker(n as usize)),
-            Piece::Newline => out.push('\n'),
-            Piece::Window(i) => out.push_str(&r.notables[i].prefix),
-            Piece::MidCut(n) => out.push_str(&mid_cut_marker(n as usize)),
+/// The items of `side`, over the text's offsets.
+fn items(r: &Retained<'_>, side: &Side) -> Vec<Item<u64>> {
+    let item = |piece: &Piece| match *piece {
+        Piece::Head(a, e) => Item::Range(a as u64, e as u64),
+        Piece::Ring(a, e) => Item::Range(a, e),
+        Piece::Cut(n) => Item::LineCut(n),
+        Piece::Newline => Item::Newline,
+        Piece::Window(i) => {
+            let n = &r.notables[i];
+            let a = n.start + n.lead;
+            Item::Range(a, a + n.prefix.len() as u64)
         }
-    }
+        Piece::MidCut(n) => Item::MidCut(n),
+    };
+    side.pieces.iter().map(item).collect()
 }
 
 /// The windows around search hits in the cut parts of the lines `side`
 /// shows shortened, shown in place as `cap` shows them
-/// ([`crate::search::open_cut_lines`]): `start [... M bytes cut] window
+/// ([`crate::preview::search::open_cut_lines`]): `start [... M bytes cut] window
 /// [... K bytes cut]`, no longer than the line was, its start giving up
 /// the room down to [`search::MIN_PREFIX`] (or half of what it showed).
 fn open_cut_lines(r: &Retained<'_>, side: &mut Side) {

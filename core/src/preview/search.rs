@@ -1,11 +1,12 @@
 //! Where a call's search terms ([`crate::Call::search_terms`]) occur in the
 //! omitted bytes of a preview: the first few hits of each alternative, so
-//! that the preview can show a window around each ([`crate::notable`]),
+//! that the preview can show a window around each ([`crate::preview::notable`]),
 //! even inside a line of megabytes.
 
 use memchr::memmem::Finder;
 
-use crate::cut::{Item, Side, line_cut_len};
+use crate::preview::cut::Side;
+use crate::preview::render::{Item, line_cut_len};
 
 /// Hits shown per alternative, at most.
 pub const HITS_PER_TERM: usize = 8;

@@ -11,7 +11,7 @@
 //! their bytes and no allocation.
 
 use super::tree::Kind;
-use crate::notable::{self, HOST_SCORE, Patterns};
+use crate::preview::notable::{self, HOST_SCORE, Patterns};
 
 /// Only this much of a string is classified (what [`notable::classify`]
 /// reads of a line).

@@ -18,7 +18,7 @@
 //! A changed line (`+` or `-` inside a hunk) is rare when at most
 //! [`RARE_MAX`] changed lines of the middle share its shape: its text,
 //! trimmed, once numbers, hex ids and other random-looking tokens count as
-//! equal ([`crate::notable::dedupe_key`]). So `- "version": "1.2.3"` and a
+//! equal ([`crate::preview::notable::dedupe_key`]). So `- "version": "1.2.3"` and a
 //! lock file's `"integrity": "sha512-..."` lines are common, and the one
 //! edited constant is rare. Each hunk with rare lines is one candidate,
 //! shown with the lines that say where it is: its commit and the commit's
@@ -35,7 +35,7 @@
 
 use memchr::memchr;
 
-use crate::notable::{Candidate, dedupe_key};
+use crate::preview::notable::{Candidate, dedupe_key};
 
 /// Most changed lines of the same shape for a change to count as rare: a
 /// `-`/`+` pair that edits one line has two.
@@ -205,7 +205,7 @@ impl Hunk {
             score: SCORE,
             similar: 0,
             context,
-            kind: crate::notable::Kind::Plain,
+            kind: crate::preview::notable::Kind::Plain,
         })
     }
 }

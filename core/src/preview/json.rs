@@ -36,7 +36,7 @@
 //!   counts are exact.
 //! - **Notable items.** An item is notable when some string in it, or some
 //!   entry `key: value` with a scalar value, reads as a failure line to
-//!   [`crate::notable::classify`] (`"conclusion": "failure"`, `"log.level":
+//!   [`crate::preview::notable::classify`] (`"conclusion": "failure"`, `"log.level":
 //!   "error"`, `"reason": "OOMKilled"`, `"failed": true`, a string starting
 //!   `java.net.SocketTimeoutException: ...`), when it has an `error`,
 //!   `errors`, `exception`, `failure` or `failures` entry with a non-empty
@@ -93,7 +93,7 @@ use score::Host;
 use tree::Node;
 
 use crate::bisect::largest;
-use crate::notable::Patterns;
+use crate::preview::notable::Patterns;
 
 /// The deepest nesting of arrays and objects that serde_json parses (its
 /// recursion limit); [`parse_document`] refuses deeper text.

@@ -56,11 +56,11 @@
 //! # A search's hits
 //!
 //! When the call says what the tool searched for ([`crate::Call::search`]),
-//! the first [`crate::search::HITS_PER_TERM`] hits of each alternative in
+//! the first [`crate::preview::search::HITS_PER_TERM`] hits of each alternative in
 //! the omitted middle come first, above the host's patterns: every
 //! alternative's first hit before any second one. A hit's line shows whole
 //! when it is short enough; otherwise a window of a few hundred bytes
-//! ([`crate::search::window_bytes`], within `max-line-bytes`) around the
+//! ([`crate::preview::search::window_bytes`], within `max-line-bytes`) around the
 //! hit, with the bytes of the line cut before and after it counted:
 //!
 //! ```text
@@ -135,8 +135,7 @@ pub use context::Kind;
 pub(crate) use context::context_lines;
 pub use scan::{Candidate, HOST_SCORE, Patterns, SHARE_PERCENT, scan};
 pub use select::{
-    BLOCK_PERCENT, Hits, Room, Selection, Shown, close_marker, marker_overhead, open_marker,
-    select, select_with_hits,
+    BLOCK_PERCENT, Hits, Room, Selection, Shown, marker_overhead, select, select_with_hits,
 };
 pub use similar::dedupe_key;
 
@@ -232,7 +231,7 @@ mod tests {
         assert_eq!(sel.lines[0].line, 3);
         let (items, bytes) = sel.items(&text);
         let mut out = String::new();
-        crate::cut::render(&text, &items, &mut out);
+        crate::preview::render::render_items(text.as_str(), &items, &mut out);
         assert_eq!(out.len(), bytes);
         assert!(out.starts_with("[line 3] error: xxx"), "{out}");
         assert!(out.ends_with(" [... 407 bytes cut]\n"), "{out}");

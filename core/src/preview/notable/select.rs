@@ -4,8 +4,10 @@
 
 use memchr::{memchr, memrchr};
 
-use crate::cut::{Item, line_cut_marker, line_prefix_len, max_marker_len};
-use crate::search::{self, Hit};
+use crate::preview::render::{
+    Item, close_marker, line_cut_marker, line_prefix_len, max_marker_len, open_marker,
+};
+use crate::preview::search::{self, Hit};
 use crate::text::{count_lfs, digits, floor_grapheme};
 
 use super::blocks;
@@ -83,19 +85,6 @@ impl Shown {
 pub struct Selection {
     /// The lines.
     pub lines: Vec<Shown>,
-}
-
-/// The marker before the notable lines; `lines` are `first..=last`.
-pub fn open_marker(from: u64, to: u64, first: u64, last: u64, count: usize) -> String {
-    format!(
-        "[... lines {first}..{last} omitted here (bytes {from}..{to} of the full output), all but \
-         these {count} notable lines ...]"
-    )
-}
-
-/// The marker after the notable lines.
-pub fn close_marker(first: u64, last: u64) -> String {
-    format!("[... end of the omitted lines {first}..{last} ...]")
 }
 
 /// Bytes the two markers take beyond a plain gap marker's room, at most, for
@@ -261,7 +250,7 @@ pub fn select(text: &str, candidates: &[Candidate], lo: usize, hi: usize, room: 
 /// The search hits of a call in the omitted bytes, for [`select_with_hits`].
 #[derive(Debug, Clone, Default)]
 pub struct Hits<'a> {
-    /// The hits, in showing order ([`crate::search::first_hits`]).
+    /// The hits, in showing order ([`crate::preview::search::first_hits`]).
     pub hits: &'a [Hit],
     /// How many alternatives were searched for.
     pub terms: usize,

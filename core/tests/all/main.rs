@@ -8,6 +8,7 @@ mod common;
 
 mod cap_properties;
 mod mcp_properties;
+mod module_graph;
 mod plan_properties;
 mod preview_0_1;
 mod preview_properties;

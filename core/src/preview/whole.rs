@@ -96,11 +96,9 @@ fn preview_shaped(
         None
     };
     let (mut chosen, mut selection, used) = notables.unwrap_or_else(|| {
-        (
-            choose(text, &leaning, allow, shape),
-            Selection::default(),
-            (0, 0),
-        )
+        let terms = if features.notable { &terms[..] } else { &[] };
+        let chosen = choose_showing_hits(text, &leaning, allow, shape, terms);
+        (chosen, Selection::default(), (0, 0))
     });
     if features.fill {
         join_split_line(&mut chosen);
@@ -165,7 +163,11 @@ fn preview_shaped(
     join_split_line(&mut chosen);
     if selection.lines.is_empty() {
         let may_shorten = budget.max_line_bytes.is_some();
-        reach_hit_in_split_line(text, &mut chosen, &terms, &shape, may_shorten);
+        // Bytes no side uses; the gap marker's room too, should the gap
+        // close.
+        let spare = (allow.bytes + gap_room).saturating_sub(chosen.head.bytes + chosen.tail.bytes);
+        let shorten = may_shorten.then_some(spare);
+        reach_hit_in_split_line(text, &mut chosen, &terms, &shape, shorten);
     }
     // Hits in the parts of head and tail lines that `max-line-bytes` cut
     // are in no middle: those lines show windows in place.
@@ -250,7 +252,7 @@ fn reach_hit_in_split_line(
     chosen: &mut Chosen,
     terms: &[&str],
     shape: &Shape,
-    may_shorten: bool,
+    shorten: Option<usize>,
 ) {
     let b = text.as_bytes();
     let (e, t) = (chosen.head_end, chosen.tail_start);
@@ -292,8 +294,8 @@ fn reach_hit_in_split_line(
             .min(hit);
         let head_end = shape.floor(text, e.saturating_sub(t - tail_start));
         if tail_start <= e || head_end <= line_start || head_end >= tail_start {
-            if may_shorten {
-                shorten_split_line(text, chosen, shape);
+            if let Some(spare) = shorten {
+                shorten_split_line(text, chosen, shape, spare);
             }
             return;
         }
@@ -312,8 +314,10 @@ fn reach_hit_in_split_line(
 /// The text's last line, split between head and tail around a hit too far
 /// from the head's part to reach, shown instead as the line `max-line-bytes`
 /// shortens (the head's part, then the cut), where `open_cut_lines` opens
-/// the hit's window: the line's end gives way to the hit.
-fn shorten_split_line(text: &str, chosen: &mut Chosen, shape: &Shape) {
+/// the hit's window: the line's end gives way to the hit. The bytes the
+/// tail's part took, and the `spare` bytes no side used, go to the line's
+/// start.
+fn shorten_split_line(text: &str, chosen: &mut Chosen, shape: &Shape, spare: usize) {
     let b = text.as_bytes();
     let (e, t) = (chosen.head_end, chosen.tail_start);
     let ([.., Item::Range(a, _), Item::Newline], [Item::Range(_, line_end)]) =
@@ -336,8 +340,8 @@ fn shorten_split_line(text: &str, chosen: &mut Chosen, shape: &Shape) {
     }
     // The bytes the tail's part and the head's LF took go to the start,
     // less the cut marker.
-    let freed =
-        (line_end - t + 1).saturating_sub(render::line_cut_len(body - e) + (line_end - body));
+    let freed = (line_end - t + 1 + spare)
+        .saturating_sub(render::line_cut_len(body - e) + (line_end - body));
     let shown = shape.floor(text, (e + freed).min(body - 1)).max(e);
     let start = memchr::memrchr(b'\n', &b[a..e]).map_or(a, |i| a + i + 1);
     let head = &mut chosen.head;
@@ -522,29 +526,14 @@ fn with_notable_lines(
     let Searched { patterns, terms } = searched;
     let bytes = text.len() as u64;
     let overhead = notable::marker_overhead(bytes, index.lines(), gap_room);
-    let share = Allowance {
-        bytes: allow.bytes * notable::SHARE_PERCENT / 100,
-        lines: if allow.lines == usize::MAX {
-            usize::MAX
-        } else {
-            allow.lines * notable::SHARE_PERCENT / 100
-        },
-    };
+    let share = notable_share(allow);
     let room = Room {
         bytes: share.bytes.checked_sub(overhead)?,
         lines: share.lines.checked_sub(1).filter(|&l| l > 0)?,
         max_line: shape.max_line,
         line_digits: digits(index.lines()),
     };
-    let less = |used: (usize, usize)| Allowance {
-        bytes: allow.bytes - used.0,
-        lines: if allow.lines == usize::MAX {
-            usize::MAX
-        } else {
-            allow.lines - used.1
-        },
-    };
-    let provisional = choose(text, budget, less((share.bytes, share.lines)), shape);
+    let provisional = choose(text, budget, without_share(allow), shape);
     // The search's hits are looked for in every omitted byte of the middle,
     // the parts of lines head and tail show in part included.
     let middle = (provisional.head_end, provisional.tail_start);
@@ -584,6 +573,61 @@ fn with_notable_lines(
     // stays as scanned, so no chosen line is lost to a growing head.
     let cost = selection.cost(text, room.line_digits);
     Some((provisional, selection, (cost.0 + overhead, cost.1 + 1)))
+}
+
+/// The part of `allow` set aside for the notable lines.
+fn notable_share(allow: Allowance) -> Allowance {
+    Allowance {
+        bytes: allow.bytes * notable::SHARE_PERCENT / 100,
+        lines: if allow.lines == usize::MAX {
+            usize::MAX
+        } else {
+            allow.lines * notable::SHARE_PERCENT / 100
+        },
+    }
+}
+
+/// What `allow` leaves head and tail once the notable lines' share is set
+/// aside.
+fn without_share(allow: Allowance) -> Allowance {
+    let share = notable_share(allow);
+    Allowance {
+        bytes: allow.bytes - share.bytes,
+        lines: if allow.lines == usize::MAX {
+            usize::MAX
+        } else {
+            allow.lines - share.lines
+        },
+    }
+}
+
+/// Head and tail without notable lines. When the search's first hits were
+/// all in head or tail as chosen with the notable lines' share set aside
+/// (so the middle had no hit to show), but head and tail chosen with the
+/// whole allowance leave one in the middle (each side's share moves), the
+/// first choice is kept: `fill` then gives it the rest of the budget, and
+/// a side only grows.
+fn choose_showing_hits(
+    text: &str,
+    budget: &Budget,
+    allow: Allowance,
+    shape: Shape,
+    terms: &[&str],
+) -> Chosen {
+    let chosen = choose(text, budget, allow, shape);
+    let in_gap = |c: &Chosen| {
+        c.head_end < c.tail_start
+            && terms.iter().any(|term| {
+                let b = text.as_bytes();
+                memchr::memmem::find(b, term.as_bytes())
+                    .is_some_and(|at| at < c.tail_start && at + term.len() > c.head_end)
+            })
+    };
+    if terms.is_empty() || !in_gap(&chosen) {
+        return chosen;
+    }
+    let showing = choose(text, budget, without_share(allow), shape);
+    if in_gap(&showing) { chosen } else { showing }
 }
 
 /// What the notable lines are looked for with: the session's patterns and

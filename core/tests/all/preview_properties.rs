@@ -1266,3 +1266,32 @@ fn a_hit_deep_in_a_split_last_line_is_shown_in_its_cut() {
     );
     assert_first_hit_shown(&text, "AAAAAAAAAAAA\nAAB", (6582, None, Some(1197), 2, 82));
 }
+
+/// A hit the sides show only while the notable lines' share is set aside:
+/// with the whole allowance the head grows into the hit's line and the
+/// tail shrinks past it, so no side and no window would show it. The first
+/// choice is kept and filled. (Found by
+/// `the_first_hit_of_every_alternative_is_shown` with seed 3.)
+#[test]
+fn a_hit_the_sides_show_before_the_share_moves_stays_shown() {
+    let hit_line = format!("{}AAA{}", "a".repeat(31141), "a".repeat(725));
+    let text = format!(
+        "{}\n{}\n{}\n{hit_line}\n{}\n",
+        " ".repeat(1320),
+        "a".repeat(1488),
+        " ".repeat(63),
+        " ".repeat(2927),
+    );
+    assert_eq!(text.find("AAA"), Some(34015));
+    assert_first_hit_shown(&text, "AAA", (8703, None, None, 2, 67));
+}
+
+/// A split last line shortened to show its hit takes the budget no side
+/// used, the gap marker's room included, since the gap closes. (Found by
+/// `the_first_hit_of_every_alternative_is_shown` with seed 17: 552 of 638
+/// bytes used.)
+#[test]
+fn a_split_line_shortened_for_its_hit_uses_the_budget() {
+    let text = format!("{}{}{}\n", " ".repeat(270), "A".repeat(15), " ".repeat(1759));
+    assert_first_hit_shown(&text, "AAAAA", (0, None, Some(40), 2, 11));
+}

@@ -160,7 +160,10 @@ fn preview_shaped(
         chosen.filled = true;
     }
     // A window taken in by both sides can close the middle inside a line.
-    join_split_line(&mut chosen);
+    // (0.1, every feature off, showed such a line's parts as two lines.)
+    if features.fill || features.notable {
+        join_split_line(&mut chosen);
+    }
     if selection.lines.is_empty() {
         let may_shorten = budget.max_line_bytes.is_some();
         // Bytes no side uses; the gap marker's room too, should the gap

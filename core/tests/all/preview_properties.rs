@@ -1292,6 +1292,11 @@ fn a_hit_the_sides_show_before_the_share_moves_stays_shown() {
 /// bytes used.)
 #[test]
 fn a_split_line_shortened_for_its_hit_uses_the_budget() {
-    let text = format!("{}{}{}\n", " ".repeat(270), "A".repeat(15), " ".repeat(1759));
+    let text = format!(
+        "{}{}{}\n",
+        " ".repeat(270),
+        "A".repeat(15),
+        " ".repeat(1759)
+    );
     assert_first_hit_shown(&text, "AAAAA", (0, None, Some(40), 2, 11));
 }

@@ -618,12 +618,16 @@ fn choose_showing_hits(
     terms: &[&str],
 ) -> Chosen {
     let chosen = choose(text, budget, allow, shape);
+    // A term's first hit in the gap; a hit after it does not count, so
+    // the search stops at the gap's end.
     let in_gap = |c: &Chosen| {
         c.head_end < c.tail_start
             && terms.iter().any(|term| {
-                let b = text.as_bytes();
-                memchr::memmem::find(b, term.as_bytes())
-                    .is_some_and(|at| at < c.tail_start && at + term.len() > c.head_end)
+                let until = (c.tail_start + term.len())
+                    .saturating_sub(1)
+                    .min(text.len());
+                memchr::memmem::find(&text.as_bytes()[..until], term.as_bytes())
+                    .is_some_and(|at| at + term.len() > c.head_end)
             })
     };
     if terms.is_empty() || !in_gap(&chosen) {

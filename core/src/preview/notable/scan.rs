@@ -11,90 +11,9 @@ use aho_corasick::{Input, MatchKind};
 use memchr::memmem::Finder;
 use memchr::{memchr, memchr3_iter, memrchr};
 
-use super::classify::classify;
+use super::classify::{ANCHORS, LEVEL_ANCHORS, RARE, RARE_SIGNS, classify};
 use super::context::{Kind, MAX_LINE, context_lines};
 use super::similar::{Sketch, dedupe_key};
-
-/// Substrings that start the search for failure lines. Each is one pass of
-/// `memchr::memmem` over the middle; [`RARE`] bytes are one more. A hit
-/// counts if [`LEVEL_ANCHORS`] allow it. Where it can, an anchor starts on
-/// bytes rare in text (`ddrinfo`, not `getaddrinfo`): natively the one-pass
-/// preview's automaton ([`Patterns`]) is prefiltered on first bytes.
-pub(super) const ANCHORS: [&str; 47] = [
-    "rror",             // error, Error, TypeError, make's `Error 2`, `error TS2322`
-    "ERR",              // ERROR, npm ERR!, docker `ERROR [`
-    "FA",               // FAIL, FAILED, FAILURE, FATAL
-    "ail",              // failed, Failed, failure, FailedScheduling
-    "anic",             // panic, panicked
-    "atal",             // fatal:, Fatal error
-    "Traceback",        // Python
-    "BackOff",          // CrashLoopBackOff, ImagePullBackOff, BackOff
-    "egmentation",      // Segmentation fault
-    "\" 5",             // HTTP 5xx in access logs
-    "CRIT",             // CRITICAL, CRIT
-    "crit",             // level=critical, nginx's [crit], .NET's `crit:`
-    "DATA RACE",        // Go's race detector
-    "WARN",             // WARN, WARNING, npm WARN: warnings, the second tier
-    "arning",           // warning:, Warning:, UserWarning, RuntimeWarning
-    "denied",           // Permission denied, Access is denied
-    "EACCES",           // Node's and libc's permission errors
-    "EPERM",            //
-    "not permitted",    // Operation not permitted
-    "e replaced",       // terraform plan: `# aws_db.x must be replaced`
-    "e destroyed",      // terraform plan: `# aws_db.x will be destroyed`
-    "not found",        // a shell's `command not found`, `sh: 1: protoc: not found`
-    "No such file",     // coreutils and libc: `cat: x: No such file or directory`
-    "dumped",           // `Aborted (core dumped)`, timeout's `dumped core`
-    "timed out",        // `Operation timed out`, `Connection timed out`
-    "refused",          // `Connection refused`
-    "terminate called", // C++: `terminate called after throwing an instance of`
-    "ErrImage",         // Kubernetes: ErrImagePull, ErrImageNeverPull
-    "InvalidImage",     // Kubernetes: InvalidImageName
-    "Evicted",          // Kubernetes
-    "E: ",              // apt: `E: Unable to locate package x`
-    "No space left",    // `No space left on device`
-    "CONFLICT (",       // git: `CONFLICT (content): Merge conflict in x`
-    "undefined: ",      // Go: `./main.go:5:2: undefined: x`
-    "and not used",     // Go: `declared and not used: x`, `imported and not used`
-    "resolve host",     // curl's and git's `Could not resolve host: x`
-    "ddrinfo",          // Node: `getaddrinfo ENOTFOUND x`, `getaddrinfo EAI_AGAIN x`
-    "ECONN",            // Node: ECONNREFUSED, ECONNRESET, ECONNABORTED
-    "rtificate",        // `SSL certificate problem`, `x509: certificate signed by`
-    "HTTP/1.1 5",       // a 5xx status line: `HTTP/1.1 503 Service Unavailable`
-    "HTTP/2 5",         // `< HTTP/2 502` (curl -v)
-    "ejected]",         // git push: ` ! [rejected]`, ` ! [remote rejected]`
-    "BUG: ",            // the kernel: `BUG: kernel NULL pointer dereference`
-    "== Invalid",       // valgrind: `==1234== Invalid read of size 4`
-    "E   ",             // pytest: `E       assert 3 == 4` (where a line starts)
-    "-zero ",           // Docker: `The command '/bin/sh -c x' returned a non-zero code: 1`
-    "not ok",           // TAP: `not ok 3 - should add`
-];
-
-/// Anchors that are words of prose (`critical path`) or columns of a table
-/// (`TYPE   NAME`) too: a hit counts only where a log level is written,
-/// after `=`, `[` or `"`, or starting a line.
-pub(super) const LEVEL_ANCHORS: [&str; 2] = ["crit", "E   "];
-
-/// Bytes searched together (`memchr3`), each checked where it occurs: `x`
-/// of exception and exit, `K` of Kill, Killed, OOMKilled and OOMKilling
-/// (and so of the kernel's `Out of memory: Killed process`), and the lead
-/// byte of the cross marks of test runners (✕ ✖ ✗ ✘) and of Jest's `●`.
-pub(super) const RARE: [u8; 3] = [b'x', b'K', 0xE2];
-
-/// The words [`RARE`] bytes stand for, as [`rare_lines`] checks them: the
-/// prefilter of [`Patterns::may_be_notable`].
-pub(super) const RARE_SIGNS: [&str; 10] = [
-    "exception",
-    "Exception",
-    "exit",
-    "Exit",
-    "Kill",
-    "\u{2715}",
-    "\u{2716}",
-    "\u{2717}",
-    "\u{2718}",
-    "\u{25cf}",
-];
 
 /// The middle is searched in pieces of about this size, cut at line ends,
 /// so that hits come in file order and stay in cache.

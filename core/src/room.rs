@@ -173,6 +173,16 @@ pub(crate) fn lean_to_tail(budget: &Budget, notice: &NoticeParts<'_>) -> Budget 
     }
 }
 
+/// The percent of the allowance the head takes (the tail takes what it
+/// leaves).
+pub(crate) fn head_share(budget: &Budget) -> usize {
+    match effective_keep(budget) {
+        Keep::Head => 100,
+        Keep::Tail => 0,
+        Keep::HeadAndTail => usize::from(budget.head_percent),
+    }
+}
+
 /// The choice `budget` really makes: `head-and-tail` with `head-percent` 100
 /// leaves nothing to a tail and is `head`; with 0 it is `tail`.
 pub(crate) fn effective_keep(budget: &Budget) -> Keep {

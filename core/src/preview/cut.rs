@@ -24,6 +24,33 @@ pub struct Allowance {
     pub lines: usize,
 }
 
+impl Allowance {
+    /// `percent` of it, rounded down; no limit on lines stays none.
+    pub fn percent(self, percent: usize) -> Allowance {
+        Allowance {
+            bytes: self.bytes * percent / 100,
+            lines: if self.lines == usize::MAX {
+                usize::MAX
+            } else {
+                self.lines * percent / 100
+            },
+        }
+    }
+
+    /// What it leaves once `bytes` and `lines` of it are used; no limit on
+    /// lines stays none.
+    pub fn less(self, bytes: usize, lines: usize) -> Allowance {
+        Allowance {
+            bytes: self.bytes - bytes,
+            lines: if self.lines == usize::MAX {
+                usize::MAX
+            } else {
+                self.lines - lines
+            },
+        }
+    }
+}
+
 /// How a side cuts: the per-line limit and the refinements that are on.
 #[derive(Debug, Clone, Copy)]
 pub struct Shape {

@@ -235,16 +235,13 @@ fn with_notable_lines<'a>(
     gap_room: usize,
 ) -> Option<(Chosen, Vec<ShownLine<'a>>, usize)> {
     let overhead = notable::marker_overhead(r.total, r.lines, gap_room);
-    let share = Allowance {
-        bytes: allow.bytes * notable::SHARE_PERCENT / 100,
-        lines: percent_of(allow.lines, notable::SHARE_PERCENT),
-    };
+    let share = allow.percent(notable::SHARE_PERCENT);
     let room_bytes = share.bytes.checked_sub(overhead)?;
     let room_lines = share.lines.checked_sub(1).filter(|&l| l > 0)?;
     let provisional = choose(
         r,
         budget,
-        less(allow, share.bytes, share.lines),
+        allow.less(share.bytes, share.lines),
         max_line,
         r.total,
         (0, true),
@@ -274,28 +271,9 @@ fn with_notable_lines<'a>(
         (last.n.end, true)
     };
     let cost: usize = shown.iter().map(ShownLine::rendered_len).sum();
-    let rest = less(allow, cost + overhead, shown.len() + 1);
+    let rest = allow.less(cost + overhead, shown.len() + 1);
     let chosen = choose(r, budget, rest, max_line, first, (last, at_line_start));
     Some((chosen, shown, cost + overhead))
-}
-
-fn percent_of(lines: usize, percent: usize) -> usize {
-    if lines == usize::MAX {
-        usize::MAX
-    } else {
-        lines * percent / 100
-    }
-}
-
-fn less(allow: Allowance, bytes: usize, lines: usize) -> Allowance {
-    Allowance {
-        bytes: allow.bytes - bytes,
-        lines: if allow.lines == usize::MAX {
-            usize::MAX
-        } else {
-            allow.lines - lines
-        },
-    }
 }
 
 /// The notable lines inside `middle` that fit the room, best first (lines
@@ -384,8 +362,8 @@ fn select<'a>(
             },
         };
         let rest_percent = 100 - notable::BLOCK_PERCENT;
-        let (floor_bytes, floor_lines) =
-            (bytes * rest_percent / 100, percent_of(lines, rest_percent));
+        let floor = Allowance { bytes, lines }.percent(rest_percent);
+        let (floor_bytes, floor_lines) = (floor.bytes, floor.lines);
         if take(failure, &mut bytes, &mut lines, 0) {
             for n in block.lines.iter().filter(|n| in_middle(n)) {
                 let s = ShownLine {
@@ -459,15 +437,7 @@ fn choose(
     (tail_floor, tail_floor_at_line_start): (u64, bool),
 ) -> Chosen {
     let keep = room::effective_keep(budget);
-    let share = match keep {
-        Keep::Head => 100,
-        Keep::Tail => 0,
-        Keep::HeadAndTail => usize::from(budget.head_percent),
-    };
-    let head_allow = Allowance {
-        bytes: allow.bytes * share / 100,
-        lines: percent_of(allow.lines, share),
-    };
+    let head_allow = allow.percent(room::head_share(budget));
     let (head, head_end, head_line, at_line_start) =
         head(r, head_limit, head_allow, max_line, keep == Keep::Head);
     if keep == Keep::Head {

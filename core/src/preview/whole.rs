@@ -10,7 +10,7 @@ use crate::preview::diff;
 use crate::preview::notable::{self, Patterns, Room, Selection};
 use crate::preview::render::{self, Item, Layout, Omitted};
 use crate::preview::{fold, json, search};
-use crate::room::{NoticeParts, call_room, effective_keep, lean_to_tail};
+use crate::room::{NoticeParts, call_room, effective_keep, head_share, lean_to_tail};
 use crate::text::{LineIndex, count_lfs, count_lines, digits};
 
 /// The first line of a JSON preview.
@@ -529,14 +529,14 @@ fn with_notable_lines(
     let Searched { patterns, terms } = searched;
     let bytes = text.len() as u64;
     let overhead = notable::marker_overhead(bytes, index.lines(), gap_room);
-    let share = notable_share(allow);
+    let share = allow.percent(notable::SHARE_PERCENT);
     let room = Room {
         bytes: share.bytes.checked_sub(overhead)?,
         lines: share.lines.checked_sub(1).filter(|&l| l > 0)?,
         max_line: shape.max_line,
         line_digits: digits(index.lines()),
     };
-    let provisional = choose(text, budget, without_share(allow), shape);
+    let provisional = choose(text, budget, allow.less(share.bytes, share.lines), shape);
     // The search's hits are looked for in every omitted byte of the middle,
     // the parts of lines head and tail show in part included.
     let middle = (provisional.head_end, provisional.tail_start);
@@ -578,30 +578,11 @@ fn with_notable_lines(
     Some((provisional, selection, (cost.0 + overhead, cost.1 + 1)))
 }
 
-/// The part of `allow` set aside for the notable lines.
-fn notable_share(allow: Allowance) -> Allowance {
-    Allowance {
-        bytes: allow.bytes * notable::SHARE_PERCENT / 100,
-        lines: if allow.lines == usize::MAX {
-            usize::MAX
-        } else {
-            allow.lines * notable::SHARE_PERCENT / 100
-        },
-    }
-}
-
 /// What `allow` leaves head and tail once the notable lines' share is set
 /// aside.
 fn without_share(allow: Allowance) -> Allowance {
-    let share = notable_share(allow);
-    Allowance {
-        bytes: allow.bytes - share.bytes,
-        lines: if allow.lines == usize::MAX {
-            usize::MAX
-        } else {
-            allow.lines - share.lines
-        },
-    }
+    let share = allow.percent(notable::SHARE_PERCENT);
+    allow.less(share.bytes, share.lines)
 }
 
 /// Head and tail without notable lines. When the search's first hits were
@@ -792,19 +773,7 @@ fn before_lines_worth(
 /// whatever the head leaves.
 fn choose(text: &str, budget: &Budget, allow: Allowance, shape: Shape) -> Chosen {
     let keep = effective_keep(budget);
-    let share = match keep {
-        Keep::Head => 100,
-        Keep::Tail => 0,
-        Keep::HeadAndTail => usize::from(budget.head_percent),
-    };
-    let head_allow = Allowance {
-        bytes: allow.bytes * share / 100,
-        lines: if allow.lines == usize::MAX {
-            usize::MAX
-        } else {
-            allow.lines * share / 100
-        },
-    };
+    let head_allow = allow.percent(head_share(budget));
     let head_shape = Shape {
         fill_room: shape.fill_room && keep == Keep::Head,
         fold_reach: shape.fold_reach.map(|_| fold::reach(head_allow.bytes)),

@@ -8,9 +8,11 @@
 
 use super::context::Kind;
 
-/// Substrings that start the search for failure lines. Each is one pass of
-/// `memchr::memmem` over the middle; [`RARE`] bytes are one more. A hit
-/// counts if [`LEVEL_ANCHORS`] allow it. Where it can, an anchor starts on
+/// Substrings that start the search for failure lines. Over a short middle
+/// each is one pass of `memchr::memmem` and [`RARE`] bytes are one more;
+/// over a long one, one automaton finds them all
+/// ([`super::Patterns::anchored_lines`]). A hit counts if
+/// [`LEVEL_ANCHORS`] allow it. Where it can, an anchor starts on
 /// bytes rare in text (`ddrinfo`, not `getaddrinfo`): natively the one-pass
 /// preview's automaton ([`super::Patterns`]) is prefiltered on first bytes.
 pub(super) const ANCHORS: [&str; 47] = [

@@ -20,8 +20,9 @@
 //! chooses from what it kept, with the same markers.
 //!
 //! How it is shown: [`render`], the one renderer both previews hand their
-//! choice to. Nothing here imports [`crate::stream`] or [`crate::cap`]:
-//! they call in, never the other way.
+//! choice to, and `account`, which counts what both leave out. Nothing here
+//! imports [`crate::stream`] or [`crate::cap`]: they call in, never the
+//! other way.
 //!
 //! # Format
 //!
@@ -83,6 +84,7 @@
 
 use crate::notice::Loss;
 
+pub(crate) mod account;
 pub mod cut;
 pub mod diff;
 pub mod fold;

@@ -12,6 +12,7 @@ pub(crate) use kept::{Block, Notable, Retained, WINDOW_SCORE};
 use crate::budget::{Budget, Keep};
 use crate::notice::{self, GAP_LINES, Loss, NoticeForm, Saved};
 use crate::preview::Preview;
+use crate::preview::account::{self, Span};
 use crate::preview::cut::Allowance;
 use crate::preview::notable;
 use crate::preview::render::{
@@ -39,17 +40,6 @@ enum Piece {
     Window(usize),
     /// The marker of the bytes between two parts of a line shown apart.
     MidCut(u64),
-}
-
-/// Bytes `a..e` of the text shown verbatim: the lines of its first and
-/// last byte, and the line of byte `e`.
-#[derive(Debug, Clone, Copy)]
-struct Span {
-    a: u64,
-    e: u64,
-    first: u64,
-    last: u64,
-    after: u64,
 }
 
 /// One end of the preview.
@@ -951,7 +941,8 @@ fn opened(
     Some((pieces, old, new, parts))
 }
 
-/// Exact loss accounting from the ranges shown, as the whole-text preview (`cap`) counts it.
+/// Exact loss accounting from the ranges shown, as the whole-text preview
+/// (`cap`) counts it.
 fn account(r: &Retained<'_>, chosen: &Chosen, shown: &[ShownLine<'_>]) -> Loss {
     let spans: Vec<Span> = chosen
         .head
@@ -961,30 +952,5 @@ fn account(r: &Retained<'_>, chosen: &Chosen, shown: &[ShownLine<'_>]) -> Loss {
         .chain(shown.iter().map(ShownLine::span))
         .chain(chosen.tail.spans.iter().copied())
         .collect();
-    let shown_bytes: u64 = spans.iter().map(|s| s.e - s.a).sum();
-    let mut touched = 0;
-    let mut last_counted = 0;
-    for s in &spans {
-        let first = s.first.max(last_counted + 1);
-        if s.last >= first {
-            touched += s.last - first + 1;
-            last_counted = s.last;
-        }
-    }
-    let (mut gap, mut gap_line) = (0, 1);
-    for s in &spans {
-        if s.a > gap {
-            break;
-        }
-        if s.e > gap {
-            (gap, gap_line) = (s.e, s.after);
-        }
-    }
-    Loss {
-        original_bytes: r.total,
-        original_lines: r.lines,
-        omitted_bytes: r.total - shown_bytes,
-        omitted_lines: r.lines - touched,
-        gap_line,
-    }
+    account::loss(&spans, r.total, r.lines)
 }

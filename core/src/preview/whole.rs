@@ -5,6 +5,7 @@
 use crate::budget::{Budget, Keep};
 use crate::notice::{self, GAP_LINES, Loss, NoticeForm, Saved};
 use crate::preview::Preview;
+use crate::preview::account::{self, Span};
 use crate::preview::cut::{self, Allowance, Last, Middle, Shape, Side};
 use crate::preview::diff;
 use crate::preview::notable::{self, Patterns, Room, Selection};
@@ -842,9 +843,15 @@ fn account(
     tail: &Side,
 ) -> Loss {
     let b = text.as_bytes();
-    let lines = index.lines();
-    // Each shown range with the first and last line it touches, in order.
-    let mut spans: Vec<(usize, usize, u64, u64)> = Vec::new();
+    // The line of byte `e`: the line of byte `e - 1`, or the next after a LF.
+    let span = |a: usize, e: usize, first: u64, last: u64| Span {
+        a: a as u64,
+        e: e as u64,
+        first,
+        last,
+        after: last + u64::from(b[e - 1] == b'\n'),
+    };
+    let mut spans: Vec<Span> = Vec::new();
     let (mut pos, mut line) = (0, 1);
     let mut forward = |p: usize| {
         line += count_lfs(&b[pos..p]);
@@ -853,11 +860,11 @@ fn account(
     };
     for (a, e) in head.ranges() {
         let first = forward(a);
-        spans.push((a, e, first, forward(e - 1)));
+        spans.push(span(a, e, first, forward(e - 1)));
     }
     for s in &notable.lines {
         let (a, e) = s.range(text);
-        spans.push((a, e, s.line, s.line));
+        spans.push(span(a, e, s.line, s.line));
     }
     let mut back = Vec::new();
     let (mut pos, mut line) = (text.len(), index.line_of(text.len()));
@@ -868,33 +875,10 @@ fn account(
     };
     for (a, e) in tail.ranges().collect::<Vec<_>>().into_iter().rev() {
         let last = backward(e - 1);
-        back.push((a, e, backward(a), last));
+        back.push(span(a, e, backward(a), last));
     }
     spans.extend(back.into_iter().rev());
-    let shown: usize = spans.iter().map(|&(a, e, _, _)| e - a).sum();
-    let mut touched = 0;
-    let mut last_counted = 0;
-    for &(_, _, first, last) in &spans {
-        let first = first.max(last_counted + 1);
-        if last >= first {
-            touched += last - first + 1;
-            last_counted = last;
-        }
-    }
-    let mut gap = 0;
-    for &(a, e, _, _) in &spans {
-        if a > gap {
-            break;
-        }
-        gap = gap.max(e);
-    }
-    Loss {
-        original_bytes: text.len() as u64,
-        original_lines: lines,
-        omitted_bytes: (text.len() - shown) as u64,
-        omitted_lines: lines - touched,
-        gap_line: index.line_of(gap),
-    }
+    account::loss(&spans, text.len() as u64, index.lines())
 }
 
 #[cfg(test)]

@@ -23,6 +23,12 @@ use super::similar::{Sketch, dedupe_key};
 /// component, once, so shorter middles keep the searches per anchor.
 const ONE_PASS_SCAN: usize = 1 << 20;
 
+/// Level anchors away from a level that [`Patterns::anchored_lines`] moves
+/// on from before it may judge how dense they are, and the bytes it wants
+/// between them on average to go on.
+const MAX_SKIPS: usize = 64;
+const SKIP_SPACING: usize = 1024;
+
 /// Longest anchor or rare sign, in bytes, at most.
 const LONGEST_SIGN: usize = 64;
 
@@ -89,18 +95,22 @@ impl Patterns {
 
     /// The automaton of every search, built on first use.
     fn any(&self) -> &DFA {
-        self.any.get_or_init(|| {
-            DFA::builder()
-                .match_kind(ANY_MATCH_KIND)
-                .build(
-                    ANCHORS
-                        .iter()
-                        .chain(&RARE_SIGNS)
-                        .copied()
-                        .chain(self.host_text.iter().map(String::as_str)),
-                )
-                .expect("a few short literals build an automaton")
-        })
+        self.any.get_or_init(|| self.automaton(ANY_MATCH_KIND))
+    }
+
+    /// An automaton of every anchor, rare sign and host pattern, in that
+    /// order (the order [`Patterns::anchored_lines`] reads its ids in).
+    fn automaton(&self, kind: MatchKind) -> DFA {
+        DFA::builder()
+            .match_kind(kind)
+            .build(
+                ANCHORS
+                    .iter()
+                    .chain(&RARE_SIGNS)
+                    .copied()
+                    .chain(self.host_text.iter().map(String::as_str)),
+            )
+            .expect("a few short literals build an automaton")
     }
 
     /// False when `line` holds no anchor, rare sign or host pattern: then it
@@ -142,10 +152,14 @@ impl Patterns {
 
     /// The same lines as [`Patterns::anchored_lines_each`], from one pass
     /// of the automaton of every search: a line where it finds nothing
-    /// holds no anchor or rare sign. Where the first match of a line is
-    /// a plain anchor or a rare sign within [`MAX_LINE`] of its start, the
-    /// line counts; otherwise (a [`LEVEL_ANCHORS`] one, a host pattern, a
-    /// match further on) the line's first bytes are searched each way.
+    /// holds no anchor or rare sign. A line counts at its first match that
+    /// is a plain anchor, a rare sign or a [`LEVEL_ANCHORS`] one where a
+    /// level is written, within [`MAX_LINE`] of its start. A level anchor
+    /// elsewhere (`critical path`, a table's `NAME   `) only moves the
+    /// search on by a byte: no anchor or sign holds one, so no match is
+    /// skipped. Any other first match (a host pattern; one past
+    /// `MAX_LINE`, which the standard semantics of wasm may report before
+    /// an earlier one) has the line's first bytes searched each way.
     pub(super) fn anchored_lines(
         &self,
         b: &[u8],
@@ -153,11 +167,34 @@ impl Patterns {
         hi: usize,
         out: &mut Vec<(usize, bool)>,
     ) {
-        let dfa = self.any();
-        let mut p = lo;
-        while p < hi {
+        self.anchored_lines_by(self.any(), MAX_SKIPS, b, lo, hi, out);
+    }
+
+    /// [`Patterns::anchored_lines`] with `dfa`, an automaton of this
+    /// session's searches of either match kind, judging after `max_skips`.
+    fn anchored_lines_by(
+        &self,
+        dfa: &DFA,
+        max_skips: usize,
+        b: &[u8],
+        lo: usize,
+        hi: usize,
+        out: &mut Vec<(usize, bool)>,
+    ) {
+        // `p` starts the first line not yet decided; `q` is where to search.
+        let (mut p, mut q) = (lo, lo);
+        let mut skips = 0;
+        while q < hi {
+            // Level anchors away from a level on most lines (a table of
+            // `ACTIVE   TRUE   `): each costs a search, and the searches per
+            // anchor do better for the rest of the piece.
+            if skips > max_skips && skips * SKIP_SPACING > q - lo {
+                let from = if p > lo { p - 1 } else { lo };
+                self.anchored_lines_each(b, from, hi, out);
+                return;
+            }
             let found = dfa
-                .try_find(&Input::new(b).range(p..hi))
+                .try_find(&Input::new(b).range(q..hi))
                 .expect("an unanchored DFA searches");
             let Some(m) = found else { break };
             let at = m.start();
@@ -166,8 +203,12 @@ impl Patterns {
             let id = m.pattern().as_usize();
             // Where the search that found it each way would have hit.
             let hit = match ANCHORS.get(id) {
-                Some(a) if !LEVEL_ANCHORS.contains(a) => Some(at),
-                Some(_) => None,
+                Some(a) if !LEVEL_ANCHORS.contains(a) || level_written(b, lo, at) => Some(at),
+                Some(_) => {
+                    (p, q) = (start, at + 1);
+                    skips += 1;
+                    continue;
+                }
                 None => RARE_SIGNS
                     .get(id - ANCHORS.len())
                     .map(|sign| at + usize::from(sign.as_bytes()[1] == b'x')),
@@ -182,7 +223,7 @@ impl Patterns {
                 let from = if start > lo { start - 1 } else { lo };
                 self.anchored_lines_each(b, from, first, out);
             }
-            p = end;
+            (p, q) = (end, end);
         }
     }
 
@@ -279,7 +320,7 @@ pub(super) fn lines_with(
             break;
         };
         let hit = p + i;
-        if level && hit > lo && !matches!(b[hit - 1], b'=' | b'[' | b'"' | b'\n') {
+        if level && !level_written(b, lo, hit) {
             p = hit + 1;
             continue;
         }
@@ -288,6 +329,12 @@ pub(super) fn lines_with(
         }
         p = memchr(b'\n', &b[hit..hi]).map_or(hi, |i| hit + i + 1);
     }
+}
+
+/// Whether a [`LEVEL_ANCHORS`] hit at `hit` is where a log level is
+/// written: after `=`, `[` or `"`, or where a line (or `b[lo..]`) starts.
+fn level_written(b: &[u8], lo: usize, hit: usize) -> bool {
+    hit == lo || matches!(b[hit - 1], b'=' | b'[' | b'"' | b'\n')
 }
 
 /// The lines of `b[lo..hi]` with a rare sign: `exception`, `exit`, `Kill`,
@@ -666,10 +713,47 @@ mod tests {
             let patterns = Patterns::new(&["HOSTPAT".to_owned()]);
             let b = text.as_bytes();
             let lo = memchr(b'\n', &b[..cut.min(b.len())]).map_or(0, |i| i + 1);
-            let (mut each, mut once) = (Vec::new(), Vec::new());
+            let mut each = Vec::new();
             patterns.anchored_lines_each(b, lo, b.len(), &mut each);
-            patterns.anchored_lines(b, lo, b.len(), &mut once);
-            prop_assert_eq!(lines(&mut each), lines(&mut once));
+            let each = lines(&mut each);
+            // Natively leftmost-first; wasm's standard semantics too.
+            for kind in [MatchKind::LeftmostFirst, MatchKind::Standard] {
+                let dfa = patterns.automaton(kind);
+                // Dense level anchors hand the rest to the searches per anchor.
+                for max_skips in [0, 2, MAX_SKIPS] {
+                    let mut once = Vec::new();
+                    patterns.anchored_lines_by(&dfa, max_skips, b, lo, b.len(), &mut once);
+                    prop_assert_eq!(&each, &lines(&mut once), "{:?} {}", kind, max_skips);
+                }
+            }
+        }
+    }
+
+    /// A sign exactly `MAX_LINE` bytes into a line that does not start the
+    /// piece is too far, also where the searches per anchor take over.
+    #[test]
+    fn a_sign_at_max_line_counts_alike_after_the_hand_over() {
+        let patterns = Patterns::new(&[]);
+        let text = format!("\n crit{}Kill\n", "z".repeat(MAX_LINE - 5));
+        let b = text.as_bytes();
+        let mut each = Vec::new();
+        patterns.anchored_lines_each(b, 0, b.len(), &mut each);
+        assert!(each.is_empty(), "{each:?}");
+        for kind in [MatchKind::LeftmostFirst, MatchKind::Standard] {
+            let mut once = Vec::new();
+            patterns.anchored_lines_by(&patterns.automaton(kind), 0, b, 0, b.len(), &mut once);
+            assert!(once.is_empty(), "{kind:?}: {once:?}");
+        }
+    }
+
+    /// What lets a level anchor away from a level move the search on by
+    /// one byte without skipping a match.
+    #[test]
+    fn no_other_anchor_or_sign_holds_a_level_anchor() {
+        for level in LEVEL_ANCHORS {
+            for other in ANCHORS.iter().chain(&RARE_SIGNS).filter(|a| **a != level) {
+                assert!(!other.contains(level), "{other} holds {level}");
+            }
         }
     }
 

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { SPILL_GUEST_PATH, instantiateComponent, sandboxedShim } from './component.js';
 import * as convert from './convert.js';
 import { translateErrors } from './errors.js';
+import { closedByUsing, drop, liveStream } from './resource.js';
 import { PRIVATE_DIR_MODE, grantedDirectory, isPlainName } from './spill-dir.js';
 
 const absent = (value) => value === undefined || value === null;
@@ -352,13 +353,11 @@ export class Session {
   close() {
     const resource = this.#resource;
     this.#resource = null;
-    resource?.[Symbol.dispose ?? Symbol.for('dispose')]?.();
+    drop(resource);
   }
 }
 
-if (Symbol.dispose) {
-  Session.prototype[Symbol.dispose] = Session.prototype.close;
-}
+closedByUsing(Session);
 
 /**
  * An MCP result whose huge text is written in pieces (see
@@ -374,8 +373,7 @@ export class McpStream {
   }
 
   #live() {
-    if (!this.#resource) throw new Error('tool-output-cap: this stream is closed');
-    return this.#resource;
+    return liveStream(this.#resource);
   }
 
   /** Adds the next piece of the string's raw body (a string, cut anywhere between characters). */
@@ -395,13 +393,11 @@ export class McpStream {
   close() {
     const resource = this.#resource;
     this.#resource = null;
-    resource?.[Symbol.dispose ?? Symbol.for('dispose')]?.();
+    drop(resource);
   }
 }
 
-if (Symbol.dispose) {
-  McpStream.prototype[Symbol.dispose] = McpStream.prototype.close;
-}
+closedByUsing(McpStream);
 
 /**
  * One tool result written in chunks: `write(chunk)` as it arrives,
@@ -418,8 +414,7 @@ export class CapStream {
   }
 
   #live() {
-    if (!this.#resource) throw new Error('tool-output-cap: this stream is closed');
-    return this.#resource;
+    return liveStream(this.#resource);
   }
 
   /** Adds the next bytes (a Uint8Array or Buffer) or the UTF-8 of a string. */
@@ -456,13 +451,11 @@ export class CapStream {
   close() {
     const resource = this.#resource;
     this.#resource = null;
-    resource?.[Symbol.dispose ?? Symbol.for('dispose')]?.();
+    drop(resource);
   }
 }
 
-if (Symbol.dispose) {
-  CapStream.prototype[Symbol.dispose] = CapStream.prototype.close;
-}
+closedByUsing(CapStream);
 
 /**
  * Whether a relative path (the component's answer, or a reference's

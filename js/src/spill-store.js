@@ -4,6 +4,7 @@
 import { SPILL_GUEST_PATH, instantiateComponent, sandboxedShim } from './component.js';
 import * as convert from './convert.js';
 import { translateErrors } from './errors.js';
+import { closedByUsing, drop } from './resource.js';
 import { requiredDirectory } from './spill-dir.js';
 
 /**
@@ -55,10 +56,8 @@ export class SpillStore {
   close() {
     const resource = this.#resource;
     this.#resource = null;
-    resource?.[Symbol.dispose ?? Symbol.for('dispose')]?.();
+    drop(resource);
   }
 }
 
-if (Symbol.dispose) {
-  SpillStore.prototype[Symbol.dispose] = SpillStore.prototype.close;
-}
+closedByUsing(SpillStore);

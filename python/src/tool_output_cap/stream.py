@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Any, Optional, Union
+from typing import Any, Optional, Self, Union
 
 from wasmtime.component import Record, ResourceAny
 
@@ -16,7 +16,43 @@ Chunk = Union[bytes, bytearray, memoryview, str]
 even inside a UTF-8 character), or text (written as UTF-8)."""
 
 
-class CapStream:
+class _Stream:
+    """A stream's handle on the component: calls on it until `close` (or
+    leaving a `with` block) releases it."""
+
+    def __init__(self, instance: Instance, resource: ResourceAny) -> None:
+        self._instance: Optional[Instance] = instance
+        self._resource = resource
+
+    def _closed(self) -> str:
+        """What a call after `close` is told."""
+        return "the stream is finished or closed"
+
+    def _call(self, name: str, *args: object) -> Any:
+        if self._instance is None:
+            raise ValueError(self._closed())
+        return self._instance.call(name, self._resource, *args)
+
+    def close(self) -> None:
+        """Release the stream, abandoning it if not finished (nothing is
+        saved). Idempotent."""
+        instance, self._instance = self._instance, None
+        if instance is not None:
+            self._resource.drop(instance.store)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: Optional[type[BaseException]],
+        value: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+
+class CapStream(_Stream):
     """One tool result written in chunks, made by `Session.stream`, and
     capped at the end with exactly the result `Session.cap` gives on the
     whole text, whatever the chunking: the bytes are decoded as UTF-8, a
@@ -41,17 +77,12 @@ class CapStream:
     """
 
     def __init__(self, instance: Instance, resource: ResourceAny) -> None:
-        self._instance: Optional[Instance] = instance
-        self._resource = resource
+        super().__init__(instance, resource)
         self._finished = False
         self._written = 0
 
-    def _call(self, name: str, *args: object) -> Any:
-        if self._instance is None:
-            raise ValueError(
-                "the stream is finished" if self._finished else "the stream is closed"
-            )
-        return self._instance.call(name, self._resource, *args)
+    def _closed(self) -> str:
+        return "the stream is finished" if self._finished else "the stream is closed"
 
     def write(self, chunk: Chunk) -> None:
         """Add the next bytes of the output (a `str` is written as UTF-8).
@@ -102,26 +133,9 @@ class CapStream:
         """Whether `finish` was called."""
         return self._finished
 
-    def close(self) -> None:
-        """Release the stream, abandoning it if not finished (nothing is
-        saved). Idempotent."""
-        instance, self._instance = self._instance, None
-        if instance is not None:
-            self._resource.drop(instance.store)
-
-    def __enter__(self) -> "CapStream":
-        return self
-
-    def __exit__(
-        self,
-        kind: Optional[type[BaseException]],
-        value: Optional[BaseException],
-        traceback: Optional[TracebackType],
-    ) -> None:
-        self.close()
 
 
-class McpStream:
+class McpStream(_Stream):
     """An MCP result whose huge text is written in pieces, made by
     `Session.stream_mcp`: `write` each piece of the text's JSON string
     body as received (escapes and all, cut anywhere between characters),
@@ -129,15 +143,6 @@ class McpStream:
     result. The component then holds what the preview needs, not the
     result. A failed `write` ends the stream; leaving the `with` block (or
     `close`) releases it, and an unfinished one saves nothing."""
-
-    def __init__(self, instance: Instance, resource: ResourceAny) -> None:
-        self._instance: Optional[Instance] = instance
-        self._resource = resource
-
-    def _call(self, name: str, *args: object) -> Any:
-        if self._instance is None:
-            raise ValueError("the stream is finished or closed")
-        return self._instance.call(name, self._resource, *args)
 
     def write(self, raw: str) -> None:
         """Add the next piece of the string's raw body. Raises `ToolCapError`
@@ -155,20 +160,3 @@ class McpStream:
         finally:
             self.close()
         return cv.capped_mcp_out(cv.unwrap(out, Record))
-
-    def close(self) -> None:
-        """Release the stream (an unfinished one saves nothing). Idempotent."""
-        instance, self._instance = self._instance, None
-        if instance is not None:
-            self._resource.drop(instance.store)
-
-    def __enter__(self) -> "McpStream":
-        return self
-
-    def __exit__(
-        self,
-        kind: Optional[type[BaseException]],
-        value: Optional[BaseException],
-        traceback: Optional[TracebackType],
-    ) -> None:
-        self.close()

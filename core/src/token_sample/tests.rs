@@ -121,7 +121,12 @@ fn streamed(text: &str, sizes: &[usize], sampling: Sampling) -> u64 {
 #[test]
 fn small_texts_are_counted_whole() {
     let e = estimator();
-    for text in ["", "a", "hello world\n", &"x".repeat(16 << 10)] {
+    for text in [
+        "",
+        "a",
+        "hello world\n",
+        &"x".repeat(Sampling::FIT.exact_up_to),
+    ] {
         assert_eq!(sampled_estimate(&e, text, Sampling::FIT), e.estimate(text));
         assert_eq!(streamed(text, &[5], Sampling::FIT), e.estimate(text));
     }
@@ -214,7 +219,7 @@ proptest! {
         seed in any::<u64>(),
         kinds in prop::collection::vec(0u8..10, 1..5),
         run in 1u64..10,
-        size in (17usize << 10)..(512 << 10),
+        size in (9usize << 10)..(512 << 10),
     ) {
         let text = mixture(seed, &kinds, run, size);
         let e = estimator();

@@ -169,7 +169,7 @@ pub fn parts_body(session: &mut dyn Host, costs: MediaCosts, parts: &[ContentPar
 
 /// Whether the report may give `input`'s tokens from samples
 /// (`toolcap_core::token_sample`, as the WIT's `original-tokens` says): with
-/// no `max-tokens`, a cut input over 64 KiB or one that fits over 16 KiB.
+/// no `max-tokens`, a cut input over 64 KiB or one that fits over 8 KiB.
 /// Then the count must be within the stated bound of the whole estimate.
 fn sampled_bound(input: &str, budget: &Budget, truncated: bool) -> Option<u64> {
     use toolcap_core::token_sample::{self as sample, Sampling};

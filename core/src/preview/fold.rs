@@ -58,20 +58,23 @@ pub fn max_marker_len(lines: u64) -> usize {
 /// True when `a` and `b` are equal once every run of ASCII digits counts as
 /// equal to every other (`Downloading 4%` and `Downloading 100%`).
 ///
-/// Folding compares up to [`MIN_REACH`] bytes a side this way, so equal
-/// stretches are skipped in blocks ([`common_prefix`]) rather than byte by
-/// byte; the digit runs are still compared as wholes.
+/// Folding compares up to [`MIN_REACH`] bytes a side this way, so stretches
+/// that are equal or differ only in digits of numbers in step are skipped
+/// in blocks ([`alike_prefix`]) rather than byte by byte; runs of digits of
+/// unequal lengths are compared as wholes.
 pub fn similar(a: &[u8], b: &[u8]) -> bool {
     if a == b {
         return true;
     }
     let (mut i, mut j) = (0, 0);
     loop {
-        // Equal bytes move both sides on together. A common stretch that
-        // ends in digits may have stopped inside a run of digits: go back
-        // to its start, where the two runs are compared as wholes. (Each
-        // step starts after a whole run or at 0, so this stays in the step.)
-        let mut k = common_prefix(&a[i..], &b[j..]);
+        // Bytes equal, or digits on both sides, move both sides on
+        // together, so the two are digits at the same places up to `k`.
+        // A stretch that ends in digits stopped inside a run of digits
+        // whose ends differ: go back to its start, where the two runs are
+        // compared as wholes. (Each step starts after a whole run or at 0,
+        // so this stays in the step.)
+        let mut k = alike_prefix(&a[i..], &b[j..]);
         while k > 0 && a[i + k - 1].is_ascii_digit() {
             k -= 1;
         }
@@ -92,26 +95,47 @@ pub fn similar(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-/// Length of the longest common prefix of `a` and `b`, compared a word at
-/// a time: the first differing bit of two words names the differing byte,
-/// so lines that differ every few bytes (numbers) cost no byte loop.
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const WORD: usize = 8;
+const WORD: usize = 8;
+const LOW7: u64 = u64::from_ne_bytes([0x7f; WORD]);
+const HIGH: u64 = u64::from_ne_bytes([0x80; WORD]);
+
+/// Length of the longest prefix of `a` and `b` whose bytes are pairwise
+/// equal or both ASCII digits, compared a word at a time: lines that differ
+/// in a timestamp's or a counter's digits every few bytes cost no byte loop
+/// and no restart.
+fn alike_prefix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
     let mut k = 0;
     while k + WORD <= n {
         let x = u64::from_le_bytes(a[k..k + WORD].try_into().expect("a word"));
         let y = u64::from_le_bytes(b[k..k + WORD].try_into().expect("a word"));
-        let differ = x ^ y;
-        if differ != 0 {
-            return k + (differ.trailing_zeros() / 8) as usize;
+        let unlike = nonzero_bytes(x ^ y) & !(digit_bytes(x) & digit_bytes(y));
+        if unlike != 0 {
+            // Little-endian: the lowest set bit is in the first such byte.
+            return k + (unlike.trailing_zeros() / 8) as usize;
         }
         k += WORD;
     }
-    while k < n && a[k] == b[k] {
+    while k < n && (a[k] == b[k] || a[k].is_ascii_digit() && b[k].is_ascii_digit()) {
         k += 1;
     }
     k
+}
+
+/// The high bit of each byte of `x` that is not zero. No byte carries into
+/// the next: each sum is at most 0x7f + 0x7f.
+fn nonzero_bytes(x: u64) -> u64 {
+    (((x & LOW7) + LOW7) | x) & HIGH
+}
+
+/// The high bit of each byte of `x` that is an ASCII digit (0x30 to 0x39):
+/// its low seven bits plus 0x50 reach 0x80, plus 0x46 do not, and its own
+/// high bit is clear. No byte carries into the next (at most 0x7f + 0x50).
+fn digit_bytes(x: u64) -> u64 {
+    let low = x & LOW7;
+    let at_least_0 = low + u64::from_ne_bytes([0x50; WORD]);
+    let past_9 = low + u64::from_ne_bytes([0x46; WORD]);
+    at_least_0 & !past_9 & !x & HIGH
 }
 
 #[cfg(test)]
@@ -151,7 +175,12 @@ mod tests {
                 Just(b'0'),
                 Just(b'a'),
                 Just(b' '),
-                Just(b'%')
+                Just(b'%'),
+                // Either side of the digits, and a byte whose low bits are
+                // a digit's.
+                Just(b'/'),
+                Just(b':'),
+                Just(0xb5)
             ],
             0..60,
         )
@@ -178,6 +207,22 @@ mod tests {
                 }
             }
             proptest::prop_assert_eq!(similar(&a, &c), similar_bytewise(&a, &c));
+        }
+    }
+
+    #[test]
+    fn each_byte_of_a_word_is_classed_alone() {
+        for v in 0..=255u8 {
+            for at in 0..WORD {
+                for fill in [0x00, 0x39, 0x7f, 0x80, 0xff] {
+                    let mut bytes = [fill; WORD];
+                    bytes[at] = v;
+                    let x = u64::from_le_bytes(bytes);
+                    let bit = |m: u64| m >> (8 * at + 7) & 1 == 1;
+                    assert_eq!(bit(digit_bytes(x)), v.is_ascii_digit(), "{v:#x} at {at}");
+                    assert_eq!(bit(nonzero_bytes(x)), v != 0, "{v:#x} at {at}");
+                }
+            }
         }
     }
 

@@ -436,10 +436,7 @@ impl TokenCounter {
             foreign_words: self.foreign_words,
             english_milli: self.english_milli,
         };
-        let mut i = self.pos;
-        while i < self.carry.len() {
-            i = scan.step_in(&self.carry, i);
-        }
+        scan.run_from(&self.carry, self.pos);
         (self.milli + scan.milli, self.bytes)
     }
 }
@@ -627,10 +624,17 @@ impl Word {
 
 impl<'a> Scan<'a> {
     fn run(&mut self, full: &'a [u8]) {
-        let mut i = 0;
-        while i < full.len() {
+        self.run_from(full, 0);
+    }
+
+    /// Every step from `i` to the end of `full`.
+    fn run_from(&mut self, full: &'a [u8], mut i: usize) {
+        while i + MAX_SPAN < full.len() {
             i = self.step_in(full, i);
         }
+        // Every step from here sees the whole rest: one window for all.
+        self.b = full;
+        self.steps(i, full.len());
     }
 
     /// One step at `i` of `full`, seeing at most [`MAX_SPAN`] bytes from
@@ -643,9 +647,21 @@ impl<'a> Scan<'a> {
             end -= 1;
         }
         self.b = &full[..end];
-        self.step(i)
+        self.steps(i, i + 1)
     }
 
+    /// Steps from `i` in the window `self.b` while they start before
+    /// `until`; returns where the next starts. The one place a step is
+    /// inlined: a step is a few bytes, and a call per step cost a third of
+    /// the scan.
+    fn steps(&mut self, mut i: usize, until: usize) -> usize {
+        while i < until {
+            i = self.step(i);
+        }
+        i
+    }
+
+    #[inline(always)]
     fn step(&mut self, mut i: usize) -> usize {
         let b = self.b;
         let byte = b[i];
@@ -712,25 +728,45 @@ impl<'a> Scan<'a> {
     /// One word piece: capitals, then lowercase letters (o200k starts a new
     /// piece at a capital after lowercase: `camel|Case`), non-ASCII letters
     /// anywhere.
-    fn word(&mut self, mut i: usize, prefix: Prefix) -> usize {
+    ///
+    /// Inlined: most pieces are short ASCII words ([`short_word`]), priced
+    /// here without the general bookkeeping of [`Scan::long_word`].
+    #[inline(always)]
+    fn word(&mut self, i: usize, prefix: Prefix) -> usize {
+        let Some((end, upper)) = short_word(self.b, i) else {
+            return self.long_word(i, prefix);
+        };
+        // What `long_word` charges such a piece.
+        let r = &RATES;
+        let letters = (end - i) as u64;
+        let mut c = r.word;
+        if upper == letters && letters > r.upper_free {
+            c += (letters - r.upper_free)
+                * if matches!(prefix, Prefix::Punct { .. }) {
+                    r.upper_per_after_punct
+                } else {
+                    r.upper_per
+                };
+        }
+        if let Prefix::Punct { extra, symbol } = prefix {
+            if letters >= 2 {
+                c += extra;
+                if upper == 1 {
+                    c += r.cap_after_punct;
+                }
+            }
+            c += symbol;
+        }
+        c += self.ascii_word(letters);
+        self.milli += c;
+        end
+    }
+
+    /// Any word piece ([`Scan::word`]).
+    #[inline(never)]
+    fn long_word(&mut self, mut i: usize, prefix: Prefix) -> usize {
         let b = self.b;
         let first_upper = CLASS[usize::from(b[i])] & KIND == UPPER;
-        if let Some(end) = plain_word(b, i) {
-            // The prefix is charged as below.
-            let mut c = RATES.word;
-            if let Prefix::Punct { extra, symbol } = prefix {
-                if end - i >= 2 {
-                    c += extra;
-                    if first_upper {
-                        c += RATES.cap_after_punct;
-                    }
-                }
-                c += symbol;
-            }
-            c += self.ascii_word((end - i) as u64);
-            self.milli += c;
-            return end;
-        }
         let shape = Shape {
             spaced: prefix == Prefix::Space,
             punct: matches!(prefix, Prefix::Punct { .. }),
@@ -1001,42 +1037,52 @@ impl<'a> Scan<'a> {
     }
 }
 
-/// The end of the commonest word piece at `start`, if it is one: ASCII,
-/// at most one capital then lowercase letters, at most `word_free` of them,
-/// and not random-looking, then ASCII or the end. [`Scan::word`] prices
-/// such a piece at exactly one word; finding that out here, without its
-/// general bookkeeping, is most of the speed of the scan on logs and JSON.
+/// The end of the commonest word piece at `start`, if it is one, and its
+/// capitals: ASCII, then ASCII or the end after it; up to
+/// `upper_free + 1` capitals alone, or at most one capital then lowercase
+/// letters, at most `word_free` of them and not random-looking.
+/// [`Scan::long_word`] prices such a piece as one word (and the fourth
+/// capital); finding that out here is most of the speed of the scan on
+/// logs and JSON.
 #[inline(always)]
-fn plain_word(b: &[u8], start: usize) -> Option<usize> {
+fn short_word(b: &[u8], start: usize) -> Option<(usize, u64)> {
+    let r = &RATES;
     let mut i = start;
-    // Vowels seen, and the consonants before the first one.
-    let (mut vowels, mut lead) = (0u8, 0u64);
-    if CLASS[usize::from(b[i])] & KIND == UPPER {
-        vowels = CLASS[usize::from(b[i])] >> 3;
-        lead = u64::from(vowels == 0);
+    while b
+        .get(i)
+        .is_some_and(|&x| CLASS[usize::from(x)] & KIND == UPPER)
+    {
         i += 1;
     }
-    let lower = i;
-    while let Some(&x) = b.get(i) {
-        let class = CLASS[usize::from(x)];
-        if class & KIND != LOWER {
-            break;
-        }
-        lead += u64::from(vowels == 0 && class & VOWEL == 0);
-        vowels |= class >> 3;
+    let upper = (i - start) as u64;
+    while b
+        .get(i)
+        .is_some_and(|&x| CLASS[usize::from(x)] & KIND == LOWER)
+    {
         i += 1;
     }
     let letters = (i - start) as u64;
-    let ascii_after = b.get(i).is_none_or(|&x| x < 0x80);
-    if i == lower || letters > RATES.word_free || !ascii_after {
+    if letters == 0 || b.get(i).is_some_and(|&x| x >= 0x80) {
+        return None;
+    }
+    if upper == letters {
+        // Too few capitals to look random or to have a vowel's history.
+        return (upper <= r.upper_free + 1).then_some((i, upper));
+    }
+    if upper > 1 || letters > r.word_free {
         return None;
     }
     // Five letters without a vowel look random, and so did a piece whose
-    // first five letters had none: `Scan::word` keeps that higher cost.
-    if letters >= 5 && (vowels == 0 || lead >= 5) {
+    // first five letters had none: `Scan::long_word` keeps that higher
+    // cost.
+    if letters >= 5
+        && b[start..start + 5]
+            .iter()
+            .all(|&x| CLASS[usize::from(x)] & VOWEL == 0)
+    {
         return None;
     }
-    Some(i)
+    Some((i, upper))
 }
 
 /// Capitals from `i`; returns where they end.
@@ -1285,6 +1331,9 @@ impl TokenEstimator {
         };
     }
 }
+
+#[cfg(test)]
+mod reference;
 
 #[cfg(test)]
 mod tests {
@@ -1549,6 +1598,108 @@ mod tests {
         let emoji = "🚀".repeat(1 << 20);
         let n = e.estimate(&emoji);
         assert!(n > (1 << 20) && n < 4 << 20, "{n}");
+    }
+
+    /// Characters of every class the scan tells apart outside ASCII:
+    /// Latin-1, Latin Extended and Vietnamese letters, Greek (polytonic
+    /// too), Cyrillic, Armenian, Hebrew, Arabic, Devanagari, Bengali, Thai,
+    /// Georgian, ideographs common, rare and supplementary, kana, Hangul
+    /// syllables and jamo, emoji with skin tones, joiners, variation
+    /// selectors and tags, every kind of space, combining marks, symbols,
+    /// rules, C1 controls and private use.
+    const WIDE: &str = "é ü ß À ÿ × ÷ ¡ ¿ ą ł ř ş ğ ı Ł ʼ ǅ ơ ư ạ ệ đ ḁ Ω ά α Σ ἀ ὰ ᾶ ж Ж ё п ա \
+        ש ׁ ع ر ह क ् ें ব ไ ก ่ ა 中 的 丂 文 㑔 豈 𫝈 𠉂 か カ ー ｱ 한 금 ᄀ ㄱ 🚀 🫠 👍🏽 🎉 \
+        👨\u{200d}👩\u{200d}👧 ❤\u{fe0f} 🏴\u{e0067}\u{e007f} \u{200d} \u{fe0f} \u{a0} \u{2000} \
+        \u{2003} \u{200a} \u{2028} \u{2029} \u{202f} \u{205f} \u{3000} \u{1680} \u{200b} \
+        \u{301} \u{300} \u{20d0} ─ ═ ━ █ → • … “ « € © 。 ， ！ （ \u{85} \u{e000} \u{fffd} \
+        \u{10ffff}";
+
+    /// ASCII characters of every class, for fine mixtures.
+    const ASCII: &str = "aeybzqAEYZQ09  \t\n\r.-_\"{}(),:\\@#/\u{b}\u{0}\u{7f}";
+
+    /// Pieces of every shape the scan prices differently.
+    fn atom() -> impl Strategy<Value = String> {
+        let wide: Vec<String> = WIDE.split(' ').map(String::from).collect();
+        let ascii = ASCII.chars().map(String::from);
+        let any = prop::sample::select(wide.iter().cloned().chain(ascii).collect::<Vec<_>>());
+        prop_oneof![
+            "[a-z]{1,12}",
+            "[bcdfghjklmnpqrstvwxz]{1,9}",
+            "[aeiouy]{1,4}",
+            "[A-Z][a-z]{0,11}",
+            "[A-Z]{1,10}",
+            "[A-Z]{2,5}[a-z]{1,6}",
+            "[a-z]{1,6}[A-Z][a-z]{0,6}",
+            "[a-zA-Z]{1,16}",
+            "[0-9]{1,8}",
+            "[ \t]{1,4}",
+            " {1,100}",
+            "(\r\n|\n|\r){1,3}",
+            r"[!-/:-@\[-`{-~]{1,5}",
+            prop::sample::select(wide),
+            prop::collection::vec(any, 1..24).prop_map(|v| v.concat()),
+        ]
+    }
+
+    fn atoms() -> impl Strategy<Value = String> {
+        prop::collection::vec(atom(), 0..48).prop_map(|v| v.concat())
+    }
+
+    /// [`TokenCounter`]'s thousandths of `text` pushed in pieces of the
+    /// lengths `cuts` (moved on to characters' ends), in turn.
+    fn counted(text: &str, cuts: &[usize]) -> u64 {
+        let mut counter = TokenCounter::default();
+        let mut at = 0;
+        for cut in cuts.iter().cycle() {
+            if at >= text.len() {
+                break;
+            }
+            let mut end = (at + cut).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            counter.push(&text[at..end]);
+            at = end;
+        }
+        counter.finish().0
+    }
+
+    /// The scan gives exactly the numbers of the frozen one
+    /// ([`reference`]), whole and counted in pieces.
+    fn same_as_reference(text: &str, cuts: &[usize]) -> Result<(), TestCaseError> {
+        let e = TokenEstimator::default();
+        let milli = reference::milli(text.as_bytes());
+        prop_assert_eq!(e.heuristic(text).to_bits(), from_milli(milli).to_bits());
+        let estimate = if text.is_empty() {
+            0
+        } else {
+            from_milli(milli).ceil() as u64
+        };
+        prop_assert_eq!(e.estimate(text), estimate);
+        prop_assert_eq!(counted(text, cuts), milli);
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn the_scan_gives_the_reference_numbers(
+            text in atoms(),
+            cuts in prop::collection::vec(1usize..64, 1..8),
+        ) {
+            same_as_reference(&text, &cuts)?;
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4))]
+        #[test]
+        fn the_scan_gives_the_reference_numbers_past_a_span(
+            text in long_text(),
+            cuts in prop::collection::vec(1usize..200_000, 1..8),
+        ) {
+            same_as_reference(&text, &cuts)?;
+        }
     }
 
     fn sample() -> String {

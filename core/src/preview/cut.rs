@@ -181,7 +181,7 @@ impl Run {
 
     /// Whether folding the run saves bytes and lines.
     fn worth_it(&self) -> bool {
-        self.lines >= fold::FOLD_MIN && self.bytes > fold::marker(self.lines, false).len() + 1
+        self.lines >= fold::FOLD_MIN && self.bytes > fold::marker_len(self.lines)
     }
 }
 
@@ -383,7 +383,7 @@ pub fn head(text: &str, end: usize, allow: Allowance, shape: Shape) -> (Side, us
             let line = (line_start, content_end, pos);
             let run = next_run_after(last_run, b, line, end, reach, spare);
             last_run = Some(LastRun { at: pos, run });
-            let marker = fold::marker(run.lines, false).len() + 1;
+            let marker = fold::marker_len(run.lines);
             // Folding is worth it only when what follows the run can use the
             // room it frees; otherwise the run's own lines fill the side.
             let room_after = allow.bytes - side.bytes;
@@ -484,7 +484,7 @@ pub fn tail(text: &str, start: usize, allow: Allowance, shape: Shape) -> (Side, 
             let line = (line_start, content_end, line_end);
             let run = next_run_before(last_run, b, line, start, reach);
             last_run = Some(LastRun { at: pos, run });
-            let marker = fold::marker(run.lines, true).len() + 1;
+            let marker = fold::marker_len(run.lines);
             let room_after = allow.bytes - side.bytes;
             let frees_room = !run.by_reach && run.edge - start >= room_after;
             if run.worth_it() && frees_room && marker <= room_after {

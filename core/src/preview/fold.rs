@@ -50,6 +50,12 @@ pub fn marker(lines: u64, below: bool) -> String {
     )
 }
 
+/// Bytes of the marker for `lines` folded lines (above or below alike), LF
+/// included: what a run is weighed against, counted without writing it.
+pub fn marker_len(lines: u64) -> usize {
+    "[...  more lines like the one above]\n".len() + digits(lines)
+}
+
 /// Longest marker for up to `lines` folded lines, LF included.
 pub fn max_marker_len(lines: u64) -> usize {
     "[...  more lines like the one above]".len() + digits(lines) + 1
@@ -243,6 +249,7 @@ mod tests {
         for n in [2, 9, 10, 118, u64::MAX] {
             assert!(marker(n, false).len() < max_marker_len(n));
             assert_eq!(marker(n, true).len(), marker(n, false).len());
+            assert_eq!(marker_len(n), marker(n, false).len() + 1);
         }
         assert_eq!(
             marker(118, false),

@@ -452,6 +452,8 @@ const PUNCT: u8 = 5;
 const HIGH: u8 = 6;
 const KIND: u8 = 7;
 const VOWEL: u8 = 8;
+/// What [`kind_at`] says past the end of the text.
+const END: u8 = 7;
 
 static CLASS: [u8; 256] = {
     let mut t = [HIGH; 256];
@@ -528,6 +530,12 @@ enum Prefix {
         extra: u64,
         symbol: u64,
     },
+}
+
+/// The class of `b[i]` without [`VOWEL`], or [`END`] past the text.
+#[inline(always)]
+fn kind_at(b: &[u8], i: usize) -> u8 {
+    b.get(i).map_or(END, |&x| CLASS[usize::from(x)] & KIND)
 }
 
 /// The code point at `b[i]` (a UTF-8 lead byte) and its length.
@@ -655,53 +663,97 @@ impl<'a> Scan<'a> {
     /// inlined: a step is a few bytes, and a call per step cost a third of
     /// the scan.
     fn steps(&mut self, mut i: usize, until: usize) -> usize {
+        // When the window holds the rest of the text, a step may take
+        // several pieces: each sees what a step of its own would (a
+        // window of `MAX_SPAN` bytes would end too early for the later).
+        let rest = until == self.b.len();
         while i < until {
-            i = self.step(i);
+            i = self.step(i, rest);
         }
         i
     }
 
+    /// One step at `i`. The commonest pieces of logs and JSON (a lone
+    /// space, symbol or line break before a word or number) are priced
+    /// here; calls to [`Scan::spaces`], [`Scan::punct`] and
+    /// [`Scan::newlines`] cost more than such a piece.
     #[inline(always)]
-    fn step(&mut self, mut i: usize) -> usize {
+    fn step(&mut self, i: usize, rest: bool) -> usize {
         let b = self.b;
         let byte = b[i];
-        {
-            match CLASS[usize::from(byte)] & KIND {
-                LOWER | UPPER => self.word(i, Prefix::None),
+        match CLASS[usize::from(byte)] & KIND {
+            LOWER | UPPER => self.word(i, Prefix::None),
+            DIGIT => self.number(i, rest),
+            SPACE if byte == b' ' => match kind_at(b, i + 1) {
+                LOWER | UPPER => self.word(i + 1, Prefix::Space),
+                // What `spaces` charges a run of one before these.
                 DIGIT => {
-                    let start = i;
-                    while b.get(i).is_some_and(|&d| d.is_ascii_digit()) {
-                        i += 1;
-                    }
-                    self.milli += (i - start).div_ceil(3) as u64 * RATES.digits;
-                    i
+                    self.milli += RATES.space_alone;
+                    i + 1
                 }
-                SPACE
-                    if byte == b' '
-                        && b.get(i + 1)
-                            .is_some_and(|&x| CLASS[usize::from(x)] & KIND <= UPPER) =>
-                {
-                    self.word(i + 1, Prefix::Space)
+                PUNCT => self.punct_run(i + 1),
+                _ => self.spaces(i),
+            },
+            SPACE => self.spaces(i),
+            NEWLINE => match kind_at(b, i + 1) {
+                SPACE | NEWLINE | HIGH => self.newlines(i),
+                // What `newlines` charges one break alone.
+                _ => {
+                    self.milli += RATES.newline;
+                    self.line_break();
+                    i + 1
                 }
-                SPACE => self.spaces(i),
-                NEWLINE => self.newlines(i),
-                PUNCT => match b.get(i + 1).map(|&x| CLASS[usize::from(x)] & KIND) {
-                    Some(LOWER | UPPER) => {
-                        let extra = u64::from(PREFIX[usize::from(byte)]);
-                        self.word(i + 1, Prefix::Punct { extra, symbol: 0 })
-                    }
-                    Some(DIGIT | SPACE) | None => {
-                        self.milli += RATES.punct;
-                        i + 1
-                    }
-                    _ => self.punct_or_prefix(i),
-                },
-                _ => match wide(decode(b, i).0) {
-                    Wide::Alpha(..) | Wide::Letter(_) => self.word(i, Prefix::None),
-                    Wide::Symbol(_) => self.punct_or_prefix(i),
-                    Wide::Space => self.spaces(i),
-                },
+            },
+            PUNCT => match kind_at(b, i + 1) {
+                LOWER | UPPER => {
+                    let extra = u64::from(PREFIX[usize::from(byte)]);
+                    self.word(i + 1, Prefix::Punct { extra, symbol: 0 })
+                }
+                DIGIT | SPACE | END => {
+                    self.milli += RATES.punct;
+                    i + 1
+                }
+                PUNCT | NEWLINE => self.punct(i),
+                _ => self.punct_or_prefix(i),
+            },
+            _ => match wide(decode(b, i).0) {
+                Wide::Alpha(..) | Wide::Letter(_) => self.word(i, Prefix::None),
+                Wide::Symbol(_) => self.punct_or_prefix(i),
+                Wide::Space => self.spaces(i),
+            },
+        }
+    }
+
+    /// Digits at `i`, in groups of three; with `rest`, also the lone ASCII
+    /// symbols between them and further digits (`2026-11-22`,
+    /// `11:00:00.306`), each priced as its own step would.
+    #[inline(always)]
+    fn number(&mut self, mut i: usize, rest: bool) -> usize {
+        let b = self.b;
+        loop {
+            let start = i;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
             }
+            self.milli += (i - start).div_ceil(3) as u64 * RATES.digits;
+            if !rest || kind_at(b, i) != PUNCT || kind_at(b, i + 1) != DIGIT {
+                return i;
+            }
+            self.milli += RATES.punct;
+            i += 1;
+        }
+    }
+
+    /// A punctuation run at `i`, an ASCII symbol: one alone before ASCII
+    /// that is no symbol or break is priced here, as [`Scan::punct`] would.
+    #[inline(always)]
+    fn punct_run(&mut self, i: usize) -> usize {
+        match kind_at(self.b, i + 1) {
+            LOWER | UPPER | DIGIT | SPACE | END => {
+                self.milli += RATES.punct;
+                i + 1
+            }
+            _ => self.punct(i),
         }
     }
 
@@ -1632,6 +1684,8 @@ mod tests {
             "[a-z]{1,6}[A-Z][a-z]{0,6}",
             "[a-zA-Z]{1,16}",
             "[0-9]{1,8}",
+            // Numbers joined by lone symbols (`2026-11-22`, `11:00:00.306`).
+            r"[0-9]{1,4}([-:./=,_a-zA-Z][0-9]{1,4}){1,4}",
             "[ \t]{1,4}",
             " {1,100}",
             "(\r\n|\n|\r){1,3}",

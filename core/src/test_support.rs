@@ -61,6 +61,27 @@ impl SplitMix {
     }
 }
 
+/// `text` in pieces of the lengths `sizes`, in turn, each moved on to the
+/// end of a character: how the tests feed a text to what takes it in
+/// pieces.
+pub fn pieces<'a>(text: &'a str, sizes: &[usize]) -> Vec<&'a str> {
+    assert!(
+        !sizes.is_empty() && !sizes.contains(&0),
+        "pieces of no bytes"
+    );
+    let mut out = Vec::new();
+    let mut at = 0;
+    for size in sizes.iter().cycle() {
+        if at >= text.len() {
+            break;
+        }
+        let end = text.ceil_char_boundary(at + size);
+        out.push(&text[at..end]);
+        at = end;
+    }
+    out
+}
+
 /// A line shown with a window in place, `start [... M bytes cut] window
 /// [... K bytes cut]`, read back: its start, where the window starts in the
 /// line (`start` and `M` bytes), the window, and `K`. `None` for any other

@@ -1392,6 +1392,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::test_support::pieces;
 
     /// Texts of every kind the estimator prices differently.
     const MIXED: &[&str] = &[
@@ -1598,18 +1599,9 @@ mod tests {
         ) {
             let e = TokenEstimator::default();
             let mut counter = TokenCounter::default();
-            let mut at = 0;
-            for cut in cuts.iter().cycle() {
-                if at >= text.len() {
-                    break;
-                }
-                let mut end = (at + cut).min(text.len());
-                while !text.is_char_boundary(end) {
-                    end += 1;
-                }
-                counter.push(&text[at..end]);
+            for piece in pieces(&text, &cuts) {
+                counter.push(piece);
                 prop_assert!(counter.retained_bytes() <= 2 * (MAX_SPAN + 200_000));
-                at = end;
             }
             prop_assert_eq!(e.estimate_counted(counter), e.estimate(&text));
         }
@@ -1703,17 +1695,8 @@ mod tests {
     /// lengths `cuts` (moved on to characters' ends), in turn.
     fn counted(text: &str, cuts: &[usize]) -> u64 {
         let mut counter = TokenCounter::default();
-        let mut at = 0;
-        for cut in cuts.iter().cycle() {
-            if at >= text.len() {
-                break;
-            }
-            let mut end = (at + cut).min(text.len());
-            while !text.is_char_boundary(end) {
-                end += 1;
-            }
-            counter.push(&text[at..end]);
-            at = end;
+        for piece in pieces(text, cuts) {
+            counter.push(piece);
         }
         counter.finish().0
     }

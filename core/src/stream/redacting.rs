@@ -137,18 +137,9 @@ mod tests {
             let (whole, counts) = redactor.redact(&text);
             let mut stream = PieceRedactor::owned(redactor.clone());
             let mut out = String::new();
-            let mut at = 0;
-            for cut in cuts.iter().cycle() {
-                if at >= text.len() {
-                    break;
-                }
-                let mut end = (at + cut).min(text.len());
-                while !text.is_char_boundary(end) {
-                    end += 1;
-                }
-                stream.push(&text[at..end], &mut out);
+            for piece in crate::test_support::pieces(&text, &cuts) {
+                stream.push(piece, &mut out);
                 prop_assert!(stream.retained_bytes() <= 2 * (UNIT + 100_000));
-                at = end;
             }
             let got_counts = stream.finish(&mut out);
             prop_assert!(out == whole.as_ref());

@@ -1,6 +1,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::test_support::pieces;
 use crate::tokens::MediaCosts;
 
 fn estimator() -> TokenEstimator {
@@ -96,19 +97,6 @@ fn text_strategy(max: usize) -> impl Strategy<Value = String> {
 
 /// `text` in pieces of the given sizes (cycled), each moved to a char
 /// boundary.
-fn pieces<'a>(text: &'a str, sizes: &[usize]) -> Vec<&'a str> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    let mut i = 0;
-    while at < text.len() {
-        let end = text.ceil_char_boundary(at + sizes[i % sizes.len()]);
-        out.push(&text[at..end]);
-        at = end;
-        i += 1;
-    }
-    out
-}
-
 fn streamed(text: &str, sizes: &[usize], sampling: Sampling) -> u64 {
     let e = estimator();
     let mut s = SampledTokens::new(sampling);

@@ -56,9 +56,10 @@ pub fn marker_len(lines: u64) -> usize {
     "[...  more lines like the one above]\n".len() + digits(lines)
 }
 
-/// Longest marker for up to `lines` folded lines, LF included.
+/// Longest marker for up to `lines` folded lines, LF included: no count up
+/// to `lines` has more digits.
 pub fn max_marker_len(lines: u64) -> usize {
-    "[...  more lines like the one above]".len() + digits(lines) + 1
+    marker_len(lines)
 }
 
 /// True when `a` and `b` are equal once every run of ASCII digits counts as

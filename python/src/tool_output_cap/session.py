@@ -9,12 +9,12 @@ import threading
 import weakref
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Optional, Sequence, Union
 
 from wasmtime.component import Record, ResourceAny
 
 from . import _convert as cv
+from ._closing import ClosesOnExit
 from . import _private_dir
 from ._runtime import SPILL_GUEST_PATH, Instance, runtime
 from .stream import CapStream, McpStream
@@ -163,7 +163,7 @@ def open_session(
     return session
 
 
-class Session:
+class Session(ClosesOnExit):
     """A thread's session, made by `open_session`. Each session owns its own
     component instance; use one session from one thread at a time.
 
@@ -444,17 +444,6 @@ class Session:
                 stream.close()
             self._resource.drop(instance.store)
             instance.store.close()
-
-    def __enter__(self) -> "Session":
-        return self
-
-    def __exit__(
-        self,
-        kind: Optional[type[BaseException]],
-        value: Optional[BaseException],
-        traceback: Optional[TracebackType],
-    ) -> None:
-        self.close()
 
 
 def _float_or_none(value: Optional[float], name: str) -> Optional[float]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Optional, Union
 
 from wasmtime.component import Record, ResourceAny
 
 from . import _convert as cv
+from ._closing import ClosesOnExit
 from . import _private_dir
 from ._runtime import SPILL_GUEST_PATH, Instance, runtime
 from .types import RetentionPolicy, StoreStats, SweepReport
@@ -44,7 +44,7 @@ def open_spill_store(spill_dir: StrPath) -> "SpillStore":
     return SpillStore(instance, resource, Path(host_dir))
 
 
-class SpillStore:
+class SpillStore(ClosesOnExit):
     """Every thread's spilled outputs under one spill directory, made by
     `open_spill_store`. Sweeps delete oldest first, never follow a symbolic
     link, never touch a file that a cap is still writing, and leave a note
@@ -86,14 +86,3 @@ class SpillStore:
         if instance is not None:
             self._resource.drop(instance.store)
             instance.store.close()
-
-    def __enter__(self) -> "SpillStore":
-        return self
-
-    def __exit__(
-        self,
-        kind: Optional[type[BaseException]],
-        value: Optional[BaseException],
-        traceback: Optional[TracebackType],
-    ) -> None:
-        self.close()

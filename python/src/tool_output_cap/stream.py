@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from types import TracebackType
-from typing import Any, Optional, Self, Union
+from typing import Any, Optional, Union
 
 from wasmtime.component import Record, ResourceAny
 
 from . import _convert as cv
+from ._closing import ClosesOnExit
 from ._runtime import Instance
 from .types import Capped, CappedMcp
 
@@ -16,7 +16,7 @@ Chunk = Union[bytes, bytearray, memoryview, str]
 even inside a UTF-8 character), or text (written as UTF-8)."""
 
 
-class _Stream:
+class _Stream(ClosesOnExit):
     """A stream's handle on the component: calls on it until `close` (or
     leaving a `with` block) releases it."""
 
@@ -39,17 +39,6 @@ class _Stream:
         instance, self._instance = self._instance, None
         if instance is not None:
             self._resource.drop(instance.store)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        kind: Optional[type[BaseException]],
-        value: Optional[BaseException],
-        traceback: Optional[TracebackType],
-    ) -> None:
-        self.close()
 
 
 class CapStream(_Stream):

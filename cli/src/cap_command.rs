@@ -411,15 +411,18 @@ enum Pumped {
     Signal(Signal),
 }
 
-/// Reads `input` in chunks until it ends; a read error ends it (and is told).
+/// Reads `input` until it ends, handing over what each read gives at once;
+/// a read error ends it (and is told). The reads go into one buffer zeroed
+/// once: a pipe gives 64 KiB a read, and zeroing a fresh megabyte for each
+/// was 4% of `toolcap cap`'s CPU time (a profile of 256 MiB on stdin). That
+/// thread runs beside the component, so the wall-clock time is the same.
 fn pump_reader(mut input: Box<dyn Read + Send>, sender: mpsc::SyncSender<Pumped>) {
+    let mut buffer = vec![0; CHUNK_BYTES];
     loop {
-        let mut chunk = vec![0; CHUNK_BYTES];
-        match input.read(&mut chunk) {
+        match input.read(&mut buffer) {
             Ok(0) => break,
             Ok(n) => {
-                chunk.truncate(n);
-                if sender.send(Pumped::Chunk(chunk)).is_err() {
+                if sender.send(Pumped::Chunk(buffer[..n].to_vec())).is_err() {
                     return;
                 }
             }

@@ -278,8 +278,13 @@ fn skip_sep(b: &[u8], i: usize, sep: u8) -> usize {
 }
 
 /// Where the string starting (with its quote) at `i` ends, after its
-/// closing quote.
-fn string_end(b: &[u8], i: usize) -> usize {
+/// closing quote; it was parsed as `parsed`. A string borrowed from the text
+/// holds no escape, so its bytes are the text's between the quotes and
+/// nothing needs to be searched.
+fn string_end(b: &[u8], i: usize, parsed: &Cow<'_, str>) -> usize {
+    if let Cow::Borrowed(s) = parsed {
+        return i + s.len() + 2;
+    }
     let mut at = i + 1;
     while let Some(off) = memchr::memchr2(b'"', b'\\', &b[at..]) {
         at += off;
@@ -315,7 +320,7 @@ fn locate(b: &[u8], i: usize, node: &mut Node<'_>) -> usize {
                 .unwrap_or(b.len() - start);
             start + len
         }
-        Kind::String(_) => string_end(b, start),
+        Kind::String(s) => string_end(b, start, s),
         Kind::Array(items, _) => {
             let mut at = start + 1;
             for item in items {
@@ -327,7 +332,7 @@ fn locate(b: &[u8], i: usize, node: &mut Node<'_>) -> usize {
             let mut at = start + 1;
             for e in entries {
                 let key = skip_sep(b, at, b',');
-                let key_end = string_end(b, key);
+                let key_end = string_end(b, key, &e.key);
                 e.key_at = span(key, key_end);
                 at = locate(b, skip_sep(b, key_end, b':'), &mut e.value);
             }

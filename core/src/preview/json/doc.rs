@@ -278,12 +278,12 @@ fn skip_sep(b: &[u8], i: usize, sep: u8) -> usize {
 }
 
 /// Where the string starting (with its quote) at `i` ends, after its
-/// closing quote; it was parsed as `parsed`. A string borrowed from the text
-/// holds no escape, so its bytes are the text's between the quotes and
-/// nothing needs to be searched.
-fn string_end(b: &[u8], i: usize, parsed: &Cow<'_, str>) -> usize {
-    if let Cow::Borrowed(s) = parsed {
-        return i + s.len() + 2;
+/// closing quote. `borrowed` is the length of the string when it was
+/// borrowed from the text: then it holds no escape, its bytes are the text's
+/// between the quotes, and nothing needs to be searched.
+fn string_end(b: &[u8], i: usize, borrowed: Option<usize>) -> usize {
+    if let Some(len) = borrowed {
+        return i + len + 2;
     }
     let mut at = i + 1;
     while let Some(off) = memchr::memchr2(b'"', b'\\', &b[at..]) {
@@ -320,7 +320,7 @@ fn locate(b: &[u8], i: usize, node: &mut Node<'_>) -> usize {
                 .unwrap_or(b.len() - start);
             start + len
         }
-        Kind::String(s) => string_end(b, start, s),
+        Kind::String(s) => string_end(b, start, matches!(s, Cow::Borrowed(_)).then_some(s.len())),
         Kind::Array(items, _) => {
             let mut at = start + 1;
             for item in items {
@@ -332,7 +332,8 @@ fn locate(b: &[u8], i: usize, node: &mut Node<'_>) -> usize {
             let mut at = start + 1;
             for e in entries {
                 let key = skip_sep(b, at, b',');
-                let key_end = string_end(b, key, &e.key);
+                let borrowed = matches!(e.key, Cow::Borrowed(_)).then_some(e.key.len());
+                let key_end = string_end(b, key, borrowed);
                 e.key_at = span(key, key_end);
                 at = locate(b, skip_sep(b, key_end, b':'), &mut e.value);
             }

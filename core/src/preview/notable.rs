@@ -129,6 +129,7 @@ mod context;
 mod scan;
 mod select;
 mod similar;
+mod walk;
 
 pub use classify::{WARNING_SCORE, classify};
 pub use context::Kind;

@@ -14,6 +14,7 @@ use memchr::{memchr, memchr3_iter, memrchr};
 use super::classify::{ANCHORS, LEVEL_ANCHORS, RARE, RARE_SIGNS, classify};
 use super::context::{Kind, MAX_LINE, context_lines};
 use super::similar::{Sketch, dedupe_key};
+use super::walk::{First, Occurrence, walk, walks_alike};
 
 /// Middles at least this long are searched for anchors in one pass of the
 /// automaton of every search ([`Patterns::anchored_lines`]) rather than one
@@ -127,11 +128,34 @@ impl Patterns {
     /// `hay` that holds none of these starts holds no occurrence at all and
     /// [`may_be_notable`](Self::may_be_notable) of any part of it is false:
     /// one search of a whole buffer stands in for a call per line.
-    pub fn occurrences<'a>(&'a self, hay: &'a str) -> impl Iterator<Item = usize> + 'a {
-        self.any()
+    pub fn occurrences(&self, hay: &str) -> std::vec::IntoIter<usize> {
+        let dfa = self.any();
+        if self.walks(dfa) {
+            let mut found = Vec::new();
+            walk(dfa, hay.as_bytes(), 0, hay.len(), &mut found);
+            let starts: Vec<usize> = found.iter().map(|o| o.start).collect();
+            return starts.into_iter();
+        }
+        let starts: Vec<usize> = dfa
             .try_find_iter(Input::new(hay))
             .expect("an unanchored DFA searches")
             .map(|m| m.start())
+            .collect();
+        starts.into_iter()
+    }
+
+    /// Whether `dfa`, an automaton of these searches, finds the same by two
+    /// walks at once ([`super::walk`]): with the standard semantics that
+    /// wasm uses, where no SIMD prefilter runs ahead of the automaton.
+    fn walks(&self, dfa: &DFA) -> bool {
+        walks_alike(
+            dfa,
+            ANCHORS
+                .iter()
+                .chain(&RARE_SIGNS)
+                .copied()
+                .chain(self.host_text.iter().map(String::as_str)),
+        )
     }
 
     /// The lines of `b[lo..hi]` (`lo` starts a line) where an anchor or a
@@ -181,6 +205,19 @@ impl Patterns {
         hi: usize,
         out: &mut Vec<(usize, bool)>,
     ) {
+        // Natively the automaton runs on its prefilter; without one, two
+        // walks of the piece at once answer the same.
+        let mut walked = self.walks(dfa).then(|| First::new(dfa, b, lo, hi));
+        let mut first_from = |q: usize| match &mut walked {
+            Some(first) => first.from(q),
+            None => dfa
+                .try_find(&Input::new(b).range(q..hi))
+                .expect("an unanchored DFA searches")
+                .map(|m| Occurrence {
+                    start: m.start(),
+                    pattern: m.pattern().as_usize(),
+                }),
+        };
         // `p` starts the first line not yet decided; `q` is where to search.
         let (mut p, mut q) = (lo, lo);
         let mut skips = 0;
@@ -193,14 +230,11 @@ impl Patterns {
                 self.anchored_lines_each(b, from, hi, out);
                 return;
             }
-            let found = dfa
-                .try_find(&Input::new(b).range(q..hi))
-                .expect("an unanchored DFA searches");
-            let Some(m) = found else { break };
-            let at = m.start();
+            let Some(m) = first_from(q) else { break };
+            let at = m.start;
             let start = memrchr(b'\n', &b[p..at]).map_or(p, |i| p + i + 1);
             let end = memchr(b'\n', &b[at..hi]).map_or(hi, |i| at + i + 1);
-            let id = m.pattern().as_usize();
+            let id = m.pattern;
             // Where the search that found it each way would have hit.
             let hit = match ANCHORS.get(id) {
                 Some(a) if !LEVEL_ANCHORS.contains(a) || level_written(b, lo, at) => Some(at),
@@ -716,7 +750,8 @@ mod tests {
             let mut each = Vec::new();
             patterns.anchored_lines_each(b, lo, b.len(), &mut each);
             let each = lines(&mut each);
-            // Natively leftmost-first; wasm's standard semantics too.
+            // Natively leftmost-first; wasm's standard semantics too, which
+            // go through the walks of `super::walk`.
             for kind in [MatchKind::LeftmostFirst, MatchKind::Standard] {
                 let dfa = patterns.automaton(kind);
                 // Dense level anchors hand the rest to the searches per anchor.

@@ -14,7 +14,7 @@ use memchr::{memchr, memchr3_iter, memrchr};
 use super::classify::{ANCHORS, LEVEL_ANCHORS, RARE, RARE_SIGNS, classify};
 use super::context::{Kind, MAX_LINE, context_lines};
 use super::similar::{Sketch, dedupe_key};
-use super::walk::{First, Occurrence, walk, walks_alike};
+use super::walk::{First, Occurrence, Starts, walks_alike};
 
 /// Middles at least this long are searched for anchors in one pass of the
 /// automaton of every search ([`Patterns::anchored_lines`]) rather than one
@@ -128,20 +128,15 @@ impl Patterns {
     /// `hay` that holds none of these starts holds no occurrence at all and
     /// [`may_be_notable`](Self::may_be_notable) of any part of it is false:
     /// one search of a whole buffer stands in for a call per line.
-    pub fn occurrences(&self, hay: &str) -> std::vec::IntoIter<usize> {
+    pub fn occurrences<'a>(&'a self, hay: &'a str) -> Box<dyn Iterator<Item = usize> + 'a> {
         let dfa = self.any();
         if self.walks(dfa) {
-            let mut found = Vec::new();
-            walk(dfa, hay.as_bytes(), 0, hay.len(), &mut found);
-            let starts: Vec<usize> = found.iter().map(|o| o.start).collect();
-            return starts.into_iter();
+            return Box::new(Starts::new(dfa, hay.as_bytes()));
         }
-        let starts: Vec<usize> = dfa
+        let found = dfa
             .try_find_iter(Input::new(hay))
-            .expect("an unanchored DFA searches")
-            .map(|m| m.start())
-            .collect();
-        starts.into_iter()
+            .expect("an unanchored DFA searches");
+        Box::new(found.map(|m| m.start()))
     }
 
     /// Whether `dfa`, an automaton of these searches, finds the same by two

@@ -121,6 +121,55 @@ impl Walker {
     }
 }
 
+/// Bytes walked at a time by [`Starts`]: what it holds is one part's
+/// occurrences, whatever the size of the text.
+const PART: usize = 256 * 1024;
+
+/// Where the occurrences of a text start, in order, walked a part at a
+/// time (each part ending at a line start), as `dfa`'s search of the whole
+/// text reports them.
+pub(super) struct Starts<'a> {
+    dfa: &'a DFA,
+    b: &'a [u8],
+    /// Where the next part starts.
+    at: usize,
+    found: Vec<Occurrence>,
+    next: usize,
+}
+
+impl<'a> Starts<'a> {
+    /// The starts in `b` ([`walks_alike`] holds).
+    pub(super) fn new(dfa: &'a DFA, b: &'a [u8]) -> Starts<'a> {
+        Starts {
+            dfa,
+            b,
+            at: 0,
+            found: Vec::new(),
+            next: 0,
+        }
+    }
+}
+
+impl Iterator for Starts<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        while self.next == self.found.len() {
+            if self.at == self.b.len() {
+                return None;
+            }
+            let share = (self.at + PART).min(self.b.len());
+            let end = memchr(b'\n', &self.b[share..]).map_or(self.b.len(), |i| share + i + 1);
+            self.found.clear();
+            self.next = 0;
+            walk(self.dfa, self.b, self.at, end, &mut self.found);
+            self.at = end;
+        }
+        self.next += 1;
+        Some(self.found[self.next - 1].start)
+    }
+}
+
 /// The first match from a position on, as a search from there finds it,
 /// for positions that only move forward, from the occurrences of one
 /// [`walk`] of `b[lo..hi]`.
@@ -255,6 +304,17 @@ mod tests {
             let mut walked = Vec::new();
             walk(&dfa, b, lo, hi, &mut walked);
             prop_assert_eq!(walked, searched(&dfa, b, lo, hi));
+        }
+
+        /// Walked a part at a time, a long text's starts are the search's.
+        #[test]
+        fn the_starts_of_a_long_text_are_the_search_s(text in text(), repeat in 1usize..4000) {
+            let dfa = standard();
+            let text = format!("{text}\n").repeat(repeat);
+            let b = text.as_bytes();
+            let starts: Vec<usize> = Starts::new(&dfa, b).collect();
+            let searched: Vec<usize> = searched(&dfa, b, 0, b.len()).iter().map(|o| o.start).collect();
+            prop_assert_eq!(starts, searched);
         }
 
         /// From any positions, line starts or not, in order: the search's

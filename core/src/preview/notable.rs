@@ -134,6 +134,8 @@ mod walk;
 pub use classify::{WARNING_SCORE, classify};
 pub use context::Kind;
 pub(crate) use context::context_lines;
+#[cfg(any(test, feature = "test-support"))]
+pub use scan::WalkOracle;
 pub use scan::{Candidate, HOST_SCORE, Patterns, SHARE_PERCENT, scan};
 pub use select::{
     BLOCK_PERCENT, Hits, Room, Selection, Shown, marker_overhead, select, select_with_hits,

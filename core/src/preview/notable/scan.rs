@@ -270,6 +270,59 @@ impl Patterns {
     }
 }
 
+/// What the fuzz checks compare (feature `test-support`): the answers of
+/// the standard automaton walked parts at once ([`super::walk`]) beside
+/// those of its own search and of the searches per anchor.
+#[cfg(any(test, feature = "test-support"))]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkOracle {
+    /// Whether the patterns let the walks stand in for the search.
+    pub walks: bool,
+    /// Where occurrences start: walked, and by the automaton's search.
+    pub walked_starts: Vec<usize>,
+    pub searched_starts: Vec<usize>,
+    /// The lines the one-pass scan finds with the walks, and those the
+    /// searches per anchor find.
+    pub walked_lines: Vec<usize>,
+    pub each_lines: Vec<usize>,
+}
+
+#[cfg(any(test, feature = "test-support"))]
+impl Patterns {
+    /// [`WalkOracle`] of `text` from `lo`, which starts a line.
+    pub fn walk_oracle(&self, text: &str, lo: usize) -> WalkOracle {
+        let dfa = self.automaton(MatchKind::Standard);
+        let b = text.as_bytes();
+        let walks = self.walks(&dfa);
+        let walked_starts = if walks {
+            Starts::new(&dfa, &b[lo..]).map(|s| lo + s).collect()
+        } else {
+            Vec::new()
+        };
+        let searched_starts = dfa
+            .try_find_iter(Input::new(b).range(lo..))
+            .expect("an unanchored DFA searches")
+            .map(|m| m.start())
+            .collect();
+        let line_starts = |mut found: Vec<(usize, bool)>| {
+            let mut starts: Vec<usize> = found.drain(..).map(|(s, _)| s).collect();
+            starts.sort_unstable();
+            starts.dedup();
+            starts
+        };
+        let (mut walked, mut each) = (Vec::new(), Vec::new());
+        self.anchored_lines_by(&dfa, MAX_SKIPS, b, lo, b.len(), &mut walked);
+        self.anchored_lines_each(b, lo, b.len(), &mut each);
+        WalkOracle {
+            walks,
+            walked_starts,
+            searched_starts,
+            walked_lines: line_starts(walked),
+            each_lines: line_starts(each),
+        }
+    }
+}
+
 /// A notable line of the middle, with the lines shown with it.
 #[derive(Debug, Clone)]
 pub struct Candidate {

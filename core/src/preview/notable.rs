@@ -116,6 +116,8 @@
 //! # Where each part lives
 //!
 //! - `scan`: the searches over the middle, and the candidates kept;
+//! - `walk`: the automaton of every search walked over parts of a text at
+//!   once, where no SIMD searcher runs ahead of it (wasm);
 //! - `classify`: the rules for each tool's failure lines, warnings and
 //!   look-alikes (a new tool's failure line is taught there);
 //! - `context`: the lines a notable line brings along, by its [`Kind`];

@@ -140,9 +140,9 @@ impl Patterns {
         Box::new(found.map(|m| m.start()))
     }
 
-    /// Whether `dfa`, an automaton of these searches, finds the same by two
-    /// walks at once ([`super::walk`]): with the standard semantics that
-    /// wasm uses, where no SIMD prefilter runs ahead of the automaton.
+    /// Whether `dfa`, an automaton of these searches, finds the same by
+    /// walks of parts at once ([`super::walk`]): with the standard semantics
+    /// that wasm uses, where no SIMD prefilter runs ahead of the automaton.
     fn walks(&self, dfa: &DFA) -> bool {
         walks_alike(
             dfa,
@@ -201,8 +201,8 @@ impl Patterns {
         hi: usize,
         out: &mut Vec<(usize, bool)>,
     ) {
-        // Natively the automaton runs on its prefilter; without one, two
-        // walks of the piece at once answer the same.
+        // Natively the automaton runs on its prefilter; without one, walks
+        // of the piece's parts at once answer the same.
         let mut walked = self.walks(dfa).then(|| First::new(dfa, b, lo, hi));
         let mut first_from = |q: usize| match &mut walked {
             Some(first) => first.from(q),

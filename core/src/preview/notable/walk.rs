@@ -105,17 +105,11 @@ impl Walker {
         Walker { sid, at, end }
     }
 
-    /// After a step into a special state: a match is noted and the walk
-    /// starts again after it, as the next search would. (A start state is
+    /// After a step into the special state `sid`, entered at the byte before
+    /// `end`: the state to go on from. A match is noted and the walk starts
+    /// again after it, as the next search would. A dead state stays dead and
+    /// matches nothing more, as a search ends there. (A start state is
     /// special only with a prefilter, which a walk does not use.)
-    #[inline(always)]
-    fn special(&mut self, dfa: &DFA, start: StateID, out: &mut Vec<Occurrence>) {
-        self.sid = Walker::special_at(dfa, self.sid, self.at, start, out);
-    }
-
-    /// [`Walker::special`] of the state `sid` entered at the byte before
-    /// `end`: the state to go on from. A dead state stays dead and matches
-    /// nothing more, as a search ends there.
     #[inline(always)]
     fn special_at(
         dfa: &DFA,
@@ -141,7 +135,7 @@ impl Walker {
             self.sid = dfa.next_state(Anchored::No, self.sid, b[self.at]);
             self.at += 1;
             if dfa.is_special(self.sid) {
-                self.special(dfa, start, out);
+                self.sid = Walker::special_at(dfa, self.sid, self.at, start, out);
             }
         }
     }

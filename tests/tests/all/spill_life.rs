@@ -168,6 +168,101 @@ fn a_stream_over_the_file_size_limit_saves_nothing_and_keeps_its_preview() {
     assert_eq!(spill_files(dir.path()), [PathBuf::from(relative)]);
 }
 
+const BEHIND_TEST: &str = "spill_life::a_stream_whose_write_behind_fails_saves_nothing";
+
+/// The file-size limit this process runs under, found by writing a probe
+/// file until a write fails (the shell's blocks are 512 or 1024 bytes).
+fn probed_file_size_limit(dir: &Path) -> usize {
+    use std::io::Write as _;
+    let path = dir.join("probe");
+    let mut file = fs::File::create(&path).unwrap();
+    let block = [b'p'; 4096];
+    let mut written = 0;
+    while let Ok(n) = file.write(&block) {
+        written += n;
+        assert!(n > 0 && written <= 64 * MIB, "no limit");
+    }
+    fs::remove_file(&path).unwrap();
+    written
+}
+
+/// A stream's last bytes are written behind (the host writes them while the
+/// stream reads on). When such a write fails, the next write or the finish
+/// finds out: here the limit falls in the last write, which only the finish
+/// waits for, and in a second stream in a write behind mid-stream. Each
+/// result says why, keeps its preview, and leaves no temporary file; a
+/// stream after them is saved.
+#[test]
+fn a_stream_whose_write_behind_fails_saves_nothing() {
+    if let Some(dir) = child_dir() {
+        let limit = probed_file_size_limit(&dir);
+        let mut session = open(&dir, "w");
+        // One large chunk ends 1000 bytes under the limit; the last 3000
+        // bytes wait in the stream's buffer until the finish writes them.
+        let text = output("last", limit + 2000);
+        let mut stream = session.stream(&budget(2048), "last").unwrap();
+        stream.write(&text.as_bytes()[..limit - 1000]).unwrap();
+        stream.write(&text.as_bytes()[limit - 1000..]).unwrap();
+        let last = stream.finish().unwrap();
+        // Chunks under the buffer's size: every write to the file is one
+        // buffer, written behind.
+        let text = output("middle", limit + 300 * 1024);
+        let mut stream = session.stream(&budget(2048), "middle").unwrap();
+        for piece in text.as_bytes().chunks(7777) {
+            stream.write(piece).unwrap();
+        }
+        let middle = stream.finish().unwrap();
+        let mut stream = session.stream(&budget(2048), "after").unwrap();
+        stream
+            .write(output("after", 200 * 1024).as_bytes())
+            .unwrap();
+        let after = stream.finish().unwrap();
+        for capped in [&last, &middle, &after] {
+            report(
+                &json!({"spill": capped.report.spill.as_ref().map(|r| &r.relative_path),
+                "spill_error": capped.report.spill_error,
+                "truncated": capped.report.truncated,
+                "preview": capped.text.len(),
+                "original": capped.report.original_bytes}),
+            );
+        }
+        report(&json!({"limit": limit}));
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = child_with_file_size_limit(BEHIND_TEST, dir.path(), QUOTA_BLOCKS)
+        .output()
+        .expect("runs the child");
+    assert!(
+        out.status.success(),
+        "the child failed: {}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reports = reports(&out.stdout);
+    assert_eq!(reports.len(), 4, "{reports:?}");
+    let limit = reports[3]["limit"].as_u64().expect("the limit") as usize;
+    for (r, extra) in [(&reports[0], 2000), (&reports[1], 300 * 1024)] {
+        assert_eq!(r["spill"], json!(null), "{r}");
+        let error = r["spill_error"].as_str().expect("a spill error");
+        assert!(error.contains("file too large"), "{error}");
+        assert_eq!(r["truncated"], json!(true), "{r}");
+        assert!(r["preview"].as_u64().unwrap() <= 2048, "{r}");
+        assert!(
+            r["original"].as_u64().unwrap() as usize > limit + extra - 100,
+            "{r}"
+        );
+    }
+    let after = &reports[2];
+    assert_eq!(after["spill_error"], json!(null), "{after}");
+    let relative = after["spill"].as_str().expect("the last one is saved");
+    let on_disk = fs::read(dir.path().join(relative)).unwrap();
+    assert!(on_disk == output("after", 200 * 1024).as_bytes());
+    assert_eq!(temp_files(dir.path()), Vec::<PathBuf>::new());
+    assert_eq!(spill_files(dir.path()), [PathBuf::from(relative)]);
+}
+
 /// The thread folder deleted while a large stream is writing into it: the
 /// writes go on into the unlinked file, the rename at the end fails, and
 /// the result says so with its preview whole. Nothing is left behind, and

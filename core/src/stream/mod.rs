@@ -121,7 +121,7 @@ pub(crate) fn cap_whole(
     let mut one = OnePass::new(capper, budget, call);
     one.push(text);
     let (content, digest) = match original {
-        None => (text.as_bytes(), one.digest()),
+        None => (text.as_bytes(), one.digest().expect("a new engine hashes")),
         Some(o) => (o.bytes, naming::content_digest(o.bytes)),
     };
     one.set_lossy(original.is_some_and(|o| o.lossy));
@@ -369,7 +369,8 @@ impl CapStream {
                 // unless the file holds the redacted text the engine read.
                 let (file_bytes, digest) = match &raw_file {
                     Some(f) => (f.bytes, f.digest()),
-                    None => (engine.bytes(), engine.digest()),
+                    // Without a raw file the engine kept its digest.
+                    None => (engine.bytes(), engine.digest().expect("the engine hashed")),
                 };
                 engine.set_lossy(self.decoder.is_lossy() && raw_file.is_some());
                 engine.set_redactions(counts);
@@ -566,6 +567,10 @@ impl Spilling {
             error,
             raw_file: (!spill_redacted).then(RawFile::default),
         };
+        if s.raw_file.is_some() {
+            // The raw file's digest is the reference's.
+            s.engine.skip_digest();
+        }
         match raw {
             Some(raw) => s.write_raw(&raw, sink),
             None => {

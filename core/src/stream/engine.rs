@@ -6,7 +6,8 @@
 //! With `W` = the budget's `max-bytes` and `K` = notable lines kept per pool
 //! (a quarter of `W` over 12 bytes a line, at most 4096):
 //!
-//! - totals: bytes, LFs, the BLAKE3 digest (hashed as it goes), and a
+//! - totals: bytes, LFs, the BLAKE3 digest (hashed as it goes, unless a
+//!   stream hashes its file itself: [`OnePass::skip_digest`]), and a
 //!   [`SampledTokens`] fed every piece, which gives exactly the
 //!   `original-tokens` `cap` reports for the whole text however it was
 //!   split ([`crate::token_sample`]: its samples, at most 256 of 256 bytes,

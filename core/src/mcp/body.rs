@@ -132,7 +132,6 @@ fn escape(after: &[u8]) -> Option<(char, usize)> {
     super::lift::escape(after)
 }
 
-/// Whether `bytes` holds a byte below 0x20; no early exit, so it vectorizes.
 /// Whether any byte is under 0x20, eight at a time: a byte under 0x20 is
 /// the only one whose subtraction of 0x20 borrows into a clear high bit
 /// (bytes from 0x80 are masked out by `!x`). The byte loop it replaced cost

@@ -68,11 +68,9 @@ pub fn max_marker_len(lines: u64) -> usize {
 /// Folding compares up to [`MIN_REACH`] bytes a side this way, so stretches
 /// that are equal or differ only in digits of numbers in step are skipped
 /// in blocks ([`alike_prefix`]) rather than byte by byte; runs of digits of
-/// unequal lengths are compared as wholes.
+/// unequal lengths are compared as wholes. (No whole-line `a == b` first:
+/// lines of a run mostly differ in a digit early on, and paid for both.)
 pub fn similar(a: &[u8], b: &[u8]) -> bool {
-    if a == b {
-        return true;
-    }
     let (mut i, mut j) = (0, 0);
     loop {
         // Bytes equal, or digits on both sides, move both sides on
@@ -112,7 +110,7 @@ const HIGH: u64 = u64::from_ne_bytes([0x80; WORD]);
 /// and no restart.
 fn alike_prefix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
-    let mut k = 0;
+    let mut k = lanes::alike_prefix(&a[..n], &b[..n]);
     while k + WORD <= n {
         let x = u64::from_le_bytes(a[k..k + WORD].try_into().expect("a word"));
         let y = u64::from_le_bytes(b[k..k + WORD].try_into().expect("a word"));
@@ -127,6 +125,54 @@ fn alike_prefix(a: &[u8], b: &[u8]) -> usize {
         k += 1;
     }
     k
+}
+
+/// In the component, sixteen bytes a step with wasm SIMD: the alike prefix
+/// of `a` and `b` (of equal length) in whole blocks of 16, or up to the
+/// first unlike byte; the words finish it. A 4 MiB cap of log lines folds
+/// about 2 MiB: 6.75 to 6.6 ms (`properties::folds_alike_lines_as_the_
+/// native_core` holds it to the core's words through the component).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod lanes {
+    use core::arch::wasm32::{
+        i8x16_eq, u8x16_all_true, u8x16_bitmask, u8x16_lt, u8x16_splat, u8x16_sub, u64x2, v128,
+        v128_and, v128_or,
+    };
+
+    const LANES: usize = 16;
+
+    /// Two 64-bit loads: the one safe form that compiles to loads of
+    /// words, not sixteen of bytes.
+    fn load(s: &[u8]) -> v128 {
+        let word = |at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("a word"));
+        u64x2(word(0), word(8))
+    }
+
+    pub(super) fn alike_prefix(a: &[u8], b: &[u8]) -> usize {
+        let (zero, ten) = (u8x16_splat(b'0'), u8x16_splat(10));
+        let mut k = 0;
+        while k + LANES <= a.len() {
+            let (x, y) = (load(&a[k..k + LANES]), load(&b[k..k + LANES]));
+            let digits = v128_and(
+                u8x16_lt(u8x16_sub(x, zero), ten),
+                u8x16_lt(u8x16_sub(y, zero), ten),
+            );
+            let alike = v128_or(i8x16_eq(x, y), digits);
+            if !u8x16_all_true(alike) {
+                return k + (!u8x16_bitmask(alike)).trailing_zeros() as usize;
+            }
+            k += LANES;
+        }
+        k
+    }
+}
+
+/// Elsewhere the words below do it all.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+mod lanes {
+    pub(super) fn alike_prefix(_a: &[u8], _b: &[u8]) -> usize {
+        0
+    }
 }
 
 /// The high bit of each byte of `x` that is not zero. No byte carries into

@@ -8,7 +8,7 @@
 
 use std::fs;
 
-use crate::common::{count_lines, open};
+use crate::common::{DISPLAY_ROOT, KEY, count_lines, open};
 use proptest::prelude::*;
 use tool_output_cap::{Budget, Session, types::Keep};
 use toolcap_core::notice::NOT_SAVED;
@@ -204,5 +204,84 @@ proptest! {
             prop_assert!(m.excerpt.contains(pattern.trim_end_matches(['\n', '\r'])));
         }
         prop_assert_eq!(found.matches.len(), naive.len().min(5));
+    }
+}
+
+/// Lines alike but for their numbers (a log's timestamps, ids, progress),
+/// now and then one with a word changed: what the preview folds. Long
+/// enough that the component compares them sixteen bytes at a time.
+fn alike_lines() -> impl Strategy<Value = String> {
+    let template = prop::collection::vec("[a-zA-Z :/=%.-]{0,24}", 2..7);
+    (template, 20usize..300, any::<u64>()).prop_map(|(parts, lines, seed)| {
+        let mut rng = toolcap_core::test_support::SplitMix::new(seed);
+        let mut text = String::new();
+        for _ in 0..lines {
+            for (i, part) in parts.iter().enumerate() {
+                if i > 0 {
+                    // A number of 1 to 9 digits, sometimes the same width.
+                    let width = if rng.chance(0.5) { 4 } else { rng.range(1, 10) };
+                    for _ in 0..width {
+                        text.push(char::from(b'0' + rng.below(10) as u8));
+                    }
+                }
+                if rng.chance(0.02) && !part.is_empty() {
+                    text.push_str(&part.replacen(|c: char| c.is_ascii_alphabetic(), "Q", 1));
+                } else {
+                    text.push_str(part);
+                }
+            }
+            text.push('\n');
+        }
+        text
+    })
+}
+
+proptest! {
+    #![proptest_config(config(cases()))]
+
+    /// The component folds alike lines as the native core does: the guest
+    /// compares lines with wasm SIMD, the core natively a word at a time.
+    #[test]
+    fn folds_alike_lines_as_the_native_core(
+        text in alike_lines(),
+        max_bytes in 700u32..4000,
+        keep in prop_oneof![Just(Keep::Head), Just(Keep::Tail), Just(Keep::HeadAndTail)],
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = open(dir.path(), "thread-1");
+        let budget = Budget { keep, ..crate::common::budget(max_bytes) };
+        let component = session.cap(&text, &budget, "call").unwrap();
+        let scheme = toolcap_core::RefScheme::new(DISPLAY_ROOT, "thread-1", KEY.to_vec()).unwrap();
+        let native = toolcap_core::Capper::new(scheme)
+            .cap(&text, &native_budget(&budget), "call", &mut Discard)
+            .unwrap();
+        prop_assert_eq!(u64::from(component.report.folded_lines), native.folded_lines);
+        prop_assert_eq!(u64::from(component.report.omitted_lines), native.omitted_lines);
+        prop_assert_eq!(component.text, native.text);
+    }
+}
+
+/// `budget` as the core takes it.
+fn native_budget(budget: &Budget) -> toolcap_core::Budget {
+    toolcap_core::Budget {
+        max_bytes: budget.max_bytes,
+        max_lines: budget.max_lines,
+        max_line_bytes: budget.max_line_bytes,
+        keep: match budget.keep {
+            Keep::Head => toolcap_core::budget::Keep::Head,
+            Keep::Tail => toolcap_core::budget::Keep::Tail,
+            Keep::HeadAndTail => toolcap_core::budget::Keep::HeadAndTail,
+        },
+        head_percent: budget.head_percent,
+        max_tokens: None,
+    }
+}
+
+/// A spill store that keeps nothing: the native side only decides.
+struct Discard;
+
+impl toolcap_core::SpillStore for Discard {
+    fn save(&mut self, _: &str, _: &str, _: &[u8]) -> Result<(), toolcap_core::CapError> {
+        Ok(())
     }
 }

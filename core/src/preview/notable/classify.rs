@@ -94,6 +94,35 @@ pub(super) const RARE_SIGNS: [&str; 10] = [
     "\u{25cf}",
 ];
 
+/// Whether `needle` occurs in `line`, as `str::contains`: a line is
+/// classified by thirty-odd phrases, and a scan for each one's first byte
+/// costs less than the searcher `str::contains` builds per call (its
+/// setup was 2% of a 4 MiB cap in the component).
+fn has(line: &str, needle: &str) -> bool {
+    let (line, needle) = (line.as_bytes(), needle.as_bytes());
+    let Some((&first, rest)) = needle.split_first() else {
+        return true;
+    };
+    memchr::memchr_iter(first, line).any(|i| line[i + 1..].starts_with(rest))
+}
+
+/// Whether `needle` in ASCII lower case occurs in `line`, as
+/// `line.contains(&needle.to_ascii_lowercase())`, with no copy.
+fn has_lowercased(line: &str, needle: &str) -> bool {
+    let (line, needle) = (line.as_bytes(), needle.as_bytes());
+    let Some((&first, rest)) = needle.split_first() else {
+        return true;
+    };
+    memchr::memchr_iter(first.to_ascii_lowercase(), line).any(|i| {
+        line.get(i + 1..i + 1 + rest.len()).is_some_and(|after| {
+            after
+                .iter()
+                .zip(rest)
+                .all(|(a, b)| *a == b.to_ascii_lowercase())
+        })
+    })
+}
+
 /// A word of a line: a run of ASCII letters, digits and `_`.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Word<'a> {
@@ -153,14 +182,14 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     {
         let summary = ["could not compile", "aborting due to", "previous error"]
             .iter()
-            .any(|s| rest.contains(s));
+            .any(|s| has(rest, s));
         take(if summary { 3 } else { 4 }, Kind::Compiler);
     }
-    if t.contains("Traceback (most recent call last)") {
+    if has(t, "Traceback (most recent call last)") {
         take(4, Kind::Traceback);
     }
     if let Some(rest) = t.strip_prefix("● ")
-        && rest.contains(" › ")
+        && has(rest, " › ")
     {
         take(4, Kind::Jest);
     }
@@ -183,7 +212,7 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     if t.starts_with("Caused by: ") || t.starts_with("Exception in thread ") {
         take(4, Kind::Exception);
     }
-    if t.starts_with("--- FAIL") || t.contains(" --- FAIL: ") {
+    if t.starts_with("--- FAIL") || has(t, " --- FAIL: ") {
         take(4, Kind::GoFail);
     }
     if t.starts_with("npm ERR!") || t.starts_with("npm error ") {
@@ -207,10 +236,10 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     if is_permission_error(t) {
         take(3, Kind::Plain);
     }
-    if (t.starts_with("make: ***") || t.starts_with("make[")) && t.contains("***") {
+    if (t.starts_with("make: ***") || t.starts_with("make[")) && has(t, "***") {
         take(4, Kind::Plain);
     }
-    if t.contains("panicked at") {
+    if has(t, "panicked at") {
         let kind = if t.ends_with(':') {
             Kind::Panic
         } else {
@@ -218,10 +247,10 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
         };
         take(4, kind);
     }
-    if t.contains("Segmentation fault")
-        || t.contains("segmentation fault") // zsh: `zsh: segmentation fault  ./a.out`
-        || t.contains("(core dumped)")
-        || t.contains("dumped core")
+    if has(t, "Segmentation fault")
+        || has(t, "segmentation fault") // zsh: `zsh: segmentation fault  ./a.out`
+        || has(t, "(core dumped)")
+        || has(t, "dumped core")
     {
         take(4, Kind::Plain);
     }
@@ -240,13 +269,13 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     if is_missing_command(t) {
         take(4, Kind::Plain);
     }
-    if t.contains("No such file or directory") {
+    if has(t, "No such file or directory") {
         take(3, Kind::Plain);
     }
     if is_apt_error(t)
-        || t.contains("No space left on device")
+        || has(t, "No space left on device")
         || t.starts_with("CONFLICT (")
-        || t.contains("symbol(s) not found")
+        || has(t, "symbol(s) not found")
         || is_go_compile_error(t)
     {
         take(4, Kind::Plain);
@@ -263,7 +292,7 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     if is_pytest_error_detail(line) {
         take(3, Kind::Plain);
     }
-    if t.contains("didn't exit successfully") {
+    if has(t, "didn't exit successfully") {
         take(4, Kind::Plain);
     }
     if let Some(mark) = t.chars().find(|c| matches!(c, '✕' | '✖' | '✗' | '✘')) {
@@ -302,7 +331,7 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
 /// package versions have conflicting dependencies.` (its block says which
 /// requirements conflict), or `ERROR: ResolutionImpossible`.
 pub(super) fn is_pip_conflict(t: &str) -> bool {
-    (t.starts_with("ERROR: Cannot install ") && t.contains("conflicting dependencies"))
+    (t.starts_with("ERROR: Cannot install ") && has(t, "conflicting dependencies"))
         || t.starts_with("ERROR: ResolutionImpossible")
 }
 
@@ -336,7 +365,7 @@ pub(super) fn warning(t: &str) -> Option<(u8, Kind)> {
     if zero {
         return None;
     }
-    if t.starts_with("warning:") || t.starts_with("warning[") || t.contains(": warning: ") {
+    if t.starts_with("warning:") || t.starts_with("warning[") || has(t, ": warning: ") {
         return Some((WARNING_SCORE, Kind::Compiler));
     }
     if is_warning(t) && !t.starts_with("warnings") {
@@ -372,7 +401,7 @@ pub(super) fn warning(t: &str) -> Option<(u8, Kind)> {
 /// A file tool's permission error: `Permission denied`, `EACCES`, `EPERM`,
 /// `Operation not permitted`, Windows' `Access is denied`.
 pub(super) fn is_permission_error(t: &str) -> bool {
-    let lower = |s: &str| t.contains(s) || t.contains(&s.to_ascii_lowercase());
+    let lower = |s: &str| has(t, s) || has_lowercased(t, s);
     lower("Permission denied")
         || lower("Access is denied")
         || lower("Access denied")
@@ -412,7 +441,7 @@ pub(super) fn is_go_compile_error(t: &str) -> bool {
             "imported and not used",
         ]
         .iter()
-        .any(|s| t.contains(s))
+        .any(|s| has(t, s))
 }
 
 /// A connection that failed: refused, a host that did not resolve, or a
@@ -420,7 +449,7 @@ pub(super) fn is_go_compile_error(t: &str) -> bool {
 /// timed out`, `Read timed out`), or Node's codes for these
 /// (`getaddrinfo ENOTFOUND x`, `connect ECONNREFUSED 127.0.0.1:5432`).
 pub(super) fn is_network_failure(t: &str) -> bool {
-    let lower = |s: &str| t.contains(s) || t.contains(&s.to_ascii_lowercase());
+    let lower = |s: &str| has(t, s) || has_lowercased(t, s);
     lower("Connection refused")
         || lower("Could not resolve host")
         || [
@@ -452,9 +481,9 @@ pub(super) fn is_nonzero_exit(t: &str) -> bool {
 /// `x509: certificate signed by unknown authority`, `certificate has
 /// expired`.
 pub(super) fn is_tls_failure(t: &str) -> bool {
-    t.contains("SSL certificate problem")
-        || t.contains("x509: certificate ")
-        || t.contains("certificate has expired")
+    has(t, "SSL certificate problem")
+        || has(t, "x509: certificate ")
+        || has(t, "certificate has expired")
 }
 
 /// A response status of a server failure, as `curl -i` or `-v` shows it:
@@ -561,7 +590,7 @@ pub(super) fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind
             if in_code || zero_count(t, w) {
                 return None;
             }
-            if t.contains("=====") {
+            if has(t, "=====") {
                 return Some((2, Kind::Plain)); // a section header
             }
             Some((4, Kind::Plain))
@@ -609,7 +638,7 @@ pub(super) fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind
             if in_code || zero_count(t, w) {
                 return None;
             }
-            let loud = t.contains("nhandled") || t.contains("ncaught");
+            let loud = has(t, "nhandled") || has(t, "ncaught");
             Some((
                 if loud || rest.starts_with(':') { 3 } else { 2 },
                 Kind::Plain,
@@ -639,7 +668,7 @@ pub(super) fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind
             let head = t[..w.start].trim_end();
             let leading = head.bytes().all(|c| is_word_byte(c) || c == b'.');
             let thrown = rest.starts_with(':') || (leading && rest.trim_end().is_empty());
-            if (in_code && before != Some(b'.')) || head.contains("catch") || !thrown {
+            if (in_code && before != Some(b'.')) || has(head, "catch") || !thrown {
                 return None;
             }
             Some((4, Kind::Exception))
@@ -651,7 +680,7 @@ pub(super) fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind
             // `ValueError: x`, `java.lang.IllegalStateException: x` starting
             // a line (after a dotted package), or `Uncaught TypeError: x`.
             let head = &t[..w.start];
-            if head.trim_end().ends_with("except") || head.contains("catch") {
+            if head.trim_end().ends_with("except") || has(head, "catch") {
                 return None; // a handler in code
             }
             // Ruby's `a.rb:3:in 'f': undefined method 'g' (NoMethodError)`
@@ -766,7 +795,7 @@ pub(super) fn is_zero_value(value: &str) -> bool {
 /// `exit code 2`, `exit status 1`, `exited with code 137`, `Exit Code: 1`,
 /// `returned non-zero exit status 1`, `non-zero exit`.
 pub(super) fn exit_is_nonzero(t: &str) -> bool {
-    if t.contains("non-zero exit") {
+    if has(t, "non-zero exit") {
         return true;
     }
     let lower = t.to_ascii_lowercase();
@@ -857,7 +886,7 @@ pub(super) fn says_passed(t: &str) -> bool {
             "succeeded",
         ]
         .iter()
-        .any(|p| t.contains(p))
+        .any(|p| has(t, p))
 }
 
 pub(super) fn is_warning(t: &str) -> bool {
@@ -871,6 +900,28 @@ mod tests {
 
     fn score(line: &str) -> u8 {
         classify(line).map_or(0, |(s, _)| s)
+    }
+
+    proptest::proptest! {
+        /// `has` and `has_lowercased` answer as `str::contains` does, on
+        /// needles taken from the line, near them, in any case.
+        #[test]
+        fn has_is_contains(
+            line in "[aAbB é\\-]{0,40}",
+            from in 0usize..40,
+            len in 0usize..6,
+            other in "[aAbBé]{0,4}",
+        ) {
+            let from = line.floor_char_boundary(from.min(line.len()));
+            let to = line.floor_char_boundary((from + len).min(line.len()));
+            for needle in [&line[from..to], other.as_str(), line.as_str()] {
+                proptest::prop_assert_eq!(has(&line, needle), line.contains(needle));
+                proptest::prop_assert_eq!(
+                    has_lowercased(&line, needle),
+                    line.contains(&needle.to_ascii_lowercase())
+                );
+            }
+        }
     }
 
     /// Failure lines of common tools: definitive.

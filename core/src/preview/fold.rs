@@ -130,8 +130,8 @@ fn alike_prefix(a: &[u8], b: &[u8]) -> usize {
 /// In the component, sixteen bytes a step with wasm SIMD: the alike prefix
 /// of `a` and `b` (of equal length) in whole blocks of 16, or up to the
 /// first unlike byte; the words finish it. A 4 MiB cap of log lines folds
-/// about 2 MiB: 6.75 to 6.6 ms (`properties::folds_alike_lines_as_the_
-/// native_core` holds it to the core's words through the component).
+/// about 2 MiB: 6.95 to 6.7 ms in the component (`properties::folds_alike_
+/// lines_as_the_native_core` holds it to the core's words there).
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod lanes {
     use core::arch::wasm32::{

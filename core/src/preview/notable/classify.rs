@@ -17,7 +17,7 @@ use super::context::Kind;
 /// preview's automaton ([`super::Patterns`]) is prefiltered on first bytes,
 /// three of them when no anchor is shorter (one `FA` for `FAIL` and `FATAL`
 /// made that search of a 4 MiB log 2.5 times slower).
-pub(super) const ANCHORS: [&str; 48] = [
+pub(super) const ANCHORS: [&str; 52] = [
     "rror",             // error, Error, TypeError, make's `Error 2`, `error TS2322`
     "ERR",              // ERROR, npm ERR!, docker `ERROR [`
     "FAIL",             // FAIL, FAILED, FAILURE
@@ -31,6 +31,8 @@ pub(super) const ANCHORS: [&str; 48] = [
     "\" 5",             // HTTP 5xx in access logs
     "CRIT",             // CRITICAL, CRIT
     "crit",             // level=critical, nginx's [crit], .NET's `crit:`
+    "emerg",            // nginx's and syslog's [emerg], level=emerg
+    "alert",            // nginx's and syslog's [alert], level=alert
     "DATA RACE",        // Go's race detector
     "WARN",             // WARN, WARNING, npm WARN: warnings, the second tier
     "arning",           // warning:, Warning:, UserWarning, RuntimeWarning
@@ -66,12 +68,14 @@ pub(super) const ANCHORS: [&str; 48] = [
     "E   ",             // pytest: `E       assert 3 == 4` (where a line starts)
     "-zero ",           // Docker: `The command '/bin/sh -c x' returned a non-zero code: 1`
     "not ok",           // TAP: `not ok 3 - should add`
+    "e: file:",         // Kotlin: `e: file:///app/Main.kt:12:5 Unresolved reference: x`
+    ".kt: (",           // Kotlin before 1.9: `e: /app/Main.kt: (12, 5): Unresolved ...`
 ];
 
 /// Anchors that are words of prose (`critical path`) or columns of a table
 /// (`TYPE   NAME`) too: a hit counts only where a log level is written,
 /// after `=`, `[` or `"`, or starting a line.
-pub(super) const LEVEL_ANCHORS: [&str; 2] = ["crit", "E   "];
+pub(super) const LEVEL_ANCHORS: [&str; 4] = ["crit", "E   ", "emerg", "alert"];
 
 /// Bytes searched together (`memchr3`), each checked where it occurs: `x`
 /// of exception and exit, `K` of Kill, Killed, OOMKilled and OOMKilling
@@ -279,6 +283,9 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
         || is_go_compile_error(t)
     {
         take(4, Kind::Plain);
+    }
+    if is_kotlin_error(t) {
+        take(4, Kind::Compiler);
     }
     if is_network_failure(t) || is_tls_failure(t) || is_http_5xx_status(t) {
         take(3, Kind::Plain);
@@ -534,13 +541,39 @@ pub(super) fn is_pytest_error_detail(line: &str) -> bool {
         .is_some_and(|rest| !rest.trim_start().is_empty())
 }
 
+/// `rest`, what follows an error's name, past the code Node.js writes
+/// between the name and its colon (`TypeError [ERR_INVALID_ARG_TYPE]: The
+/// "path" argument must be of type string`): the name then reads as
+/// `TypeError: ...` does.
+fn without_node_code(rest: &str) -> &str {
+    let Some(code) = rest.strip_prefix(" [") else {
+        return rest;
+    };
+    let len = code
+        .bytes()
+        .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
+        .count();
+    match code[len..].strip_prefix(']') {
+        Some(after) if len >= 2 && after.starts_with(':') => after,
+        _ => rest,
+    }
+}
+
+/// The Kotlin compiler's errors, from kotlinc or Gradle: `e:
+/// file:///app/src/Main.kt:12:5 Unresolved reference: x`, and before
+/// Kotlin 1.9 `e: /app/src/Main.kt: (12, 5): Unresolved reference: x`.
+pub(super) fn is_kotlin_error(t: &str) -> bool {
+    t.strip_prefix("e: ")
+        .is_some_and(|rest| has(rest, ".kt:") || has(rest, ".kts:"))
+}
+
 /// The confidence a word gives its line.
 pub(super) fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind)> {
     let b = t.as_bytes();
     let before = b[..w.start].last().copied();
     let after = b.get(w.end).copied();
     let after2 = b.get(w.end + 1).copied();
-    let rest = &t[w.end..];
+    let rest = without_node_code(&t[w.end..]);
     // Paths, flags, quoted code and dotted names are not failures.
     let in_code = t[..w.start].ends_with("::")
         || rest.starts_with("::")
@@ -627,8 +660,8 @@ pub(super) fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind
             }
             Some((3, Kind::Plain)) // [CRITICAL], CRITICAL:root:, level=CRIT
         }
-        "critical" | "crit" | "Critical" => {
-            // Only as a log level: prose says `critical path`.
+        "critical" | "crit" | "Critical" | "emerg" | "alert" => {
+            // Only as a log level: prose says `critical path`, code `alert(`.
             if in_code || zero_count(t, w) || !is_level(t, w, first) {
                 return None;
             }
@@ -987,6 +1020,12 @@ mod tests {
         "zsh: segmentation fault  ./a.out",
         "not ok 3 - should add",
         " ERR_PNPM_NO_MATCHING_VERSION  No matching version found for foo@^9.0.0",
+        "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:",
+        "TypeError [ERR_INVALID_ARG_TYPE]: The \"path\" argument must be of type string",
+        "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'x' imported from /app/a.js",
+        "e: file:///app/src/main/kotlin/Main.kt:12:5 Unresolved reference: fooBar",
+        "e: file:///C:/app/build.gradle.kts:3:1 Unresolved reference: android",
+        "e: /app/src/main/kotlin/Main.kt: (12, 5): Unresolved reference: fooBar",
     ];
 
     #[test]
@@ -1026,6 +1065,9 @@ mod tests {
         "E   KeyError: 'name'",
         "The command '/bin/sh -c npm ci' returned a non-zero code: 1",
         "error: process exited with non-zero status 2",
+        "2026/11/30 10:00:00 [emerg] 1#1: unknown directive \"servr\" in /etc/nginx/nginx.conf:12",
+        "2026/11/30 10:00:00 [alert] 7#7: worker process 42 exited on signal 9",
+        "level=alert msg=\"disk almost full\"",
     ];
 
     #[test]
@@ -1122,6 +1164,12 @@ mod tests {
             "non-zero codes are listed below",
             "rescue (ArgumentError) in the handler",
             "    raise (ValueError)",
+            "call the emergency number",
+            "alert('saved');",
+            "the alert fired twice",
+            "sending alerts to #ops",
+            "e: 2.718281828",
+            "e: file:///notes/todo.txt saved",
         ] {
             assert_eq!(score(line), 0, "{line}");
         }

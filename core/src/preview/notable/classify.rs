@@ -17,7 +17,7 @@ use super::context::Kind;
 /// preview's automaton ([`super::Patterns`]) is prefiltered on first bytes,
 /// three of them when no anchor is shorter (one `FA` for `FAIL` and `FATAL`
 /// made that search of a 4 MiB log 2.5 times slower).
-pub(super) const ANCHORS: [&str; 52] = [
+pub(super) const ANCHORS: [&str; 54] = [
     "rror",             // error, Error, TypeError, make's `Error 2`, `error TS2322`
     "ERR",              // ERROR, npm ERR!, docker `ERROR [`
     "FAIL",             // FAIL, FAILED, FAILURE
@@ -70,6 +70,8 @@ pub(super) const ANCHORS: [&str; 52] = [
     "not ok",           // TAP: `not ok 3 - should add`
     "e: file:",         // Kotlin: `e: file:///app/Main.kt:12:5 Unresolved reference: x`
     ".kt: (",           // Kotlin before 1.9: `e: /app/Main.kt: (12, 5): Unresolved ...`
+    "egfault",          // the kernel: `app[42]: segfault at 0 ip ...`, `Segfault`
+    "\u{d7} ",          // miette's diagnostics (uv, ...): `  × No solution found`
 ];
 
 /// Anchors that are words of prose (`critical path`) or columns of a table
@@ -286,6 +288,9 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     }
     if is_kotlin_error(t) {
         take(4, Kind::Compiler);
+    }
+    if t.starts_with("\u{d7} ") {
+        take(4, Kind::Plain); // miette: `  × No solution found when resolving`
     }
     if is_network_failure(t) || is_tls_failure(t) || is_http_5xx_status(t) {
         take(3, Kind::Plain);
@@ -567,6 +572,19 @@ pub(super) fn is_kotlin_error(t: &str) -> bool {
         .is_some_and(|rest| has(rest, ".kt:") || has(rest, ".kts:"))
 }
 
+/// `head`, what precedes a word, is a program's name and a colon: `docker: `,
+/// `tar: `, `gpg: ` (a tool writing its own error). Names are lower case,
+/// so prose's `Note: Error handling` is not one.
+fn is_program_prefix(head: &str) -> bool {
+    head.strip_suffix(": ").is_some_and(|name| {
+        name.starts_with(|c: char| c.is_ascii_lowercase())
+            && name.len() <= 32
+            && name.bytes().all(|c| {
+                c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'_' | b'.')
+            })
+    })
+}
+
 /// The confidence a word gives its line.
 pub(super) fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind)> {
     let b = t.as_bytes();
@@ -604,6 +622,9 @@ pub(super) fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind
             if w.text == "Error" && rest.starts_with(':') {
                 // Node and Terraform: `Error: ...` then where.
                 return Some((if first { 4 } else { 3 }, Kind::Exception));
+            }
+            if is_program_prefix(&t[..w.start]) {
+                return Some((3, Kind::Plain)); // `docker: Error response from daemon`
             }
             if before == Some(b'=') || (before == Some(b'[') && after == Some(b']')) {
                 return Some((3, Kind::Plain)); // level=error, [error]
@@ -694,6 +715,7 @@ pub(super) fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind
         | "SIGBUS"
         | "SIGILL"
         | "SIGFPE" => Some((4, Kind::Plain)),
+        "segfault" | "Segfault" | "SEGFAULT" if !in_code => Some((4, Kind::Plain)),
         "BackOff" | "Killed" | "Evicted" | "SIGKILL" => Some((3, Kind::Plain)),
         "OutOfMemoryError" => {
             // Thrown, where the line starts or logged inside it; not code
@@ -1026,6 +1048,9 @@ mod tests {
         "e: file:///app/src/main/kotlin/Main.kt:12:5 Unresolved reference: fooBar",
         "e: file:///C:/app/build.gradle.kts:3:1 Unresolved reference: android",
         "e: /app/src/main/kotlin/Main.kt: (12, 5): Unresolved reference: fooBar",
+        "[ 1234.5678] app[4321]: segfault at 0 ip 000055d0 sp 00007ffd error 4 in app",
+        "Segfault in worker 3",
+        "  \u{d7} No solution found when resolving dependencies:",
     ];
 
     #[test]
@@ -1068,6 +1093,8 @@ mod tests {
         "2026/11/30 10:00:00 [emerg] 1#1: unknown directive \"servr\" in /etc/nginx/nginx.conf:12",
         "2026/11/30 10:00:00 [alert] 7#7: worker process 42 exited on signal 9",
         "level=alert msg=\"disk almost full\"",
+        "docker: Error response from daemon: Conflict. The container name \"/web\" is in use.",
+        "tar: Error is not recoverable: exiting now",
     ];
 
     #[test]
@@ -1170,6 +1197,10 @@ mod tests {
             "sending alerts to #ops",
             "e: 2.718281828",
             "e: file:///notes/todo.txt saved",
+            "a 1920 \u{d7} 1080 screen",
+            "see the docs: Error handling in depth",
+            "Note: Error handling is covered below",
+            "--segfault-handler=off",
         ] {
             assert_eq!(score(line), 0, "{line}");
         }

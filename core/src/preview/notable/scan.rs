@@ -841,6 +841,14 @@ mod tests {
         }
     }
 
+    /// Natively the automaton's prefilter (aho-corasick's Teddy) takes at
+    /// most 64 patterns: with 66 built-in ones the search of a 4 MiB log
+    /// took 4.8 ms instead of 1.8. A session's own patterns come on top.
+    #[test]
+    fn the_built_in_searches_fit_the_native_prefilter() {
+        assert!(ANCHORS.len() + RARE_SIGNS.len() <= 64);
+    }
+
     /// Natively the automaton's prefilter fingerprints as many first bytes
     /// as the shortest pattern has, up to three: a two-byte anchor made the
     /// search of a 4 MiB log 2.5 times slower.

@@ -1141,6 +1141,54 @@ mod tests {
         }
     }
 
+    /// Every example above, alone in the middle of a long log where 130
+    /// alike `ERROR ... retrying` lines and 260 `WARN` lines compete with
+    /// it, is kept by the default cut: what a failure of a tool whose
+    /// output nobody tuned on looks like to the preview.
+    #[test]
+    fn each_failure_is_kept_in_a_noisy_log() {
+        use crate::{Budget, CapError, Capper, RefScheme, SpillStore};
+        struct Nowhere;
+        impl SpillStore for Nowhere {
+            fn save(&mut self, _: &str, _: &str, _: &[u8]) -> Result<(), CapError> {
+                Ok(())
+            }
+        }
+        let capper = Capper::new(RefScheme::new("/spill", "t", vec![7; 32]).unwrap());
+        // 13,000 lines: over a MiB of middle, which the automaton searches.
+        let log: Vec<String> = (0..13_000)
+            .map(|i| match i {
+                i if i % 97 == 3 => format!(
+                    "2026-11-30T10:00:{:02}Z ERROR worker-{} request {i} failed: upstream \
+                     timeout, retrying (attempt 2 of 5)",
+                    i % 60,
+                    i % 8
+                ),
+                i if i % 50 == 7 => format!(
+                    "2026-11-30T10:00:{:02}Z WARN worker-{} slow query took {} ms",
+                    i % 60,
+                    i % 8,
+                    1000 + i % 900
+                ),
+                i => format!(
+                    "2026-11-30T10:00:{:02}Z INFO worker-{} processed batch {i} in {} ms",
+                    i % 60,
+                    i % 8,
+                    i * 7 % 500
+                ),
+            })
+            .collect();
+        for line in DEFINITIVE.iter().chain(NOTABLE) {
+            let mut lines = log.clone();
+            lines.insert(6_500, (*line).to_owned());
+            let text = lines.join("\n");
+            let capped = capper
+                .cap(&text, &Budget::default(), "call", &mut Nowhere)
+                .unwrap();
+            assert!(capped.text.contains(line.trim()), "{line}");
+        }
+    }
+
     #[test]
     fn look_alikes_are_not_failures() {
         for line in [

@@ -60,8 +60,10 @@ pub const SHARE_PERCENT: usize = 25;
 /// The searches for one session: built-in anchors and the host's patterns.
 #[derive(Debug, Clone)]
 pub struct Patterns {
-    /// Each built-in anchor, and whether it is a [`LEVEL_ANCHORS`] one.
-    anchors: Vec<(Finder<'static>, bool)>,
+    /// Each built-in anchor, and whether it is a [`LEVEL_ANCHORS`] one;
+    /// built on the first search of a middle: most results fit, and a
+    /// session that never cuts one need not build 54 searchers.
+    anchors: OnceLock<Vec<(Finder<'static>, bool)>>,
     host: Vec<Finder<'static>>,
     /// The host's patterns as given.
     host_text: Vec<String>,
@@ -79,13 +81,7 @@ impl Patterns {
     /// The built-in searches and the host's literal `patterns`.
     pub fn new(patterns: &[String]) -> Patterns {
         Patterns {
-            anchors: ANCHORS
-                .iter()
-                .map(|a| {
-                    let finder = Finder::new(a.as_bytes()).into_owned();
-                    (finder, LEVEL_ANCHORS.contains(a))
-                })
-                .collect(),
+            anchors: OnceLock::new(),
             host: patterns
                 .iter()
                 .map(|p| Finder::new(p.as_bytes()).into_owned())
@@ -164,7 +160,18 @@ impl Patterns {
         hi: usize,
         out: &mut Vec<(usize, bool)>,
     ) {
-        for (finder, level) in &self.anchors {
+        let anchors = self.anchors.get_or_init(|| {
+            ANCHORS
+                .iter()
+                .map(|a| {
+                    (
+                        Finder::new(a.as_bytes()).into_owned(),
+                        LEVEL_ANCHORS.contains(a),
+                    )
+                })
+                .collect()
+        });
+        for (finder, level) in anchors {
             lines_with(finder, *level, b, lo, hi, false, out);
         }
         rare_lines(b, lo, hi, out);

@@ -70,34 +70,32 @@ pub(crate) fn worst_room(
         digest: "0".repeat(naming::DIGEST_HEX),
         tag: "0".repeat(crate::refs::TAG_HEX),
     };
+    // The longest tool name and reason, as hex: as long as any in bytes, and
+    // the densest free text in tokens (one render serves both measures).
     let failed_call = Call {
         search: None,
         id: String::new(),
-        tool: Some("x".repeat(crate::call::MAX_TOOL_NAME_BYTES)),
+        tool: Some("0f".repeat(crate::call::MAX_TOOL_NAME_BYTES / 2)),
         exit_code: Some(i32::MIN),
         is_error: true,
     };
+    let reason = "0f".repeat(notice::MAX_REASON_BYTES / 2);
     let style = &settings.notice;
     // A full notice (the only form without adaptive notices) may state that
     // the preview is a lossy decoding; a compact one never does.
     let lossy = form == NoticeForm::Full;
-    let render = |saved: Saved<'_>, call: &Call| {
-        notice::render_notice_lossy(&worst, saved, call, style, form, lossy)
+    let render = |saved: Saved<'_>| {
+        notice::render_notice_lossy(&worst, saved, &failed_call, style, form, lossy)
     };
-    let spilled = render(Saved::Spilled(&long_ref), &failed_call).len()
+    let spilled = render(Saved::Spilled(&long_ref)).len()
         + (scheme.max_token_len() - RefScheme::token(&long_ref).len());
-    let reason = "x".repeat(notice::MAX_REASON_BYTES);
-    let failed = render(Saved::Failed(&reason), &failed_call).len();
+    let failed_notice = render(Saved::Failed(&reason));
+    let failed = failed_notice.len();
     let gap_marker = notice::gap_marker(0, MAX_NUMBER, MAX_NUMBER);
     let gap = gap_marker.len() + 1;
     // In tokens, the worst is a notice whose free text is dense: the tool
     // name and reason as hex, the numbers at 20 digits; a quarter more than
     // its estimate leaves room for the few preview bytes beside a real one.
-    let dense_call = Call {
-        tool: Some("0f".repeat(crate::call::MAX_TOOL_NAME_BYTES / 2)),
-        ..failed_call.clone()
-    };
-    let dense_reason = "0f".repeat(notice::MAX_REASON_BYTES / 2);
     let long_ref_path = OverflowRef {
         path: format!(
             "{}/{}/{}",
@@ -107,14 +105,9 @@ pub(crate) fn worst_room(
         ),
         ..long_ref.clone()
     };
-    let dense = [
-        render(Saved::Spilled(&long_ref_path), &dense_call),
-        render(Saved::Failed(&dense_reason), &dense_call),
-    ]
-    .iter()
-    .map(|n| estimator.estimate(n))
-    .max()
-    .unwrap_or(0);
+    let dense = estimator
+        .estimate(&render(Saved::Spilled(&long_ref_path)))
+        .max(estimator.estimate(&failed_notice));
     NoticeRoom {
         bytes: spilled.max(failed) + gap + 1,
         lines: form.lines() + GAP_LINES,

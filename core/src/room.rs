@@ -72,6 +72,11 @@ pub(crate) fn worst_room(
     };
     // The longest tool name and reason, as hex: as long as any in bytes, and
     // the densest free text in tokens (one render serves both measures).
+    const _: () = assert!(
+        crate::call::MAX_TOOL_NAME_BYTES.is_multiple_of(2)
+            && notice::MAX_REASON_BYTES.is_multiple_of(2),
+        "hex pairs fill the longest tool name and reason exactly"
+    );
     let failed_call = Call {
         search: None,
         id: String::new(),

@@ -9,7 +9,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::child_process::{child_dir, child_with_file_size_limit, report, reports};
+use crate::child_process::{child_dir, report, reports_under_file_size_limit};
 use crate::common::{budget, config, open, open_with, temp_files, tree};
 use serde_json::json;
 use tool_output_cap::{Capped, Session, SessionConfig};
@@ -218,16 +218,7 @@ fn a_spill_over_the_file_size_limit_fails_honestly_and_the_next_one_works() {
         return quota_child(&dir);
     }
     let dir = tempfile::tempdir().unwrap();
-    let out = child_with_file_size_limit(QUOTA_TEST, dir.path(), QUOTA_BLOCKS)
-        .output()
-        .expect("runs the child");
-    assert!(
-        out.status.success(),
-        "the child failed: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let reports = reports(&out.stdout);
+    let reports = reports_under_file_size_limit(QUOTA_TEST, dir.path(), QUOTA_BLOCKS);
     assert_eq!(reports.len(), 2, "{reports:?}");
 
     let big = &reports[0];

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 
-use crate::child_process::{child_dir, child_with_file_size_limit, report, reports};
+use crate::child_process::{child_dir, report, reports_under_file_size_limit};
 use crate::common::{
     DISPLAY_ROOT, KEY, budget, case_name, config, open, open_with, temp_files, tool_cap, tree,
 };
@@ -116,22 +116,6 @@ const QUOTA_TEST: &str =
 const QUOTA_BLOCKS: u32 = 16 * 1024;
 const QUOTA_CHUNKS: usize = 40;
 
-/// The reports of `test` run as a child in `dir` under [`QUOTA_BLOCKS`],
-/// once it has passed.
-fn reports_under_file_size_limit(test: &str, dir: &Path) -> Vec<serde_json::Value> {
-    let out = child_with_file_size_limit(test, dir, QUOTA_BLOCKS)
-        .output()
-        .expect("runs the child");
-    assert!(
-        out.status.success(),
-        "the child failed: {}\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    reports(&out.stdout)
-}
-
 /// A full disk in the middle of a stream, as a file-size limit in a child
 /// process (the tests run as root here, so permissions cannot refuse a
 /// write): the first MiBs are written to the temporary file, then a write
@@ -158,7 +142,7 @@ fn a_stream_over_the_file_size_limit_saves_nothing_and_keeps_its_preview() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let reports = reports_under_file_size_limit(QUOTA_TEST, dir.path());
+    let reports = reports_under_file_size_limit(QUOTA_TEST, dir.path(), QUOTA_BLOCKS);
     assert_eq!(reports.len(), 2, "{reports:?}");
     assert_eq!(reports[0]["spill"], json!(null), "{}", reports[0]);
     let error = reports[0]["spill_error"].as_str().expect("a spill error");
@@ -236,7 +220,7 @@ fn a_stream_whose_write_behind_fails_saves_nothing() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let reports = reports_under_file_size_limit(BEHIND_TEST, dir.path());
+    let reports = reports_under_file_size_limit(BEHIND_TEST, dir.path(), QUOTA_BLOCKS);
     assert_eq!(reports.len(), 4, "{reports:?}");
     let limit = reports[3]["limit"].as_u64().expect("the limit") as usize;
     for (r, extra) in [(&reports[0], 2000), (&reports[1], 300 * 1024)] {

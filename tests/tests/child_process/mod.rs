@@ -81,3 +81,23 @@ pub fn reports(stdout: &[u8]) -> Vec<serde_json::Value> {
         .filter_map(parse_report)
         .collect()
 }
+
+/// The reports of `test_name`, run as a [`child_with_file_size_limit`] of
+/// `blocks` in `dir`, once it has passed.
+pub fn reports_under_file_size_limit(
+    test_name: &str,
+    dir: &Path,
+    blocks: u32,
+) -> Vec<serde_json::Value> {
+    let out = child_with_file_size_limit(test_name, dir, blocks)
+        .output()
+        .expect("runs the child");
+    assert!(
+        out.status.success(),
+        "the child failed: {}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    reports(&out.stdout)
+}

@@ -119,6 +119,10 @@ pub(crate) fn cap_whole(
     original: Option<Original<'_>>,
 ) -> Result<Capped, CapError> {
     let mut one = OnePass::new(capper, budget, call);
+    if original.is_some() {
+        // The saved bytes are the original's, hashed below.
+        one.skip_digest();
+    }
     one.push(text);
     let (content, digest) = match original {
         None => (text.as_bytes(), one.digest().expect("a new engine hashes")),

@@ -13,6 +13,7 @@
 pub mod cap;
 pub mod classify;
 pub mod find_refs;
+pub mod json_document;
 pub mod mcp_stream;
 pub mod notable_walk;
 pub mod pieces;
@@ -25,6 +26,7 @@ pub mod stream;
 pub use cap::check_cap;
 pub use classify::check_classify;
 pub use find_refs::check_find_refs;
+pub use json_document::check_json_document;
 pub use mcp_stream::check_mcp_stream;
 pub use notable_walk::check_notable_walk;
 pub use read_tool::check_read_tool;

@@ -76,8 +76,8 @@
 //!
 //! A preview keeps the text's line breaks, or (`pretty` unset) drops every
 //! whitespace run that holds one, which puts the preview on one line and
-//! keeps the spacing within lines (`"key": value`). Nesting is bounded by
-//! serde_json's parser ([`MAX_DEPTH`]), and a preview is never deeper than
+//! keeps the spacing within lines (`"key": value`). Nesting is bounded as
+//! serde_json bounds it ([`MAX_DEPTH`]), and a preview is never deeper than
 //! its document, so every preview parses again.
 
 mod doc;
@@ -96,7 +96,8 @@ use crate::bisect::largest;
 use crate::preview::notable::Patterns;
 
 /// The deepest nesting of arrays and objects that serde_json parses (its
-/// recursion limit); [`parse_document`] refuses deeper text.
+/// recursion limit); [`parse_document`] refuses deeper text, as it refuses
+/// whatever else serde_json does.
 pub const MAX_DEPTH: usize = 127;
 
 /// A JSON object or array parsed from a text it borrows, with its notable
@@ -154,7 +155,7 @@ fn parse<'a>(text: &'a str, host: Host<'_>) -> Option<Document<'a>> {
     if !start.starts_with(['{', '[']) || u32::try_from(start.len()).is_err() {
         return None;
     }
-    let parsed = doc::parse(start, host).ok()?;
+    let parsed = doc::parse(start, host)?;
     Some(Document {
         text: start,
         root: parsed.root,

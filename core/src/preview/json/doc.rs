@@ -1,21 +1,23 @@
-//! The parsed document: serde_json's parser and its checks, building a tree
-//! whose strings are borrowed from the text unless they hold an escape and
-//! whose objects are lists of entries; then one pass over the text notes
-//! where each value and key is ([`Span`]), so that a preview writes the
-//! document's own bytes. Parsing and dropping a 4 MiB document
-//! this way costs a fraction of a `serde_json::Value`, which allocates every
-//! key and string and hashes every object.
+//! The parsed document, built in one pass over the text: each value with
+//! where it is ([`Span`]), so that a preview writes the document's own
+//! bytes; strings borrowed from the text unless they hold an escape;
+//! objects as lists of entries. It accepts exactly the texts serde_json
+//! parses as one value (its grammar, escapes, lone surrogates refused,
+//! numbers in range, nesting to [`MAX_DEPTH`]); the tests hold the two to
+//! each other (`tests/grammar.rs`, the `json_document` fuzz target).
+//! Building the tree from serde_json's events, then finding the spans in a
+//! second walk of the text, took 13.6 ms for a 4 MiB document; one pass takes
+//! 12.0 ms. Most of what is left is writing the tree and scoring values.
 //!
 //! While parsing, every value is scored ([`score`]) and each array notes its
 //! markers and its notable items, so that trial renderings scan no array.
 
 use std::borrow::Cow;
 use std::cmp::Reverse;
-use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
-use serde_json::Number;
+use memchr::memchr2;
 
+use super::MAX_DEPTH;
 use super::groups;
 use super::marker;
 use super::score::{self, Host};
@@ -30,33 +32,37 @@ pub(super) struct Parsed<'a> {
 
 /// Parses `text`, which must be one JSON value and nothing else (JSON
 /// whitespace around it allowed), scoring strings and keys against `host`
-/// patterns too.
-pub(super) fn parse<'a>(text: &'a str, host: Host<'_>) -> serde_json::Result<Parsed<'a>> {
-    let mut state = State {
-        items: Vec::new(),
-        entries: Vec::new(),
-        markers: Vec::new(),
-        notable: Vec::new(),
-        line: String::new(),
-        host,
-        found: false,
+/// patterns too; `None` for anything serde_json refuses. The caller refuses
+/// texts longer than `u32::MAX` bytes.
+pub(super) fn parse<'a>(text: &'a str, host: Host<'_>) -> Option<Parsed<'a>> {
+    let mut parser = Parser {
+        text,
+        b: text.as_bytes(),
+        at: 0,
+        depth: 0,
+        st: State {
+            items: Vec::new(),
+            entries: Vec::new(),
+            markers: Vec::new(),
+            notable: Vec::new(),
+            line: String::new(),
+            host,
+            found: false,
+        },
     };
-    let mut de = serde_json::Deserializer::from_str(text);
-    let mut root = Seed { st: &mut state }.deserialize(&mut de)?.node;
-    de.end()?;
-    locate(text.as_bytes(), 0, &mut root);
-    Ok(Parsed {
+    let root = parser.value()?.node;
+    (skip_space(parser.b, parser.at) == parser.b.len()).then_some(Parsed {
         root,
-        notable: state.found,
+        notable: parser.st.found,
     })
 }
 
 /// What the whole parse shares. Containers gather their children on stacks
 /// and move them into a vector of the exact size at their end, instead of
 /// growing a vector of their own.
-struct State<'de, 'p> {
-    items: Vec<Node<'de>>,
-    entries: Vec<Entry<'de>>,
+struct State<'a, 'p> {
+    items: Vec<Node<'a>>,
+    entries: Vec<Entry<'a>>,
     markers: Vec<(u32, u64)>,
     notable: Vec<(u32, u8)>,
     /// Scratch for an entry's `key: value` line.
@@ -73,98 +79,191 @@ struct Scored<'a> {
     score: (u8, bool),
 }
 
-impl<'a> From<Kind<'a>> for Scored<'a> {
-    fn from(kind: Kind<'a>) -> Self {
-        Scored {
-            node: kind.into(),
-            score: (0, false),
-        }
-    }
+/// The parser: where it is in the text, and how deep.
+struct Parser<'a, 'p> {
+    text: &'a str,
+    b: &'a [u8],
+    at: usize,
+    /// Arrays and objects open around `at`.
+    depth: usize,
+    st: State<'a, 'p>,
 }
 
-/// Builds one value.
-struct Seed<'s, 'de, 'p> {
-    st: &'s mut State<'de, 'p>,
-}
-
-impl<'de> Seed<'_, 'de, '_> {
-    fn string(self, s: Cow<'de, str>) -> Scored<'de> {
-        let score = score::string(&s, self.st.host);
-        Scored {
-            node: Kind::String(s).into(),
+impl<'a> Parser<'a, '_> {
+    /// The value at `at` (whitespace first); `at` moves past it.
+    fn value(&mut self) -> Option<Scored<'a>> {
+        let start = skip_space(self.b, self.at);
+        self.at = start;
+        let (kind, score) = match *self.b.get(start)? {
+            b'[' => self.nested(Self::array)?,
+            b'{' => self.nested(Self::object)?,
+            b'"' => {
+                let s = self.string()?;
+                let score = score::string(&s, self.st.host);
+                (Kind::String(s), score)
+            }
+            b't' => (self.literal("true", Kind::Bool(true))?, (0, false)),
+            b'f' => (self.literal("false", Kind::Bool(false))?, (0, false)),
+            b'n' => (self.literal("null", Kind::Null)?, (0, false)),
+            _ => (Kind::Number(self.number()?), (0, false)),
+        };
+        Some(Scored {
+            node: Node {
+                at: span(start, self.at),
+                kind,
+            },
             score,
+        })
+    }
+
+    /// An array or object, within serde_json's nesting limit.
+    fn nested(
+        &mut self,
+        container: fn(&mut Self) -> Option<(Kind<'a>, u8)>,
+    ) -> Option<(Kind<'a>, (u8, bool))> {
+        if self.depth == MAX_DEPTH {
+            return None;
+        }
+        self.depth += 1;
+        let (kind, best) = container(self)?;
+        self.depth -= 1;
+        Some((kind, (best, false)))
+    }
+
+    /// `word` at `at`, which is `kind`.
+    fn literal(&mut self, word: &str, kind: Kind<'a>) -> Option<Kind<'a>> {
+        self.b[self.at..].starts_with(word.as_bytes()).then(|| {
+            self.at += word.len();
+            kind
+        })
+    }
+
+    /// The number at `at`, as written: `-`, an integer without leading
+    /// zeros, then maybe a fraction and an exponent, each with digits.
+    fn number(&mut self) -> Option<&'a str> {
+        let (b, start) = (self.b, self.at);
+        let digits = |i: usize| i + b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let mut i = start + usize::from(b[start] == b'-');
+        match b.get(i)? {
+            b'0' => i += 1,
+            b'1'..=b'9' => i = digits(i),
+            _ => return None,
+        }
+        if b.get(i) == Some(&b'.') {
+            let end = digits(i + 1);
+            if end == i + 1 {
+                return None;
+            }
+            i = end;
+        }
+        let exponent = matches!(b.get(i), Some(b'e' | b'E'));
+        if exponent {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            let end = digits(i);
+            if end == i {
+                return None;
+            }
+            i = end;
+        }
+        self.at = i;
+        let written = &self.text[start..i];
+        // Only an exponent or hundreds of digits reach past f64's range;
+        // serde_json decides those, as it would in the document.
+        if (exponent || written.len() > 300)
+            && serde_json::from_str::<serde_json::Number>(written).is_err()
+        {
+            return None;
+        }
+        Some(written)
+    }
+
+    /// The string whose opening quote is at `at`: borrowed from the text
+    /// unless it holds an escape.
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        let from = self.at + 1;
+        let stop = self.up_to_escape(from)?;
+        if self.b[stop] == b'"' {
+            self.at = stop + 1;
+            return Some(Cow::Borrowed(&self.text[from..stop]));
+        }
+        let mut out = String::with_capacity(stop - from + 16);
+        out.push_str(&self.text[from..stop]);
+        let mut i = stop;
+        // `b[i]` is a backslash.
+        loop {
+            let (c, len) = match *self.b.get(i + 1)? {
+                b'"' => ('"', 2),
+                b'\\' => ('\\', 2),
+                b'/' => ('/', 2),
+                b'b' => ('\u{8}', 2),
+                b'f' => ('\u{c}', 2),
+                b'n' => ('\n', 2),
+                b'r' => ('\r', 2),
+                b't' => ('\t', 2),
+                b'u' => unicode_escape(self.b, i)?,
+                _ => return None,
+            };
+            out.push(c);
+            let from = i + len;
+            i = self.up_to_escape(from)?;
+            out.push_str(&self.text[from..i]);
+            if self.b[i] == b'"' {
+                self.at = i + 1;
+                return Some(Cow::Owned(out));
+            }
         }
     }
-}
 
-impl<'de> DeserializeSeed<'de> for Seed<'_, 'de, '_> {
-    type Value = Scored<'de>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Scored<'de>, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Seed<'_, 'de, '_> {
-    type Value = Scored<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
+    /// The first quote or backslash at or after `from`, in the string
+    /// there; `None` when the text ends first or a control character,
+    /// which must be escaped, comes before.
+    fn up_to_escape(&self, from: usize) -> Option<usize> {
+        let stop = from + memchr2(b'"', b'\\', &self.b[from..])?;
+        (!self.b[from..stop].iter().any(|&c| c < 0x20)).then_some(stop)
     }
 
-    fn visit_unit<E: Error>(self) -> Result<Scored<'de>, E> {
-        Ok(Kind::Null.into())
-    }
-
-    fn visit_bool<E: Error>(self, b: bool) -> Result<Scored<'de>, E> {
-        Ok(Kind::Bool(b).into())
-    }
-
-    fn visit_i64<E: Error>(self, n: i64) -> Result<Scored<'de>, E> {
-        Ok(Kind::Number(n.into()).into())
-    }
-
-    fn visit_u64<E: Error>(self, n: u64) -> Result<Scored<'de>, E> {
-        Ok(Kind::Number(n.into()).into())
-    }
-
-    fn visit_f64<E: Error>(self, n: f64) -> Result<Scored<'de>, E> {
-        Number::from_f64(n)
-            .map(|n| Kind::Number(n).into())
-            .ok_or_else(|| E::custom("a number out of range"))
-    }
-
-    fn visit_borrowed_str<E: Error>(self, s: &'de str) -> Result<Scored<'de>, E> {
-        Ok(self.string(Cow::Borrowed(s)))
-    }
-
-    fn visit_str<E: Error>(self, s: &str) -> Result<Scored<'de>, E> {
-        Ok(self.string(Cow::Owned(s.to_owned())))
-    }
-
-    fn visit_string<E: Error>(self, s: String) -> Result<Scored<'de>, E> {
-        Ok(self.string(Cow::Owned(s)))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scored<'de>, A::Error> {
-        let st = self.st;
+    /// The array whose `[` is at `at`, and its best item's score; notes its
+    /// markers, notable items, groups and shape.
+    fn array(&mut self) -> Option<(Kind<'a>, u8)> {
+        let st = &self.st;
         let (base, markers, notable) = (st.items.len(), st.markers.len(), st.notable.len());
         let mut best = 0;
-        while let Some(item) = seq.next_element_seed(Seed { st: &mut *st })? {
-            let count = match &item.node.kind {
-                Kind::String(s) => marker::count(s, marker::ITEMS),
-                _ => None,
-            };
-            if let Ok(i) = u32::try_from(st.items.len() - base) {
-                match count {
-                    Some(n) => st.markers.push((i, n)),
-                    None if item.score.0 > 0 => st.notable.push((i, item.score.0)),
-                    None => {}
+        let mut at = skip_space(self.b, self.at + 1);
+        if self.b.get(at) == Some(&b']') {
+            self.at = at + 1;
+        } else {
+            loop {
+                self.at = at;
+                let item = self.value()?;
+                let st = &mut self.st;
+                let count = match &item.node.kind {
+                    Kind::String(s) => marker::count(s, marker::ITEMS),
+                    _ => None,
+                };
+                if let Ok(i) = u32::try_from(st.items.len() - base) {
+                    match count {
+                        Some(n) => st.markers.push((i, n)),
+                        None if item.score.0 > 0 => st.notable.push((i, item.score.0)),
+                        None => {}
+                    }
+                }
+                best = best.max(item.score.0);
+                st.items.push(item.node);
+                at = skip_space(self.b, self.at);
+                match self.b.get(at)? {
+                    b',' => at += 1,
+                    b']' => {
+                        self.at = at + 1;
+                        break;
+                    }
+                    _ => return None,
                 }
             }
-            best = best.max(item.score.0);
-            st.items.push(item.node);
         }
+        let st = &mut self.st;
         let array_markers = &st.markers[markers..];
         let groups = match u32::try_from(st.items.len() - base) {
             Ok(_) => groups::find_groups(&st.items[base..], array_markers),
@@ -201,61 +300,81 @@ impl<'de> Visitor<'de> for Seed<'_, 'de, '_> {
             st.notable.truncate(notable);
             Box::new(info)
         });
-        Ok(Scored {
-            node: Kind::Array(st.items.drain(base..).collect(), info).into(),
-            score: (best, false),
-        })
+        Some((Kind::Array(st.items.drain(base..).collect(), info), best))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scored<'de>, A::Error> {
-        let st = self.st;
-        let base = st.entries.len();
+    /// The object whose `{` is at `at`, and its best entry's score.
+    fn object(&mut self) -> Option<(Kind<'a>, u8)> {
+        let base = self.st.entries.len();
         let mut best = 0;
-        while let Some(Key(key)) = map.next_key()? {
-            let value = map.next_value_seed(Seed { st: &mut *st })?;
-            let score = score::entry(&key, &value.node.kind, value.score, st.host, &mut st.line);
-            best = best.max(score);
-            st.entries.push(Entry {
-                key,
-                key_at: Span::default(),
-                value: value.node,
-            });
+        let mut at = skip_space(self.b, self.at + 1);
+        if self.b.get(at) == Some(&b'}') {
+            self.at = at + 1;
+        } else {
+            loop {
+                if self.b.get(at) != Some(&b'"') {
+                    return None;
+                }
+                self.at = at;
+                let key = self.string()?;
+                let key_at = span(at, self.at);
+                let colon = skip_space(self.b, self.at);
+                if self.b.get(colon) != Some(&b':') {
+                    return None;
+                }
+                self.at = colon + 1;
+                let value = self.value()?;
+                let st = &mut self.st;
+                let score =
+                    score::entry(&key, &value.node.kind, value.score, st.host, &mut st.line);
+                best = best.max(score);
+                st.entries.push(Entry {
+                    key,
+                    key_at,
+                    value: value.node,
+                });
+                at = skip_space(self.b, self.at);
+                match self.b.get(at)? {
+                    b',' => at = skip_space(self.b, at + 1),
+                    b'}' => {
+                        self.at = at + 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
         }
-        Ok(Scored {
-            node: Kind::Object(st.entries.drain(base..).collect()).into(),
-            score: (best, false),
-        })
+        let entries = self.st.entries.drain(base..).collect();
+        Some((Kind::Object(entries), best))
     }
 }
 
-/// An object key, borrowed unless it holds an escape.
-struct Key<'a>(Cow<'a, str>);
-
-impl<'de> serde::Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(KeyVisitor)
-    }
-}
-
-struct KeyVisitor;
-
-impl<'de> Visitor<'de> for KeyVisitor {
-    type Value = Key<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object key")
-    }
-
-    fn visit_borrowed_str<E: Error>(self, s: &'de str) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Borrowed(s)))
-    }
-
-    fn visit_str<E: Error>(self, s: &str) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Owned(s.to_owned())))
-    }
-
-    fn visit_string<E: Error>(self, s: String) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Owned(s)))
+/// The character of the `\u` escape at `i` (its backslash), and the bytes
+/// it takes: a surrogate pair is one character in two escapes, and a lone
+/// surrogate is refused, as serde_json does.
+fn unicode_escape(b: &[u8], i: usize) -> Option<(char, usize)> {
+    let unit = |at: usize| -> Option<u32> {
+        let hex = b.get(at..at + 4)?;
+        let hex = std::str::from_utf8(hex).ok()?;
+        if !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        u32::from_str_radix(hex, 16).ok()
+    };
+    let first = unit(i + 2)?;
+    match first {
+        0xD800..=0xDBFF => {
+            if b.get(i + 6..i + 8)? != b"\\u" {
+                return None;
+            }
+            let second = unit(i + 8)?;
+            if !(0xDC00..=0xDFFF).contains(&second) {
+                return None;
+            }
+            let c = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
+            Some((char::from_u32(c)?, 12))
+        }
+        _ => Some((char::from_u32(first)?, 6)),
     }
 }
 
@@ -267,79 +386,10 @@ fn skip_space(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// The first byte at or after `i` that is neither JSON whitespace nor `sep`.
-fn skip_sep(b: &[u8], i: usize, sep: u8) -> usize {
-    let i = skip_space(b, i);
-    if b.get(i) == Some(&sep) {
-        skip_space(b, i + 1)
-    } else {
-        i
-    }
-}
-
-/// Where the string starting (with its quote) at `i` ends, after its
-/// closing quote. `borrowed` is the length of the string when it was
-/// borrowed from the text: then it holds no escape, its bytes are the text's
-/// between the quotes, and nothing needs to be searched.
-fn string_end(b: &[u8], i: usize, borrowed: Option<usize>) -> usize {
-    if let Some(len) = borrowed {
-        return i + len + 2;
-    }
-    let mut at = i + 1;
-    while let Some(off) = memchr::memchr2(b'"', b'\\', &b[at..]) {
-        at += off;
-        if b[at] == b'"' {
-            return at + 1;
-        }
-        at += 2;
-    }
-    b.len()
-}
-
 fn span(start: usize, end: usize) -> Span {
     // The caller refuses texts longer than `u32::MAX` bytes.
     Span {
         start: start as u32,
         end: end as u32,
     }
-}
-
-/// Notes the spans of `node`, which starts at or after `i` (whitespace
-/// first) in the text `b` it was parsed from, and of everything in it;
-/// returns where it ends. The text is valid JSON and holds the values in
-/// the order of the tree, so this only skips whitespace and separators.
-fn locate(b: &[u8], i: usize, node: &mut Node<'_>) -> usize {
-    let start = skip_space(b, i);
-    let end = match &mut node.kind {
-        Kind::Null | Kind::Bool(true) => start + 4,
-        Kind::Bool(false) => start + 5,
-        Kind::Number(_) => {
-            let len = b[start..]
-                .iter()
-                .position(|c| !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
-                .unwrap_or(b.len() - start);
-            start + len
-        }
-        Kind::String(s) => string_end(b, start, matches!(s, Cow::Borrowed(_)).then_some(s.len())),
-        Kind::Array(items, _) => {
-            let mut at = start + 1;
-            for item in items {
-                at = locate(b, skip_sep(b, at, b','), item);
-            }
-            skip_space(b, at) + 1
-        }
-        Kind::Object(entries) => {
-            let mut at = start + 1;
-            for e in entries {
-                let key = skip_sep(b, at, b',');
-                let borrowed = matches!(e.key, Cow::Borrowed(_)).then_some(e.key.len());
-                let key_end = string_end(b, key, borrowed);
-                e.key_at = span(key, key_end);
-                at = locate(b, skip_sep(b, key_end, b':'), &mut e.value);
-            }
-            skip_space(b, at) + 1
-        }
-    };
-    node.at = span(start, end);
-    end
 }

@@ -79,10 +79,15 @@ pub(super) fn entry(
         line.push_str(key);
         line.push_str(": ");
         match value {
-            Kind::Number(n) => {
-                use std::fmt::Write;
-                let _ = write!(line, "{n}");
-            }
+            // As serde_json writes the number (`1e3` as `1000.0`), which
+            // the rules were written against.
+            Kind::Number(n) => match serde_json::from_str::<serde_json::Number>(n) {
+                Ok(n) => {
+                    use std::fmt::Write;
+                    let _ = write!(line, "{n}");
+                }
+                Err(_) => line.push_str(n),
+            },
             _ => line.push_str(value_text),
         }
         score = score.max(classify(line));

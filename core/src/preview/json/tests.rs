@@ -2,6 +2,7 @@
 //! and realistic documents ([`fixtures`]).
 
 mod fixtures;
+mod grammar;
 
 use proptest::prelude::*;
 use serde_json::{Value, json};

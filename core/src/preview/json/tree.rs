@@ -4,8 +4,6 @@
 
 use std::borrow::Cow;
 
-use serde_json::Number;
-
 /// Notable items an array keeps note of at most, the best: a long array of
 /// failures stays bounded, and a preview never shows that many.
 pub(super) const MAX_NOTABLE: usize = 256;
@@ -36,7 +34,8 @@ pub(super) struct Node<'a> {
 pub(super) enum Kind<'a> {
     Null,
     Bool(bool),
-    Number(Number),
+    /// A number as the text writes it.
+    Number(&'a str),
     String(Cow<'a, str>),
     /// Items, and what else is known of them when there is something: most
     /// arrays have neither markers, notable items nor groups.

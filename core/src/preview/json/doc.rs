@@ -79,6 +79,9 @@ struct Scored<'a> {
     score: (u8, bool),
 }
 
+/// Bytes of a string looked at one by one before a search takes over.
+const SHORT_STRING: usize = 32;
+
 /// The parser: where it is in the text, and how deep.
 struct Parser<'a, 'p> {
     text: &'a str,
@@ -221,8 +224,19 @@ impl<'a> Parser<'a, '_> {
     /// there; `None` when the text ends first or a control character,
     /// which must be escaped, comes before.
     fn up_to_escape(&self, from: usize) -> Option<usize> {
-        let stop = from + memchr2(b'"', b'\\', &self.b[from..])?;
-        (!self.b[from..stop].iter().any(|&c| c < 0x20)).then_some(stop)
+        let b = self.b;
+        // Most strings and keys are short: a byte at a time first, which
+        // costs less than setting up a search.
+        let short = (from + SHORT_STRING).min(b.len());
+        for (i, &c) in b[from..short].iter().enumerate() {
+            match c {
+                b'"' | b'\\' => return Some(from + i),
+                0..0x20 => return None,
+                _ => {}
+            }
+        }
+        let stop = short + memchr2(b'"', b'\\', &b[short..])?;
+        (!b[short..stop].iter().any(|&c| c < 0x20)).then_some(stop)
     }
 
     /// The array whose `[` is at `at`, and its best item's score; notes its

@@ -20,10 +20,12 @@ const MAX_NAMED_BYTES: usize = 40;
 impl ItemShape {
     /// The shape's name when every item of `items[from..to]` has it.
     pub fn of_run(&self, from: usize, to: usize) -> Option<&str> {
-        self.has[from..to]
-            .iter()
-            .all(|&h| h)
-            .then_some(self.named.as_str())
+        let first_lacking = self.lacking.partition_point(|&i| (i as usize) < from);
+        let lacks = self
+            .lacking
+            .get(first_lacking)
+            .is_some_and(|&i| (i as usize) < to);
+        (!lacks).then_some(self.named.as_str())
     }
 }
 
@@ -51,15 +53,18 @@ pub(super) fn find_shape(items: &[Node<'_>]) -> Option<ItemShape> {
         named.push_str(sep);
         named.push_str(&e.key);
     }
-    let has: Box<[bool]> = items
-        .iter()
-        .map(|n| match &n.kind {
-            Kind::Object(o) => {
-                o.len() == first.len() && o.iter().zip(first).all(|(a, b)| a.key == b.key)
-            }
-            Kind::String(s) => marker::shape(s).is_some_and(|s| s == named),
-            _ => false,
-        })
+    let has = |n: &Node<'_>| match &n.kind {
+        Kind::Object(o) => {
+            o.len() == first.len() && o.iter().zip(first).all(|(a, b)| a.key == b.key)
+        }
+        Kind::String(s) => marker::shape(s).is_some_and(|s| s == named),
+        _ => false,
+    };
+    // The caller notes no array of more than `u32::MAX` items.
+    let lacking: Box<[u32]> = (0u32..)
+        .zip(items)
+        .filter(|(_, n)| !has(n))
+        .map(|(i, _)| i)
         .collect();
-    (has.iter().filter(|&&h| h).count() >= 2).then_some(ItemShape { named, has })
+    (items.len() - lacking.len() >= 2).then_some(ItemShape { named, lacking })
 }

@@ -172,6 +172,9 @@ fn slot(values: usize, code: u8) -> usize {
 pub(super) struct ItemShape {
     /// The keys as a marker names them: `id, name, status`.
     pub named: String,
-    /// For each item, whether it has the shape.
-    pub has: Box<[bool]>,
+    /// The items without the shape, in order: a run's look-up is a
+    /// binary search, where a scan of its items cost each trial rendering
+    /// the length of every run it cut (11% of a 4 MiB document's cap in
+    /// the component).
+    pub lacking: Box<[u32]>,
 }

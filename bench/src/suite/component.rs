@@ -85,8 +85,19 @@ pub fn run_spill(plan: Plan, rows: &mut Vec<Row>) {
     let mut no_dir = setup::session(&tool_cap, None);
     let capper = setup::capper();
     let mut store = FsSpill::new(native_dir.path());
-    for size in [4 * MIB, 64 * MIB] {
-        let text = corpus::text(Kind::Ascii, size);
+    // The log at two sizes, and a JSON reply: its preview parses the whole
+    // document (new-file rows only).
+    let cases = [
+        ("", 4 * MIB, false),
+        ("", 64 * MIB, false),
+        (", JSON", 4 * MIB, true),
+    ];
+    for (label, size, json) in cases {
+        let text = if json {
+            corpus::json(size)
+        } else {
+            corpus::text(Kind::Ascii, size)
+        };
         let budget = setup::cut_budget(size);
         let host_budget = setup::host_budget(&budget);
 
@@ -141,12 +152,15 @@ pub fn run_spill(plan: Plan, rows: &mut Vec<Row>) {
             &mut remove_spills,
         );
         rows.push(Row::vs(
-            "cap + spill (new file), component",
+            format!("cap + spill (new file), component{label}"),
             Some(size),
             m[0],
             "core native + std::fs, same steps",
             m[1],
         ));
+        if json {
+            continue;
+        }
         rows.push(Row::vs(
             "cap, component, no spill dir (no write)",
             Some(size),

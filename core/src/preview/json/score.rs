@@ -81,12 +81,12 @@ pub(super) fn entry(
         match value {
             // As serde_json writes the number (`1e3` as `1000.0`), which
             // the rules were written against.
-            Kind::Number(n) => match serde_json::from_str::<serde_json::Number>(n) {
-                Ok(n) => {
+            Kind::Number(n) => match serde_json::from_str::<serde_json::Value>(n) {
+                Ok(serde_json::Value::Number(n)) => {
                     use std::fmt::Write;
                     let _ = write!(line, "{n}");
                 }
-                Err(_) => line.push_str(n),
+                _ => line.push_str(n),
             },
             _ => line.push_str(value_text),
         }

@@ -30,6 +30,11 @@ pub const POOL_SLOTS: u32 = 16;
 pub fn run(plan: Plan, rows: &mut Vec<Row>) {
     let wasm = COMPONENT_WASM;
     let engine = Engine::new(&Config::new()).unwrap();
+    // The API's engine checks call deadlines by epochs, which Cranelift
+    // compiles into every function and loop.
+    let mut with_epochs = Config::new();
+    with_epochs.epoch_interruption(true);
+    let epoch_engine = Engine::new(&with_epochs).unwrap();
     let serialized = Component::new(&engine, wasm).unwrap().serialize().unwrap();
     let on_demand = Instantiator::new(Config::new(), wasm);
     let pooled = Instantiator::new(pooling_config(), wasm);
@@ -39,6 +44,9 @@ pub fn run(plan: Plan, rows: &mut Vec<Row>) {
 
     let mut compile = || {
         black_box(Component::new(&engine, wasm).unwrap());
+    };
+    let mut compile_with_epochs = || {
+        black_box(Component::new(&epoch_engine, wasm).unwrap());
     };
     let mut deserialize = || {
         black_box(deserialize(&engine, &serialized));
@@ -59,12 +67,20 @@ pub fn run(plan: Plan, rows: &mut Vec<Row>) {
             &mut instantiate_pooled,
             &mut open,
             &mut open_pooled,
+            &mut compile_with_epochs,
         ],
         plan,
     );
     // The component's size is in the report's header; no throughput here.
     let size = None;
     rows.push(Row::alone("compile component (Cranelift)", size, m[0]));
+    rows.push(Row::vs(
+        "compile component, with the API's epoch checks",
+        size,
+        m[6],
+        "compile",
+        m[0],
+    ));
     rows.push(Row::vs(
         "load serialized component",
         size,

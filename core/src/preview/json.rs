@@ -235,14 +235,59 @@ impl Room {
     }
 }
 
+/// [`preview`], unless that preview would have more than `max_lines` lines:
+/// then [`TooTall`], often before the search ends. A host that shows a
+/// pretty document on one line when it is too tall (the cap does) skips the
+/// rest of a search whose result it would drop.
+pub fn preview_unless_taller(
+    doc: &Document<'_>,
+    max_bytes: usize,
+    pretty: bool,
+    max_lines: usize,
+) -> Result<Option<JsonPreview>, TooTall> {
+    let room = Room {
+        bytes: max_bytes,
+        lines: usize::MAX,
+        pretty,
+    };
+    let preview = search_unless_taller(doc, room, max_lines)?;
+    match preview {
+        Some(p) if p.text.split('\n').count() > max_lines => Err(TooTall),
+        p => Ok(p),
+    }
+}
+
+/// The preview [`preview_unless_taller`] refused: it has too many lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooTall;
+
 fn search(doc: &Document<'_>, room: Room) -> Option<JsonPreview> {
+    search_unless_taller(doc, room, usize::MAX).unwrap_or(None)
+}
+
+/// [`search`], stopped with [`TooTall`] at a rendering taller than
+/// `max_lines` that the search's last step only grows: each of its limits
+/// then is at most the result's, and a rendering shows no fewer lines when a
+/// limit is raised, so the result would be taller too (the tests hold each
+/// refusal to the whole search's preview).
+fn search_unless_taller(
+    doc: &Document<'_>,
+    room: Room,
+    max_lines: usize,
+) -> Result<Option<JsonPreview>, TooTall> {
     if let Some(whole) = render(doc, Limits::ALL, room) {
-        return Some(whole);
+        return Ok(Some(whole));
     }
     let full = Search {
         doc,
         room,
         notable: doc.notable,
+    };
+    let grown = |lim: Limits| -> Result<Option<JsonPreview>, TooTall> {
+        if max_lines < usize::MAX && full.run(lim).is_some_and(|r| r.lines() > max_lines) {
+            return Err(TooTall);
+        }
+        Ok(full.grow(lim).and_then(|lim| render(doc, lim, room)))
     };
     if doc.notable {
         // The detail level as without notable items, in less room; then
@@ -255,10 +300,20 @@ fn search(doc: &Document<'_>, room: Room) -> Option<JsonPreview> {
         if let Some(lim) = smaller.level() {
             let lim = smaller.fewer_keys(lim).unwrap_or(lim);
             let lim = full.one_notable(lim).unwrap_or(lim);
-            return render(doc, full.grow(lim)?, room);
+            return grown(lim);
         }
     }
-    render(doc, full.choose()?, room)
+    let Some(level) = full.level() else {
+        return Ok(None);
+    };
+    if level.items > 0 {
+        // Every array shows an item, so the keys stay: the choice is this
+        // level grown.
+        return grown(level);
+    }
+    Ok(full
+        .choose_from(level)
+        .and_then(|lim| render(doc, lim, room)))
 }
 
 /// Notable items may take about one part in this many of the room: the
@@ -363,11 +418,11 @@ impl<'a> Search<'_, 'a> {
         self.room.bytes / 5
     }
 
-    /// The most detailed limits that fit: [`Search::level`], then
-    /// [`Search::grow`], with fewer keys only when not even one item of each
-    /// array fits with all of them. `None` when not even the skeleton fits.
-    fn choose(&self) -> Option<Limits> {
-        let lim = self.grow(self.level()?)?;
+    /// The most detailed limits that fit, from a detail level
+    /// ([`Search::level`]): grown ([`Search::grow`]), with fewer keys only
+    /// when not even one item of each array fits with all of them.
+    fn choose_from(&self, level: Limits) -> Option<Limits> {
+        let lim = self.grow(level)?;
         match self.fewer_keys(lim) {
             Some(lim) => self.grow(lim),
             None => Some(lim),

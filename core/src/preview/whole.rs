@@ -665,14 +665,12 @@ fn json_within(
         return None;
     }
     let pretty = text.trim().contains('\n');
-    let mut json = json::preview(&doc, max_json, pretty)?;
-    if count_lines(json.text.as_bytes()) > max_lines as u64 {
+    let json = match json::preview_unless_taller(&doc, max_json, pretty, max_lines) {
+        Ok(json) => json?,
         // Too many lines pretty: one compact line keeps the structure.
-        json = json::preview(&doc, max_json, false)?;
-        if count_lines(json.text.as_bytes()) > max_lines as u64 {
-            return None;
-        }
-    }
+        Err(json::TooTall) => json::preview(&doc, max_json, false)
+            .filter(|json| count_lines(json.text.as_bytes()) <= max_lines as u64)?,
+    };
     let same = text
         .bytes()
         .zip(json.text.bytes())

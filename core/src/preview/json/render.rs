@@ -136,6 +136,12 @@ impl<'t> Renderer<'t> {
         Some(r)
     }
 
+    /// Lines of the rendering: a marker or token holds no line break, and
+    /// the rendering ends with a bracket.
+    pub fn lines(&self) -> usize {
+        self.breaks + 1
+    }
+
     fn check(&self, more: usize) -> Step {
         if self.out.len().saturating_add(more) > self.room.bytes {
             Err(Full)

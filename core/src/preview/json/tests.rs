@@ -1343,3 +1343,72 @@ proptest! {
         prop_assert_eq!(g.tally(from, to), want);
     }
 }
+
+/// [`preview_unless_taller`] against the preview it may skip: the same
+/// preview when it answers one, and [`TooTall`] only when that preview has
+/// more lines than allowed. Documents with and without failures, and
+/// previews of previews (whose markers merge).
+fn check_unless_taller(doc: &Document<'_>, max: usize, pretty: bool, max_lines: usize) {
+    let full = preview(doc, max, pretty);
+    match preview_unless_taller(doc, max, pretty, max_lines) {
+        Ok(p) => assert_eq!(p, full, "the preview the search finds"),
+        Err(TooTall) => {
+            let full = full.expect("a preview that is too tall");
+            assert!(
+                full.text.split('\n').count() > max_lines,
+                "refused a preview that fits"
+            );
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn taller_previews_are_refused_exactly(
+        v in prop_oneof![any_document(), any_failing_document()],
+        max in prop_oneof![0usize..300, 0usize..6000],
+        max_lines in 1usize..120,
+        pretty in any::<bool>(),
+        again_max in 0usize..3000,
+    ) {
+        let text = serde_render(&v, pretty);
+        let doc = parse_document(&text).unwrap();
+        check_unless_taller(&doc, max, pretty, max_lines);
+        // Right at the preview's own height, and one line under it.
+        if let Some(p) = preview(&doc, max, pretty) {
+            let lines = p.text.split('\n').count();
+            check_unless_taller(&doc, max, pretty, lines);
+            check_unless_taller(&doc, max, pretty, lines - 1);
+        }
+        if let Some(p) = preview(&doc, again_max, pretty) {
+            let again = parse_document(&p.text).unwrap();
+            check_unless_taller(&again, max, pretty, max_lines);
+        }
+    }
+}
+
+/// At 16 KiB and 200 lines, the refusal comes before the search's last step
+/// on pretty documents whose preview is taller: the cap then goes to one
+/// line at once.
+#[test]
+fn a_tall_pretty_preview_is_refused_early() {
+    for v in [
+        fixtures::kubectl_pods(),
+        fixtures::github_runs(400, Some(200), true),
+    ] {
+        let text = serde_json::to_string_pretty(&v).unwrap();
+        let doc = parse_document(&text).unwrap();
+        let (max, max_lines) = (16_000, 200);
+        let full = preview(&doc, max, true).unwrap();
+        let lines = full.text.split('\n').count();
+        assert!(lines > max_lines, "{lines} lines");
+        let room = Room {
+            bytes: max,
+            lines: usize::MAX,
+            pretty: true,
+        };
+        assert_eq!(search_unless_taller(&doc, room, max_lines), Err(TooTall));
+        check_unless_taller(&doc, max, true, max_lines);
+        check_unless_taller(&doc, max, true, lines);
+    }
+}

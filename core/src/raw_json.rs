@@ -124,8 +124,26 @@ pub(crate) fn string(raw: &RawValue) -> Option<String> {
 }
 
 /// The character of the escape `escape` starts with (what follows its
-/// backslash), and the bytes it used; `None` when it is not one.
+/// backslash), and the bytes it used; `None` when it is not one. A lone
+/// surrogate escape, which no character is, becomes U+FFFD.
 pub(crate) fn escape(escape: &str) -> Option<(char, usize)> {
+    escape_with(escape, LoneSurrogate::Replaced)
+}
+
+/// [`escape`] as serde_json decodes a string: a lone surrogate escape is
+/// refused (`None`).
+pub(crate) fn strict_escape(escape: &str) -> Option<(char, usize)> {
+    escape_with(escape, LoneSurrogate::Refused)
+}
+
+/// What a `\u` escape of a lone surrogate decodes to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LoneSurrogate {
+    Replaced,
+    Refused,
+}
+
+fn escape_with(escape: &str, lone: LoneSurrogate) -> Option<(char, usize)> {
     Some(match escape.as_bytes().first()? {
         b'"' => ('"', 1),
         b'\\' => ('\\', 1),
@@ -135,15 +153,20 @@ pub(crate) fn escape(escape: &str) -> Option<(char, usize)> {
         b'n' => ('\n', 1),
         b'r' => ('\r', 1),
         b't' => ('\t', 1),
-        b'u' => unicode_escape(escape)?,
+        b'u' => unicode_escape(escape, lone)?,
         _ => return None,
     })
 }
 
 /// The character of a `uXXXX` escape (a surrogate pair takes the `\uXXXX`
-/// after it too), and the bytes it used after the backslash.
-fn unicode_escape(escape: &str) -> Option<(char, usize)> {
-    let hex = |s: &str| s.get(1..5).and_then(|h| u32::from_str_radix(h, 16).ok());
+/// after it too), and the bytes it used after the backslash. Exactly four
+/// hex digits: `from_str_radix` alone would take `u+123`.
+fn unicode_escape(escape: &str, lone: LoneSurrogate) -> Option<(char, usize)> {
+    let hex = |s: &str| {
+        s.get(1..5)
+            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+    };
     let first = hex(escape)?;
     if (0xD800..0xDC00).contains(&first)
         && let Some(pair) = escape.get(5..).filter(|p| p.starts_with("\\u"))
@@ -153,7 +176,11 @@ fn unicode_escape(escape: &str) -> Option<(char, usize)> {
         let c = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
         return Some((char::from_u32(c)?, 11));
     }
-    Some((char::from_u32(first).unwrap_or('\u{FFFD}'), 5))
+    match char::from_u32(first) {
+        Some(c) => Some((c, 5)),
+        None if lone == LoneSurrogate::Replaced => Some(('\u{FFFD}', 5)),
+        None => None,
+    }
 }
 
 /// Append `s` as a JSON string.

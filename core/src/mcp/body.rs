@@ -202,6 +202,8 @@ mod tests {
             ("tab\there", "control character"),
             (r"\x41", "escape"),
             (r"\u12G4", "escape"),
+            (r"\u+123", "escape"),
+            (r"\u-123", "escape"),
             (r"ends in \u12", "escape"),
             (r"ends in \", "escape"),
         ] {

@@ -23,6 +23,7 @@ use super::marker;
 use super::score::{self, Host};
 use super::shape;
 use super::tree::{ArrayInfo, Entry, Kind, MAX_NOTABLE, Node, Span};
+use crate::raw_json::strict_escape;
 
 /// A parsed document's root, and whether some array has notable items.
 pub(super) struct Parsed<'a> {
@@ -198,20 +199,9 @@ impl<'a> Parser<'a, '_> {
         let mut i = stop;
         // `b[i]` is a backslash.
         loop {
-            let (c, len) = match *self.b.get(i + 1)? {
-                b'"' => ('"', 2),
-                b'\\' => ('\\', 2),
-                b'/' => ('/', 2),
-                b'b' => ('\u{8}', 2),
-                b'f' => ('\u{c}', 2),
-                b'n' => ('\n', 2),
-                b'r' => ('\r', 2),
-                b't' => ('\t', 2),
-                b'u' => unicode_escape(self.b, i)?,
-                _ => return None,
-            };
+            let (c, used) = strict_escape(&self.text[i + 1..])?;
             out.push(c);
-            let from = i + len;
+            let from = i + 1 + used;
             i = self.up_to_escape(from)?;
             out.push_str(&self.text[from..i]);
             if self.b[i] == b'"' {
@@ -361,35 +351,6 @@ impl<'a> Parser<'a, '_> {
         }
         let entries = self.st.entries.drain(base..).collect();
         Some((Kind::Object(entries), best))
-    }
-}
-
-/// The character of the `\u` escape at `i` (its backslash), and the bytes
-/// it takes: a surrogate pair is one character in two escapes, and a lone
-/// surrogate is refused, as serde_json does.
-fn unicode_escape(b: &[u8], i: usize) -> Option<(char, usize)> {
-    let unit = |at: usize| -> Option<u32> {
-        let hex = b.get(at..at + 4)?;
-        let hex = std::str::from_utf8(hex).ok()?;
-        if !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
-            return None;
-        }
-        u32::from_str_radix(hex, 16).ok()
-    };
-    let first = unit(i + 2)?;
-    match first {
-        0xD800..=0xDBFF => {
-            if b.get(i + 6..i + 8)? != b"\\u" {
-                return None;
-            }
-            let second = unit(i + 8)?;
-            if !(0xDC00..=0xDFFF).contains(&second) {
-                return None;
-            }
-            let c = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
-            Some((char::from_u32(c)?, 12))
-        }
-        _ => Some((char::from_u32(first)?, 6)),
     }
 }
 

@@ -136,6 +136,17 @@ pub(crate) fn strict_escape(escape: &str) -> Option<(char, usize)> {
     escape_with(escape, LoneSurrogate::Refused)
 }
 
+/// The text an escape may take after its backslash (at most 11 bytes, all
+/// ASCII) from bytes that need not be UTF-8 further on, for [`escape`] and
+/// [`strict_escape`].
+pub(crate) fn escape_head(after: &[u8]) -> Option<&str> {
+    let head = &after[..after.len().min(11)];
+    match std::str::from_utf8(head) {
+        Ok(h) => Some(h),
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).ok(),
+    }
+}
+
 /// What a `\u` escape of a lone surrogate decodes to.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum LoneSurrogate {

@@ -464,42 +464,12 @@ mod json {
     }
 
     /// The character and length of the escape at the start of `s` (which
-    /// starts with a backslash), if it is a valid JSON escape.
+    /// starts with a backslash), if it is a valid JSON escape (a lone
+    /// surrogate is not).
     fn escape(s: &[u8]) -> Option<(char, usize)> {
-        let simple = match *s.get(1)? {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let high = hex4(s.get(2..6)?)?;
-                if !(0xD800..0xDC00).contains(&high) {
-                    return Some((char::from_u32(high)?, 6));
-                }
-                // A high surrogate counts only with its low half.
-                if s.get(6..8)? != b"\\u" {
-                    return None;
-                }
-                let low = hex4(s.get(8..12)?)?;
-                if !(0xDC00..0xE000).contains(&low) {
-                    return None;
-                }
-                let c = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
-                return Some((char::from_u32(c)?, 12));
-            }
-            _ => return None,
-        };
-        Some((simple, 2))
-    }
-
-    /// Four hex digits, either case, as JSON allows.
-    fn hex4(s: &[u8]) -> Option<u32> {
-        s.iter()
-            .try_fold(0, |n, &b| Some(n * 16 + char::from(b).to_digit(16)?))
+        let head = crate::raw_json::escape_head(s.get(1..)?)?;
+        let (c, used) = crate::raw_json::strict_escape(head)?;
+        Some((c, 1 + used))
     }
 }
 

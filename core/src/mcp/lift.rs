@@ -168,13 +168,7 @@ fn unescape_in_place(buf: &mut [u8], from: usize, to: usize) -> usize {
 
 /// The character of the escape after a backslash, and the bytes it used.
 pub(crate) fn escape(after: &[u8]) -> Option<(char, usize)> {
-    // An escape takes at most 11 bytes after its backslash, all ASCII.
-    let head = &after[..after.len().min(11)];
-    let head = match std::str::from_utf8(head) {
-        Ok(s) => s,
-        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,
-    };
-    json::escape(head)
+    json::escape(json::escape_head(after)?)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ pub(super) const MAX_NOTABLE: usize = 256;
 
 /// Where a value or key is in the text: `start..end`, quotes and brackets
 /// included.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Span {
     pub start: u32,
     pub end: u32,
@@ -52,15 +52,6 @@ pub(super) struct Entry<'a> {
     /// The key's span, quotes included.
     pub key_at: Span,
     pub value: Node<'a>,
-}
-
-impl<'a> From<Kind<'a>> for Node<'a> {
-    fn from(kind: Kind<'a>) -> Self {
-        Node {
-            at: Span::default(),
-            kind,
-        }
-    }
 }
 
 /// An array's markers and notable items, found while parsing so that trial

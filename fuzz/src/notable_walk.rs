@@ -103,6 +103,12 @@ pub fn check_notable_walk(data: &[u8]) -> Option<WalkPath> {
         oracle.walked_starts, oracle.searched_starts,
         "occurrences in {text:?}"
     );
+    if oracle.fingerprinted {
+        assert_eq!(
+            oracle.fingerprinted_starts, oracle.searched_starts,
+            "occurrences of fingerprints in {text:?}"
+        );
+    }
     Some(if oracle.searched_starts.is_empty() {
         WalkPath::Nothing
     } else {

@@ -85,19 +85,19 @@ pub fn run_spill(plan: Plan, rows: &mut Vec<Row>) {
     let mut no_dir = setup::session(&tool_cap, None);
     let capper = setup::capper();
     let mut store = FsSpill::new(native_dir.path());
-    // The log at two sizes, and a JSON reply: its preview parses the whole
-    // document (new-file rows only).
+    // The log at two sizes; then new-file rows only of a JSON reply (its
+    // preview parses the whole document) and of Chinese and Japanese text
+    // (the notable lines' search walks in the component what no
+    // fingerprint excludes).
     let cases = [
-        ("", 4 * MIB, false),
-        ("", 64 * MIB, false),
-        (", JSON", 4 * MIB, true),
+        ("", 4 * MIB, Some(Kind::Ascii)),
+        ("", 64 * MIB, Some(Kind::Ascii)),
+        (", JSON", 4 * MIB, None),
+        (", CJK text", 4 * MIB, Some(Kind::Cjk)),
     ];
-    for (label, size, json) in cases {
-        let text = if json {
-            corpus::json(size)
-        } else {
-            corpus::text(Kind::Ascii, size)
-        };
+    for (label, size, kind) in cases {
+        let text = kind.map_or_else(|| corpus::json(size), |kind| corpus::text(kind, size));
+        let log = kind == Some(Kind::Ascii);
         let budget = setup::cut_budget(size);
         let host_budget = setup::host_budget(&budget);
 
@@ -147,8 +147,9 @@ pub fn run_spill(plan: Plan, rows: &mut Vec<Row>) {
             &mut component_no_write,
             &mut native_no_write,
         ];
-        // JSON shows the new-file row only: its refusals are not timed.
-        let timed = if json { 2 } else { 4 };
+        // JSON and CJK show the new-file row only: their refusals are not
+        // timed.
+        let timed = if log { 4 } else { 2 };
         let m = measure::medians_between(&mut routines[..timed], plan, &mut remove_spills);
         rows.push(Row::vs(
             format!("cap + spill (new file), component{label}"),
@@ -157,7 +158,7 @@ pub fn run_spill(plan: Plan, rows: &mut Vec<Row>) {
             "core native + std::fs, same steps",
             m[1],
         ));
-        if json {
+        if !log {
             continue;
         }
         rows.push(Row::vs(

@@ -116,8 +116,10 @@
 //! # Where each part lives
 //!
 //! - `scan`: the searches over the middle, and the candidates kept;
-//! - `walk`: the automaton of every search walked over parts of a text at
-//!   once, where no SIMD searcher runs ahead of it (wasm);
+//! - `walk`: the automaton of every search walked where no SIMD searcher
+//!   of aho-corasick's runs ahead of it (wasm): over the lines where
+//!   `fingerprint` finds a search, or over parts of a text at
+//!   once;
 //! - `classify`: the rules for each tool's failure lines, warnings and
 //!   look-alikes (a new tool's failure line is taught there);
 //! - `context`: the lines a notable line brings along, by its [`Kind`];
@@ -128,6 +130,7 @@
 pub(crate) mod blocks;
 mod classify;
 mod context;
+mod fingerprint;
 mod scan;
 mod select;
 mod similar;

@@ -286,3 +286,138 @@ impl toolcap_core::SpillStore for Discard {
         Ok(())
     }
 }
+
+/// What the searches for notable lines look for, parts of it and
+/// look-alikes (`rro`, `FAI`, `Kil`), the host's pattern (`QUOTA`), and
+/// lines of a log around them.
+const SIGNS: &[&str] = &[
+    "ERROR connection reset",
+    "error: could not compile",
+    "rror",
+    "rro",
+    "FAIL tests/x.rs",
+    "FAI",
+    "Traceback (most recent call last):",
+    "Killed process 412",
+    "Kil",
+    "process exit code 1",
+    "Exception in thread",
+    "\u{2716} renders the list",
+    "E   assert 1 == 2",
+    "\"GET / HTTP/1.1\" 503 0",
+    "warning: unused variable",
+    "Permission denied",
+    "thread 'main' panicked at",
+    "ECONNREFUSED",
+    "x509: certificate signed by unknown authority",
+    "\u{d7} No solution found",
+    "QUOTA exceeded",
+    "QUOT",
+    "E: ",
+];
+
+/// A log of about `lines` lines alike but for their numbers, with a line
+/// holding one of [`SIGNS`] in one line of `every` (with the sign at its
+/// start, middle or end).
+fn log_with_signs(seed: u64, lines: usize, every: u64) -> String {
+    let mut rng = toolcap_core::test_support::SplitMix::new(seed);
+    let mut text = String::with_capacity(lines * 80);
+    for i in 0..lines {
+        let line = format!(
+            "2026-11-30T12:{:02}:{:02}.{:03}Z INFO worker-{} GET /api/items/{} status=200 in {} ms",
+            i / 60 % 60,
+            i % 60,
+            rng.below(1000),
+            rng.below(8),
+            rng.below(1 << 20),
+            rng.below(900),
+        );
+        if rng.below(every) == 0 {
+            let sign = SIGNS[rng.below(SIGNS.len() as u64) as usize];
+            match rng.below(3) {
+                0 => text.push_str(&format!("{sign} {line}")),
+                1 => text.push_str(&format!("{line} {sign} {line}")),
+                _ => text.push_str(&format!("{line} {sign}")),
+            }
+        } else {
+            text.push_str(&line);
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// A session of the properties' identity with the host pattern `QUOTA`.
+fn open_with_quota(dir: &std::path::Path) -> Session {
+    let mut config = crate::common::config(dir, "thread-1");
+    config.notable_patterns = vec!["QUOTA".to_owned()];
+    crate::common::open_with(config)
+}
+
+/// The native core of the same identity and host pattern.
+fn native_with_quota() -> toolcap_core::Capper {
+    let scheme = toolcap_core::RefScheme::new(DISPLAY_ROOT, "thread-1", KEY.to_vec()).unwrap();
+    let settings = toolcap_core::PreviewSettings {
+        notable_patterns: vec!["QUOTA".to_owned()],
+        ..toolcap_core::PreviewSettings::default()
+    };
+    toolcap_core::Capper::with_settings(scheme, settings).unwrap()
+}
+
+proptest! {
+    #![proptest_config(config(cases().min(24)))]
+
+    /// The component finds the notable lines of a long middle (over a
+    /// megabyte: one pass of every search's automaton) as the native core
+    /// does: the guest walks the automaton over the lines its fingerprints
+    /// find, the core runs aho-corasick's own SIMD search.
+    #[test]
+    fn finds_notable_lines_of_a_long_middle_as_the_native_core(
+        seed in any::<u64>(),
+        lines in 14_000usize..20_000,
+        every in prop_oneof![Just(1u64), Just(3), 20u64..400, Just(5000)],
+        max_bytes in 2000u32..16_000,
+    ) {
+        let text = log_with_signs(seed, lines, every);
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = open_with_quota(dir.path());
+        let budget = crate::common::budget(max_bytes);
+        let component = session.cap(&text, &budget, "call").unwrap();
+        let native = native_with_quota()
+            .cap(&text, &native_budget(&budget), "call", &mut Discard)
+            .unwrap();
+        prop_assert_eq!(component.text, native.text);
+    }
+}
+
+proptest! {
+    #![proptest_config(config(cases().min(4)))]
+
+    /// The same of a text over 4 MiB written in chunks: the one-pass
+    /// preview asks the automaton where occurrences start, piece by piece.
+    #[test]
+    fn streams_notable_lines_as_the_native_core(
+        seed in any::<u64>(),
+        every in prop_oneof![Just(2u64), 50u64..400, Just(20_000)],
+    ) {
+        let text = log_with_signs(seed, 60_000, every);
+        prop_assert!(text.len() > toolcap_core::stream::LARGE_INPUT);
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = open_with_quota(dir.path());
+        let budget = crate::common::budget(8000);
+        let mut stream = session.stream(&budget, "call").unwrap();
+        for chunk in text.as_bytes().chunks(300_001) {
+            stream.write(chunk).unwrap();
+        }
+        let component = stream.finish().unwrap();
+        let capper = native_with_quota();
+        let mut native_stream =
+            toolcap_core::CapStream::new(&capper, native_budget(&budget), toolcap_core::Call::new("call")).unwrap();
+        let mut sink = toolcap_core::stream::MemoryWriter::default();
+        for chunk in text.as_bytes().chunks(300_001) {
+            native_stream.write(&capper, chunk, &mut sink);
+        }
+        let native = native_stream.finish(&capper, &mut sink, &mut Discard).unwrap();
+        prop_assert_eq!(component.text, native.text);
+    }
+}

@@ -13,8 +13,9 @@ use memchr::{memchr, memchr3_iter, memrchr};
 
 use super::classify::{ANCHORS, LEVEL_ANCHORS, RARE, RARE_SIGNS, classify};
 use super::context::{Kind, MAX_LINE, context_lines};
+use super::fingerprint::Fingerprints;
 use super::similar::{Sketch, dedupe_key};
-use super::walk::{First, Occurrence, Starts, walks_alike};
+use super::walk::{First, Occurrence, Search, Starts, walks_alike};
 
 /// Middles at least this long are searched for anchors in one pass of the
 /// automaton of every search ([`Patterns::anchored_lines`]) rather than one
@@ -43,7 +44,8 @@ pub(super) const CHUNK: usize = 256 * 1024;
 /// the one-pass preview of 64 MiB of log then takes 77 ms instead of 210.
 /// wasm has no Teddy, and there the standard semantics measured a little
 /// faster (`toolcap cap` of 64 MiB: 0.36 s of CPU against 0.39), and let
-/// the automaton walk four parts of a text at once ([`super::walk`]).
+/// the automaton walk only the lines a prefilter of its own finds, or four
+/// parts of a text at once ([`super::walk`]).
 pub(super) const ANY_MATCH_KIND: MatchKind = if cfg!(target_arch = "wasm32") {
     MatchKind::Standard
 } else {
@@ -74,7 +76,16 @@ pub struct Patterns {
     /// component. Built when first asked: building takes about 120 us
     /// natively and 420 us in the component (most of opening a session),
     /// and only the one-pass preview and the scan of a long middle ask.
-    any: OnceLock<DFA>,
+    any: OnceLock<Compiled>,
+}
+
+/// A session's searches compiled: their automaton, and their fingerprints
+/// where it walks (the standard semantics of wasm), which find the lines
+/// it walks ([`super::walk`]).
+#[derive(Debug, Clone)]
+struct Compiled {
+    dfa: DFA,
+    fingerprints: Option<Fingerprints>,
 }
 
 impl Patterns {
@@ -92,29 +103,49 @@ impl Patterns {
     }
 
     /// The automaton of every search, built on first use.
-    fn any(&self) -> &DFA {
+    fn any(&self) -> &Compiled {
         self.any.get_or_init(|| self.automaton(ANY_MATCH_KIND))
     }
 
     /// An automaton of every anchor, rare sign and host pattern, in that
     /// order (the order [`Patterns::anchored_lines`] reads its ids in).
-    fn automaton(&self, kind: MatchKind) -> DFA {
-        DFA::builder()
+    fn automaton(&self, kind: MatchKind) -> Compiled {
+        let dfa = DFA::builder()
             .match_kind(kind)
-            .build(
-                ANCHORS
-                    .iter()
-                    .chain(&RARE_SIGNS)
-                    .copied()
-                    .chain(self.host_text.iter().map(String::as_str)),
-            )
-            .expect("a few short literals build an automaton")
+            .build(self.searches())
+            .expect("a few short literals build an automaton");
+        let fingerprints = if self.walks(&dfa) {
+            Fingerprints::new(self.searches().map(str::as_bytes))
+        } else {
+            None
+        };
+        Compiled { dfa, fingerprints }
+    }
+
+    /// Every anchor, rare sign and host pattern, in that order.
+    fn searches(&self) -> impl Iterator<Item = &str> {
+        ANCHORS
+            .iter()
+            .chain(&RARE_SIGNS)
+            .copied()
+            .chain(self.host_text.iter().map(String::as_str))
+    }
+
+    /// How `automaton` walks, with its fingerprints when `fingerprinted`;
+    /// none when it cannot walk.
+    fn walker<'a>(&self, automaton: &'a Compiled, fingerprinted: bool) -> Option<Search<'a>> {
+        let fingerprints = automaton.fingerprints.as_ref().filter(|_| fingerprinted);
+        self.walks(&automaton.dfa).then_some(Search {
+            dfa: &automaton.dfa,
+            fingerprints,
+        })
     }
 
     /// False when `line` holds no anchor, rare sign or host pattern: then it
     /// is not notable, whatever [`classify`] would make of it.
     pub fn may_be_notable(&self, line: &str) -> bool {
         self.any()
+            .dfa
             .try_find(&Input::new(line).earliest(true))
             .expect("an unanchored DFA searches")
             .is_some()
@@ -126,11 +157,12 @@ impl Patterns {
     /// [`may_be_notable`](Self::may_be_notable) of any part of it is false:
     /// one search of a whole buffer stands in for a call per line.
     pub fn occurrences<'a>(&'a self, hay: &'a str) -> Box<dyn Iterator<Item = usize> + 'a> {
-        let dfa = self.any();
-        if self.walks(dfa) {
-            return Box::new(Starts::new(dfa, hay.as_bytes()));
+        let any = self.any();
+        if let Some(search) = self.walker(any, true) {
+            return Box::new(Starts::new(search, hay.as_bytes()));
         }
-        let found = dfa
+        let found = any
+            .dfa
             .try_find_iter(Input::new(hay))
             .expect("an unanchored DFA searches");
         Box::new(found.map(|m| m.start()))
@@ -140,14 +172,7 @@ impl Patterns {
     /// walks of parts at once ([`super::walk`]): with the standard semantics
     /// that wasm uses, where no SIMD prefilter runs ahead of the automaton.
     fn walks(&self, dfa: &DFA) -> bool {
-        walks_alike(
-            dfa,
-            ANCHORS
-                .iter()
-                .chain(&RARE_SIGNS)
-                .copied()
-                .chain(self.host_text.iter().map(String::as_str)),
-        )
+        walks_alike(dfa, self.searches())
     }
 
     /// The lines of `b[lo..hi]` (`lo` starts a line) where an anchor or a
@@ -197,11 +222,11 @@ impl Patterns {
         self.anchored_lines_by(self.any(), MAX_SKIPS, b, lo, hi, out);
     }
 
-    /// [`Patterns::anchored_lines`] with `dfa`, an automaton of this
-    /// session's searches of either match kind, judging after `max_skips`.
+    /// [`Patterns::anchored_lines`] with `automaton`, of this session's
+    /// searches of either match kind, judging after `max_skips`.
     fn anchored_lines_by(
         &self,
-        dfa: &DFA,
+        automaton: &Compiled,
         max_skips: usize,
         b: &[u8],
         lo: usize,
@@ -210,10 +235,13 @@ impl Patterns {
     ) {
         // Natively the automaton runs on its prefilter; without one, walks
         // of the piece's parts at once answer the same.
-        let mut walked = self.walks(dfa).then(|| First::new(dfa, b, lo, hi));
+        let mut walked = self
+            .walker(automaton, true)
+            .map(|search| First::new(search, b, lo, hi));
         let mut first_from = |q: usize| match &mut walked {
             Some(first) => first.from(q),
-            None => dfa
+            None => automaton
+                .dfa
                 .try_find(&Input::new(b).range(q..hi))
                 .expect("an unanchored DFA searches")
                 .map(|m| Occurrence {
@@ -284,10 +312,15 @@ impl Patterns {
 #[cfg(any(test, feature = "test-support"))]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WalkOracle {
-    /// Whether the patterns let the walks stand in for the search.
+    /// Whether the patterns let the walks stand in for the search, and
+    /// whether they were fingerprinted.
     pub walks: bool,
-    /// Where occurrences start: walked, and by the automaton's search.
+    pub fingerprinted: bool,
+    /// Where occurrences start: walked in parts, walked where the
+    /// fingerprints found a pattern (when they could be taken), and by the
+    /// automaton's search.
     pub walked_starts: Vec<usize>,
+    pub fingerprinted_starts: Vec<usize>,
     pub searched_starts: Vec<usize>,
     /// The lines the one-pass scan finds with the walks, and those the
     /// searches per anchor find.
@@ -299,15 +332,16 @@ pub struct WalkOracle {
 impl Patterns {
     /// [`WalkOracle`] of `text` from `lo`, which starts a line.
     pub fn walk_oracle(&self, text: &str, lo: usize) -> WalkOracle {
-        let dfa = self.automaton(MatchKind::Standard);
+        let automaton = self.automaton(MatchKind::Standard);
         let b = text.as_bytes();
-        let walks = self.walks(&dfa);
-        let walked_starts = if walks {
-            Starts::new(&dfa, &b[lo..]).map(|s| lo + s).collect()
-        } else {
-            Vec::new()
+        let walks = self.walks(&automaton.dfa);
+        let starts = |fingerprinted| match self.walker(&automaton, fingerprinted) {
+            Some(search) => Starts::new(search, &b[lo..]).map(|s| lo + s).collect(),
+            None => Vec::new(),
         };
-        let searched_starts = dfa
+        let (walked_starts, fingerprinted_starts) = (starts(false), starts(true));
+        let searched_starts = automaton
+            .dfa
             .try_find_iter(Input::new(b).range(lo..))
             .expect("an unanchored DFA searches")
             .map(|m| m.start())
@@ -319,11 +353,13 @@ impl Patterns {
             starts
         };
         let (mut walked, mut each) = (Vec::new(), Vec::new());
-        self.anchored_lines_by(&dfa, MAX_SKIPS, b, lo, b.len(), &mut walked);
+        self.anchored_lines_by(&automaton, MAX_SKIPS, b, lo, b.len(), &mut walked);
         self.anchored_lines_each(b, lo, b.len(), &mut each);
         WalkOracle {
             walks,
+            fingerprinted: walks && automaton.fingerprints.is_some(),
             walked_starts,
+            fingerprinted_starts,
             searched_starts,
             walked_lines: line_starts(walked),
             each_lines: line_starts(each),

@@ -1,0 +1,320 @@
+//! Where the next occurrence of any of a few dozen literals starts, sixteen
+//! positions a step: the prefilter the automaton's walk lacks in wasm,
+//! where aho-corasick has no SIMD searcher (its Teddy is x86-64 and ARM).
+//!
+//! The method is Teddy's (Geoff Langdale's, as aho-corasick's
+//! `packed::teddy` describes it): each literal's first three bytes put its
+//! bucket's bit into tables of low and high nibbles, one pair per offset.
+//! Looking up sixteen positions' bytes in the tables (one swizzle each) and
+//! ANDing the results leaves, per position, the buckets whose literals may
+//! start there. A position that survives is checked exactly: its first
+//! three bytes in a bitmap of the literals' first three bytes, then the
+//! literals that start so compared whole. Nothing is missed: a literal
+//! that starts at a position sets its bucket's bit in every table there.
+//!
+//! [`super::walk`] runs the automaton over the lines this finds only.
+
+/// Bytes fingerprinted: every literal is at least this long.
+pub(super) const MIN_LEN: usize = 3;
+
+/// Most literals: past this the buckets fill, and most positions survive.
+/// The built-in searches are 64, a session's patterns come on top.
+const MAX_LITERALS: usize = 96;
+
+/// Buckets: one bit of a byte each.
+const BUCKETS: usize = 8;
+
+/// Positions a step, and bytes a block reads beyond them.
+const STEP: usize = 16;
+const BLOCK: usize = STEP + MIN_LEN - 1;
+
+/// The literals of one search, fingerprinted.
+#[derive(Debug, Clone)]
+pub(super) struct Fingerprints {
+    /// Per offset, the buckets of each value of a byte's low nibble...
+    low: [[u8; 16]; MIN_LEN],
+    /// ... and of its high nibble.
+    high: [[u8; 16]; MIN_LEN],
+    /// The literals' first three bytes, a bit each (hashed, 4096 bits).
+    heads: [u64; 64],
+    /// The literals, sorted.
+    literals: Vec<Box<[u8]>>,
+}
+
+impl Fingerprints {
+    /// The fingerprints of `literals`, or none when one is shorter than
+    /// [`MIN_LEN`] or there are too many (the walk goes on alone).
+    pub(super) fn new<'a>(literals: impl IntoIterator<Item = &'a [u8]>) -> Option<Fingerprints> {
+        let mut literals: Vec<Box<[u8]>> = literals.into_iter().map(Box::from).collect();
+        if literals.is_empty()
+            || literals.len() > MAX_LITERALS
+            || literals.iter().any(|l| l.len() < MIN_LEN)
+        {
+            return None;
+        }
+        crate::order::sort_by(&mut literals, |a, b| a.cmp(b));
+        literals.dedup();
+        let mut fingerprints = Fingerprints {
+            low: [[0; 16]; MIN_LEN],
+            high: [[0; 16]; MIN_LEN],
+            heads: [0; 64],
+            literals,
+        };
+        for (literal, bucket) in fingerprints
+            .literals
+            .iter()
+            .zip(buckets(&fingerprints.literals))
+        {
+            let bit = 1 << bucket;
+            for (k, &byte) in literal[..MIN_LEN].iter().enumerate() {
+                fingerprints.low[k][usize::from(byte & 0xf)] |= bit;
+                fingerprints.high[k][usize::from(byte >> 4)] |= bit;
+            }
+            let head = head_slot(literal);
+            fingerprints.heads[head / 64] |= 1 << (head % 64);
+        }
+        Some(fingerprints)
+    }
+
+    /// Where the first literal that lies whole in `b[from..to]` starts.
+    pub(super) fn find(&self, b: &[u8], from: usize, to: usize) -> Option<usize> {
+        let hay = &b[..to];
+        let mut at = from;
+        let tables = self.tables();
+        while at + BLOCK <= to {
+            let mut maybe = lanes::survivors(&tables, &hay[at..at + BLOCK]);
+            while maybe != 0 {
+                let p = at + maybe.trailing_zeros() as usize;
+                if self.starts_at(hay, p) {
+                    return Some(p);
+                }
+                maybe &= maybe - 1;
+            }
+            at += STEP;
+        }
+        (at..to).find(|&p| self.starts_at(hay, p))
+    }
+
+    /// The nibble tables, as the lanes take them.
+    fn tables(&self) -> lanes::Tables {
+        lanes::Tables::new(&self.low, &self.high)
+    }
+
+    /// Whether a literal starts at `p` of `hay` and ends in it.
+    fn starts_at(&self, hay: &[u8], p: usize) -> bool {
+        let rest = &hay[p..];
+        if rest.len() < MIN_LEN {
+            return false;
+        }
+        let head = head_slot(rest);
+        if self.heads[head / 64] & (1 << (head % 64)) == 0 {
+            return false;
+        }
+        let first = self
+            .literals
+            .partition_point(|l| l[..MIN_LEN] < rest[..MIN_LEN]);
+        self.literals[first..]
+            .iter()
+            .take_while(|l| l[..MIN_LEN] == rest[..MIN_LEN])
+            .any(|l| rest.starts_with(l))
+    }
+}
+
+/// A bucket for each of `literals` (sorted): those that share their first
+/// bytes' low nibbles share one, so that the tables hold few combinations a
+/// literal does not make, and the groups are spread over the buckets,
+/// largest first, each to the emptiest.
+fn buckets(literals: &[Box<[u8]>]) -> Vec<usize> {
+    let key = |l: &[u8]| (l[0] & 0xf, l[1] & 0xf);
+    let mut groups: Vec<((u8, u8), usize)> = Vec::new();
+    for l in literals {
+        match groups.iter_mut().find(|(k, _)| *k == key(l)) {
+            Some((_, n)) => *n += 1,
+            None => groups.push((key(l), 1)),
+        }
+    }
+    // Largest first; ties in the order met, so the buckets are the same
+    // on every platform.
+    crate::order::sort_by_key(&mut groups, |&(_, n)| std::cmp::Reverse(n));
+    let mut sizes = [0usize; BUCKETS];
+    let mut bucket_of: Vec<((u8, u8), usize)> = Vec::new();
+    for (k, n) in groups {
+        let emptiest = (0..BUCKETS).min_by_key(|&b| sizes[b]).expect("buckets");
+        sizes[emptiest] += n;
+        bucket_of.push((k, emptiest));
+    }
+    literals
+        .iter()
+        .map(|l| {
+            bucket_of
+                .iter()
+                .find(|(k, _)| *k == key(l))
+                .map(|&(_, b)| b)
+                .expect("every literal's group has a bucket")
+        })
+        .collect()
+}
+
+/// The bit of `bytes`'s first three in the 4096 of [`Fingerprints::heads`].
+fn head_slot(bytes: &[u8]) -> usize {
+    let head = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], 0]);
+    (head.wrapping_mul(0x9E37_79B1) >> 20) as usize
+}
+
+/// In the component, wasm SIMD: a swizzle looks a nibble up in sixteen
+/// lanes at once.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod lanes {
+    use core::arch::wasm32::{
+        i8x16_swizzle, u8x16_bitmask, u8x16_eq, u8x16_shr, u8x16_splat, u64x2, v128, v128_and,
+    };
+
+    use super::{BLOCK, MIN_LEN};
+
+    /// The nibble tables in registers.
+    pub(super) struct Tables {
+        low: [v128; MIN_LEN],
+        high: [v128; MIN_LEN],
+    }
+
+    impl Tables {
+        pub(super) fn new(low: &[[u8; 16]; MIN_LEN], high: &[[u8; 16]; MIN_LEN]) -> Tables {
+            Tables {
+                low: low.map(|t| load(&t)),
+                high: high.map(|t| load(&t)),
+            }
+        }
+    }
+
+    /// Two 64-bit loads: the one safe form that compiles to loads of
+    /// words, not sixteen of bytes.
+    fn load(s: &[u8]) -> v128 {
+        let word = |at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("a word"));
+        u64x2(word(0), word(8))
+    }
+
+    /// A bit per position of `block`'s first sixteen where a literal may
+    /// start.
+    pub(super) fn survivors(tables: &Tables, block: &[u8]) -> u32 {
+        debug_assert_eq!(block.len(), BLOCK);
+        let nibble = u8x16_splat(0xf);
+        let mut all = u8x16_splat(0xff);
+        for k in 0..MIN_LEN {
+            let bytes = load(&block[k..k + 16]);
+            let low = i8x16_swizzle(tables.low[k], v128_and(bytes, nibble));
+            let high = i8x16_swizzle(tables.high[k], u8x16_shr(bytes, 4));
+            all = v128_and(all, v128_and(low, high));
+        }
+        !u32::from(u8x16_bitmask(u8x16_eq(all, u8x16_splat(0)))) & 0xffff
+    }
+}
+
+/// Elsewhere (where this runs in tests only: natively the automaton has a
+/// SIMD prefilter of its own), the same lookups a lane at a time.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+mod lanes {
+    use super::{BLOCK, MIN_LEN, STEP};
+
+    pub(super) struct Tables {
+        low: [[u8; 16]; MIN_LEN],
+        high: [[u8; 16]; MIN_LEN],
+    }
+
+    impl Tables {
+        pub(super) fn new(low: &[[u8; 16]; MIN_LEN], high: &[[u8; 16]; MIN_LEN]) -> Tables {
+            Tables {
+                low: *low,
+                high: *high,
+            }
+        }
+    }
+
+    pub(super) fn survivors(tables: &Tables, block: &[u8]) -> u32 {
+        debug_assert_eq!(block.len(), BLOCK);
+        (0..STEP).fold(0, |mask, lane| {
+            let all = (0..MIN_LEN).fold(0xff, |all, k| {
+                let byte = block[lane + k];
+                all & tables.low[k][usize::from(byte & 0xf)]
+                    & tables.high[k][usize::from(byte >> 4)]
+            });
+            mask | u32::from(all != 0) << lane
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    const LITERALS: &[&str] = &[
+        "rror", "ERR", "FAIL", "ail", "crit", "E   ", "exit", "Kill", "\u{2716}", "\" 5",
+    ];
+
+    fn fingerprints() -> Fingerprints {
+        Fingerprints::new(LITERALS.iter().map(|l| l.as_bytes())).unwrap()
+    }
+
+    /// The first start of a literal whole in `b[from..to]`, byte by byte.
+    fn naive(b: &[u8], from: usize, to: usize) -> Option<usize> {
+        (from..to).find(|&p| LITERALS.iter().any(|l| b[p..to].starts_with(l.as_bytes())))
+    }
+
+    #[test]
+    fn literals_too_short_or_too_many_are_refused() {
+        assert!(Fingerprints::new(["ab".as_bytes()]).is_none());
+        assert!(Fingerprints::new(std::iter::empty()).is_none());
+        let many: Vec<String> = (0..=MAX_LITERALS).map(|i| format!("w{i:03}")).collect();
+        assert!(Fingerprints::new(many.iter().map(|l| l.as_bytes())).is_none());
+        assert!(Fingerprints::new(many[1..].iter().map(|l| l.as_bytes())).is_some());
+    }
+
+    #[test]
+    fn every_literal_is_found_at_every_offset_of_a_block() {
+        let f = fingerprints();
+        for literal in LITERALS {
+            for at in 0..40 {
+                let text = format!("{}{literal}{}", "z".repeat(at), "z".repeat(40));
+                assert_eq!(
+                    f.find(text.as_bytes(), 0, text.len()),
+                    Some(at),
+                    "{literal} at {at}"
+                );
+                // Cut by the end: not whole, not found.
+                let end = at + literal.len() - 1;
+                assert_eq!(
+                    f.find(text.as_bytes(), 0, end),
+                    None,
+                    "{literal} cut at {end}"
+                );
+            }
+        }
+    }
+
+    /// Pieces of the literals, near misses (`rro`, `FAI`, `ERr`), bytes
+    /// that share a literal byte's low or high nibble, and multi-byte chars.
+    fn text() -> impl Strategy<Value = String> {
+        let pieces = [
+            "error", "rror", "rro", "ERR", "ERr", "FAIL", "FAI", "ail", "ai", "crit", "cri",
+            "E   ", "E  ", "exit", "Kill", "Ki", "\u{2716}", "\u{2715}", "\" 5", "\" 4", "é", "中",
+            "z", "b", "R", " ", "\n", "\r\n", "2", "%",
+        ];
+        prop::collection::vec(prop::sample::select(pieces.to_vec()), 0..300)
+            .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        /// The first literal from any position to any end, as the
+        /// byte-by-byte search finds it.
+        #[test]
+        fn finds_the_first_literal_as_a_naive_search(text in text(), from in 0usize..600, len in 0usize..600) {
+            let b = text.as_bytes();
+            let from = from.min(b.len());
+            let to = (from + len).min(b.len());
+            prop_assert_eq!(fingerprints().find(b, from, to), naive(b, from, to));
+        }
+    }
+}

@@ -85,7 +85,7 @@ impl Fingerprints {
             let mut maybe = lanes::survivors(&tables, &hay[at..at + BLOCK]);
             while maybe != 0 {
                 let p = at + maybe.trailing_zeros() as usize;
-                if self.starts_at(hay, p) {
+                if self.head_known(&hay[p..p + MIN_LEN]) && self.literal_at(&hay[p..]) {
                     return Some(p);
                 }
                 maybe &= maybe - 1;
@@ -103,13 +103,19 @@ impl Fingerprints {
     /// Whether a literal starts at `p` of `hay` and ends in it.
     fn starts_at(&self, hay: &[u8], p: usize) -> bool {
         let rest = &hay[p..];
-        if rest.len() < MIN_LEN {
-            return false;
-        }
-        let head = head_slot(rest);
-        if self.heads[head / 64] & (1 << (head % 64)) == 0 {
-            return false;
-        }
+        rest.len() >= MIN_LEN && self.head_known(&rest[..MIN_LEN]) && self.literal_at(rest)
+    }
+
+    /// Whether some literal starts with the three bytes `head`: the check
+    /// of most positions that survive the tables, made in the loop.
+    #[inline]
+    fn head_known(&self, head: &[u8]) -> bool {
+        let slot = head_slot(head);
+        self.heads[slot / 64] & (1 << (slot % 64)) != 0
+    }
+
+    /// Whether a literal starts `rest`.
+    fn literal_at(&self, rest: &[u8]) -> bool {
         let first = self
             .literals
             .partition_point(|l| l[..MIN_LEN] < rest[..MIN_LEN]);

@@ -169,8 +169,8 @@ impl Patterns {
     }
 
     /// Whether `dfa`, an automaton of these searches, finds the same by
-    /// walks of parts at once ([`super::walk`]): with the standard semantics
-    /// that wasm uses, where no SIMD prefilter runs ahead of the automaton.
+    /// walks ([`super::walk`]): with the standard semantics that wasm uses,
+    /// where no SIMD prefilter of aho-corasick's runs ahead of it.
     fn walks(&self, dfa: &DFA) -> bool {
         walks_alike(dfa, self.searches())
     }
@@ -233,8 +233,9 @@ impl Patterns {
         hi: usize,
         out: &mut Vec<(usize, bool)>,
     ) {
-        // Natively the automaton runs on its prefilter; without one, walks
-        // of the piece's parts at once answer the same.
+        // Natively the automaton runs on its prefilter; without one (wasm),
+        // walks answer the same: of the lines the fingerprints find, or of
+        // the piece's parts at once.
         let mut walked = self
             .walker(automaton, true)
             .map(|search| First::new(search, b, lo, hi));

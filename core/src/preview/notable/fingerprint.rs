@@ -31,10 +31,9 @@ const BLOCK: usize = STEP + MIN_LEN - 1;
 /// The literals of one search, fingerprinted.
 #[derive(Debug, Clone)]
 pub(super) struct Fingerprints {
-    /// Per offset, the buckets of each value of a byte's low nibble...
-    low: [[u8; 16]; MIN_LEN],
-    /// ... and of its high nibble.
-    high: [[u8; 16]; MIN_LEN],
+    /// Per offset, the buckets of each value of a byte's low nibble and of
+    /// its high nibble, as the lanes take them.
+    tables: lanes::Tables,
     /// The literals' first three bytes, a bit each (hashed, 4096 bits).
     heads: [u64; 64],
     /// The literals, sorted.
@@ -54,35 +53,30 @@ impl Fingerprints {
         }
         crate::order::sort_by(&mut literals, |a, b| a.cmp(b));
         literals.dedup();
-        let mut fingerprints = Fingerprints {
-            low: [[0; 16]; MIN_LEN],
-            high: [[0; 16]; MIN_LEN],
-            heads: [0; 64],
-            literals,
-        };
-        for (literal, bucket) in fingerprints
-            .literals
-            .iter()
-            .zip(buckets(&fingerprints.literals))
-        {
+        let (mut low, mut high) = ([[0u8; 16]; MIN_LEN], [[0u8; 16]; MIN_LEN]);
+        let mut heads = [0u64; 64];
+        for (literal, bucket) in literals.iter().zip(buckets(&literals)) {
             let bit = 1 << bucket;
             for (k, &byte) in literal[..MIN_LEN].iter().enumerate() {
-                fingerprints.low[k][usize::from(byte & 0xf)] |= bit;
-                fingerprints.high[k][usize::from(byte >> 4)] |= bit;
+                low[k][usize::from(byte & 0xf)] |= bit;
+                high[k][usize::from(byte >> 4)] |= bit;
             }
             let head = head_slot(literal);
-            fingerprints.heads[head / 64] |= 1 << (head % 64);
+            heads[head / 64] |= 1 << (head % 64);
         }
-        Some(fingerprints)
+        Some(Fingerprints {
+            tables: lanes::Tables::new(&low, &high),
+            heads,
+            literals,
+        })
     }
 
     /// Where the first literal that lies whole in `b[from..to]` starts.
     pub(super) fn find(&self, b: &[u8], from: usize, to: usize) -> Option<usize> {
         let hay = &b[..to];
         let mut at = from;
-        let tables = self.tables();
         while at + BLOCK <= to {
-            let mut maybe = lanes::survivors(&tables, &hay[at..at + BLOCK]);
+            let mut maybe = lanes::survivors(&self.tables, &hay[at..at + BLOCK]);
             while maybe != 0 {
                 let p = at + maybe.trailing_zeros() as usize;
                 if self.head_known(&hay[p..p + MIN_LEN]) && self.literal_at(&hay[p..]) {
@@ -93,11 +87,6 @@ impl Fingerprints {
             at += STEP;
         }
         (at..to).find(|&p| self.starts_at(hay, p))
-    }
-
-    /// The nibble tables, as the lanes take them.
-    fn tables(&self) -> lanes::Tables {
-        lanes::Tables::new(&self.low, &self.high)
     }
 
     /// Whether a literal starts at `p` of `hay` and ends in it.
@@ -177,7 +166,8 @@ mod lanes {
 
     use super::{BLOCK, MIN_LEN};
 
-    /// The nibble tables in registers.
+    /// The nibble tables as vectors.
+    #[derive(Debug, Clone)]
     pub(super) struct Tables {
         low: [v128; MIN_LEN],
         high: [v128; MIN_LEN],
@@ -221,6 +211,7 @@ mod lanes {
 mod lanes {
     use super::{BLOCK, MIN_LEN, STEP};
 
+    #[derive(Debug, Clone)]
     pub(super) struct Tables {
         low: [[u8; 16]; MIN_LEN],
         high: [[u8; 16]; MIN_LEN],

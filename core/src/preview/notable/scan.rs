@@ -85,6 +85,10 @@ pub struct Patterns {
 #[derive(Debug, Clone)]
 struct Compiled {
     dfa: DFA,
+    /// Whether walks ([`super::walk`]) find what `dfa`'s search finds:
+    /// with the standard semantics that wasm uses, where no SIMD prefilter
+    /// of aho-corasick's runs ahead of it ([`walks_alike`]).
+    walks: bool,
     fingerprints: Option<Fingerprints>,
 }
 
@@ -114,12 +118,17 @@ impl Patterns {
             .match_kind(kind)
             .build(self.searches())
             .expect("a few short literals build an automaton");
-        let fingerprints = if self.walks(&dfa) {
+        let walks = walks_alike(&dfa, self.searches());
+        let fingerprints = if walks {
             Fingerprints::new(self.searches().map(str::as_bytes))
         } else {
             None
         };
-        Compiled { dfa, fingerprints }
+        Compiled {
+            dfa,
+            walks,
+            fingerprints,
+        }
     }
 
     /// Every anchor, rare sign and host pattern, in that order.
@@ -133,9 +142,9 @@ impl Patterns {
 
     /// How `automaton` walks, with its fingerprints when `fingerprinted`;
     /// none when it cannot walk.
-    fn walker<'a>(&self, automaton: &'a Compiled, fingerprinted: bool) -> Option<Search<'a>> {
+    fn walker(automaton: &Compiled, fingerprinted: bool) -> Option<Search<'_>> {
         let fingerprints = automaton.fingerprints.as_ref().filter(|_| fingerprinted);
-        self.walks(&automaton.dfa).then_some(Search {
+        automaton.walks.then_some(Search {
             dfa: &automaton.dfa,
             fingerprints,
         })
@@ -158,7 +167,7 @@ impl Patterns {
     /// one search of a whole buffer stands in for a call per line.
     pub fn occurrences<'a>(&'a self, hay: &'a str) -> Box<dyn Iterator<Item = usize> + 'a> {
         let any = self.any();
-        if let Some(search) = self.walker(any, true) {
+        if let Some(search) = Self::walker(any, true) {
             return Box::new(Starts::new(search, hay.as_bytes()));
         }
         let found = any
@@ -166,13 +175,6 @@ impl Patterns {
             .try_find_iter(Input::new(hay))
             .expect("an unanchored DFA searches");
         Box::new(found.map(|m| m.start()))
-    }
-
-    /// Whether `dfa`, an automaton of these searches, finds the same by
-    /// walks ([`super::walk`]): with the standard semantics that wasm uses,
-    /// where no SIMD prefilter of aho-corasick's runs ahead of it.
-    fn walks(&self, dfa: &DFA) -> bool {
-        walks_alike(dfa, self.searches())
     }
 
     /// The lines of `b[lo..hi]` (`lo` starts a line) where an anchor or a
@@ -236,9 +238,7 @@ impl Patterns {
         // Natively the automaton runs on its prefilter; without one (wasm),
         // walks answer the same: of the lines the fingerprints find, or of
         // the piece's parts at once.
-        let mut walked = self
-            .walker(automaton, true)
-            .map(|search| First::new(search, b, lo, hi));
+        let mut walked = Self::walker(automaton, true).map(|search| First::new(search, b, lo, hi));
         let mut first_from = |q: usize| match &mut walked {
             Some(first) => first.from(q),
             None => automaton
@@ -335,8 +335,8 @@ impl Patterns {
     pub fn walk_oracle(&self, text: &str, lo: usize) -> WalkOracle {
         let automaton = self.automaton(MatchKind::Standard);
         let b = text.as_bytes();
-        let walks = self.walks(&automaton.dfa);
-        let starts = |fingerprinted| match self.walker(&automaton, fingerprinted) {
+        let walks = automaton.walks;
+        let starts = |fingerprinted| match Self::walker(&automaton, fingerprinted) {
             Some(search) => Starts::new(search, &b[lo..]).map(|s| lo + s).collect(),
             None => Vec::new(),
         };
@@ -358,7 +358,7 @@ impl Patterns {
         self.anchored_lines_each(b, lo, b.len(), &mut each);
         WalkOracle {
             walks,
-            fingerprinted: walks && automaton.fingerprints.is_some(),
+            fingerprinted: automaton.fingerprints.is_some(),
             walked_starts,
             fingerprinted_starts,
             searched_starts,

@@ -421,3 +421,95 @@ proptest! {
         prop_assert_eq!(component.text, native.text);
     }
 }
+
+/// A string of a JSON document: plain words, escapes (a quote, a
+/// backslash, a control byte, a tab), other scripts, emoji, failure
+/// words, and now and then one long enough to be cut.
+fn json_string() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        "[a-z0-9-]{1,12}",
+        Just(" ".to_owned()),
+        Just("\"".to_owned()),
+        Just("\\".to_owned()),
+        Just("\u{1}".to_owned()),
+        Just("\t".to_owned()),
+        Just("\n".to_owned()),
+        Just("жёлтый".to_owned()),
+        Just("中文".to_owned()),
+        Just("👩‍💻".to_owned()),
+        Just("error: disk full".to_owned()),
+        Just("Traceback".to_owned()),
+        Just("QUOTA".to_owned()),
+        "[a-z ]{200,900}",
+    ];
+    prop::collection::vec(piece, 0..6).prop_map(|v| v.concat())
+}
+
+/// An array of records as an API returns them: a state most share, now
+/// and then a failure, an error member, nested details and tags.
+fn json_records() -> impl Strategy<Value = serde_json::Value> {
+    let status = prop_oneof![
+        8 => Just("ok"),
+        1 => Just("failed"),
+        1 => Just("pending"),
+    ];
+    let error = prop_oneof![
+        Just(serde_json::Value::Null),
+        Just(serde_json::json!("")),
+        Just(serde_json::json!("timeout after 30s")),
+        Just(serde_json::json!({"code": 137, "reason": "OOMKilled"})),
+    ];
+    let record = (
+        any::<u32>(),
+        json_string(),
+        status,
+        prop::option::of(error),
+        prop::collection::vec(json_string(), 0..4),
+        prop::option::of((json_string(), -1e6f64..1e6)),
+    )
+        .prop_map(|(id, name, status, error, tags, detail)| {
+            let mut record = serde_json::json!({"id": id, "name": name, "status": status, "tags": tags});
+            if let Some(error) = error {
+                record["error"] = error;
+            }
+            if let Some((message, took)) = detail {
+                record["detail"] = serde_json::json!({"message": message, "took": took});
+            }
+            record
+        });
+    prop::collection::vec(record, 0..400).prop_map(serde_json::Value::Array)
+}
+
+proptest! {
+    #![proptest_config(config(cases().min(64)))]
+
+    /// The component previews JSON documents as the native core does:
+    /// pretty or compact, with every kind of string the parser reads, and
+    /// the text preview when a raw control byte makes the text no JSON.
+    #[test]
+    fn previews_json_documents_as_the_native_core(
+        records in json_records(),
+        pretty in any::<bool>(),
+        spoil in any::<bool>(),
+        max_bytes in 900u32..8000,
+    ) {
+        let mut text = if pretty {
+            serde_json::to_string_pretty(&records).unwrap()
+        } else {
+            serde_json::to_string(&records).unwrap()
+        };
+        if spoil {
+            // A raw control byte where a string holds an escaped one.
+            text = text.replacen("\\u0001", "\u{1}", 1);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = open_with_quota(dir.path());
+        let budget = crate::common::budget(max_bytes);
+        let component = session.cap(&text, &budget, "call").unwrap();
+        let native = native_with_quota()
+            .cap(&text, &native_budget(&budget), "call", &mut Discard)
+            .unwrap();
+        prop_assert_eq!(u64::from(component.report.omitted_lines), native.omitted_lines);
+        prop_assert_eq!(component.text, native.text);
+    }
+}

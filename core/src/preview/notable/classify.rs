@@ -119,6 +119,19 @@ fn find(line: &str, needle: &str) -> Option<usize> {
     memchr::memchr_iter(first, line).find(|&i| line[i + 1..].starts_with(rest))
 }
 
+/// Whether `needle` (in ASCII lower case) occurs in `line` ignoring ASCII
+/// case, as `line.to_ascii_lowercase().contains(needle)`, with no copy.
+fn has_ignoring_case(line: &str, needle: &str) -> bool {
+    let (line, needle) = (line.as_bytes(), needle.as_bytes());
+    let Some((&first, rest)) = needle.split_first() else {
+        return true;
+    };
+    memchr::memchr2_iter(first, first.to_ascii_uppercase(), line).any(|i| {
+        line.get(i + 1..i + 1 + rest.len())
+            .is_some_and(|after| after.eq_ignore_ascii_case(rest))
+    })
+}
+
 /// Whether `needle` in ASCII lower case occurs in `line`, as
 /// `line.contains(&needle.to_ascii_lowercase())`, with no copy.
 fn has_lowercased(line: &str, needle: &str) -> bool {
@@ -421,11 +434,15 @@ pub(super) fn warning(t: &str) -> Option<(u8, Kind)> {
 /// `Operation not permitted`, Windows' `Access is denied`.
 pub(super) fn is_permission_error(t: &str) -> bool {
     let lower = |s: &str| has(t, s) || has_lowercased(t, s);
-    lower("Permission denied")
-        || lower("Access is denied")
-        || lower("Access denied")
-        || lower("Operation not permitted")
-        || words(t).any(|w| matches!(w.text, "EACCES" | "EPERM"))
+    // Each phrase ends in one of these, in either form: two searches
+    // spare most lines eight.
+    let phrased = (has(t, "denied") || has(t, "not permitted"))
+        && (lower("Permission denied")
+            || lower("Access is denied")
+            || lower("Access denied")
+            || lower("Operation not permitted"));
+    // The codes start with `E`: most lines have none, and skip the words.
+    phrased || (has(t, "E") && words(t).any(|w| matches!(w.text, "EACCES" | "EPERM")))
 }
 
 /// A shell that could not find a command: bash's `./build.sh: line 4:
@@ -450,9 +467,8 @@ pub(super) fn is_apt_error(t: &str) -> bool {
 /// Go's compiler, which writes no severity: `./main.go:5:2: undefined: x`,
 /// `main.go:7:2: declared and not used: x`, `"os" imported and not used`.
 pub(super) fn is_go_compile_error(t: &str) -> bool {
-    let located = t
-        .split_once(".go:")
-        .is_some_and(|(_, rest)| rest.starts_with(|c: char| c.is_ascii_digit()));
+    let located = find(t, ".go:")
+        .is_some_and(|at| t[at + ".go:".len()..].starts_with(|c: char| c.is_ascii_digit()));
     located
         && [
             ": undefined: ",
@@ -469,21 +485,27 @@ pub(super) fn is_go_compile_error(t: &str) -> bool {
 /// (`getaddrinfo ENOTFOUND x`, `connect ECONNREFUSED 127.0.0.1:5432`).
 pub(super) fn is_network_failure(t: &str) -> bool {
     let lower = |s: &str| has(t, s) || has_lowercased(t, s);
-    lower("Connection refused")
-        || lower("Could not resolve host")
-        || [
-            "Operation timed out",
-            "Connection timed out",
-            "Read timed out",
-        ]
-        .iter()
-        .any(|s| lower(s))
-        || words(t).any(|w| {
+    // Each phrase ends in one of these, in either form: three searches
+    // spare most lines ten.
+    let phrased = (has(t, "refused") || has(t, "resolve host") || has(t, "timed out"))
+        && (lower("Connection refused")
+            || lower("Could not resolve host")
+            || [
+                "Operation timed out",
+                "Connection timed out",
+                "Read timed out",
+            ]
+            .iter()
+            .any(|s| lower(s)));
+    // Node's codes start with `E`: most lines have none, and skip the words.
+    let coded = has(t, "E")
+        && words(t).any(|w| {
             matches!(
                 w.text,
                 "ENOTFOUND" | "EAI_AGAIN" | "ECONNREFUSED" | "ECONNRESET" | "ECONNABORTED"
             )
-        })
+        });
+    phrased || coded
 }
 
 /// A command that failed, in words: Docker's `The command '/bin/sh -c npm
@@ -531,7 +553,7 @@ pub(super) fn is_push_rejected(t: &str) -> bool {
 /// after dmesg's time (`[ 12.345678] BUG: ...`).
 pub(super) fn is_kernel_bug(t: &str) -> bool {
     let t = match t.strip_prefix('[') {
-        Some(rest) => rest.split_once("] ").map_or(t, |(_, after)| after),
+        Some(rest) => find(rest, "] ").map_or(t, |at| &rest[at + "] ".len()..]),
         None => t,
     };
     t.strip_prefix("BUG: ")
@@ -862,6 +884,10 @@ pub(super) fn exit_is_nonzero(t: &str) -> bool {
     if has(t, "non-zero exit") {
         return true;
     }
+    // Most lines have no `exit`: they cost a search, not a copy.
+    if !has_ignoring_case(t, "exit") {
+        return false;
+    }
     let lower = t.to_ascii_lowercase();
     for (i, _) in lower.match_indices("exit") {
         let mut rest = &lower[i + 4..];
@@ -970,7 +996,8 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// `has` and `has_lowercased` answer as `str::contains` does, and
+        /// `has`, `has_lowercased` and `has_ignoring_case` answer as
+        /// `str::contains` does (of the needle or line lowered), and
         /// `find` as `str::find`, on needles taken from the line, near
         /// them, in any case.
         #[test]
@@ -988,6 +1015,11 @@ mod tests {
                 proptest::prop_assert_eq!(
                     has_lowercased(&line, needle),
                     line.contains(&needle.to_ascii_lowercase())
+                );
+                let lower = needle.to_ascii_lowercase();
+                proptest::prop_assert_eq!(
+                    has_ignoring_case(&line, &lower),
+                    line.to_ascii_lowercase().contains(&lower)
                 );
             }
         }

@@ -393,9 +393,12 @@ pub const WARNING_SCORE: u8 = 1;
 /// `[warn]`, `level=warning`), or a Python warning class
 /// (`UserWarning: ...`, `RuntimeWarning`).
 pub(super) fn warning(t: &str) -> Option<(u8, Kind)> {
-    // `warning: 0 errors in module x` reports nothing.
-    let zero = words(t)
-        .any(|w| matches!(w.text, "error" | "errors" | "warning" | "warnings") && zero_count(t, w));
+    // `warning: 0 errors in module x` reports nothing. (Most lines hold
+    // neither word, and skip a pass over their words.)
+    let zero = (has(t, "error") || has(t, "warning"))
+        && words(t).any(|w| {
+            matches!(w.text, "error" | "errors" | "warning" | "warnings") && zero_count(t, w)
+        });
     if zero {
         return None;
     }

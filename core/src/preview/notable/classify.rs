@@ -329,7 +329,11 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     if has(t, "didn't exit successfully") {
         take(4, Kind::Plain);
     }
-    if let Some(mark) = t.chars().find(|c| matches!(c, '✕' | '✖' | '✗' | '✘')) {
+    // The marks are `E2 9C 95..98`: a line without an 0xE2 byte decodes
+    // no chars.
+    if memchr::memchr(0xE2, t.as_bytes()).is_some()
+        && let Some(mark) = t.chars().find(|c| matches!(c, '✕' | '✖' | '✗' | '✘'))
+    {
         take(if t.starts_with(mark) { 4 } else { 3 }, Kind::Plain);
     }
     if is_pytest_location(t) {

@@ -96,6 +96,10 @@ pub struct OnePass {
     contexts: BlockScan,
     /// Windows around the hits of the call's search, when it has one.
     hits: Option<HitScan>,
+    /// Lines are read for notable ones: off when the session's preview
+    /// shows none (`PreviewFeatures::notable`), which then costs what 0.1's
+    /// did.
+    classify_lines: bool,
     /// Lines that start and end within one piece are prefiltered by one
     /// search of the piece ([`Patterns::occurrences`]) instead of a check
     /// each; off only in tests, to compare with the check of every line.
@@ -142,6 +146,7 @@ impl OnePass {
             blocks: BlockScan::new(prefix_cap, Looks::Block),
             contexts: BlockScan::new(prefix_cap, Looks::Context),
             hits: hit_scan(call, share_bytes, budget),
+            classify_lines: capper.settings().features.notable,
             prefilter: true,
         }
     }
@@ -151,6 +156,13 @@ impl OnePass {
     /// was a tenth of a stream's time in the component.
     pub fn skip_digest(&mut self) {
         self.hasher = None;
+    }
+
+    /// Read lines for notable ones even when the preview shows none (tests
+    /// check that skipping them changes nothing).
+    #[doc(hidden)]
+    pub fn set_classify_lines(&mut self, on: bool) {
+        self.classify_lines = on;
     }
 
     /// Check every line for notable patterns, as without the prefilter
@@ -203,7 +215,7 @@ impl OnePass {
         // last LF: a piece with none, a long line's middle, is not searched),
         // consumed as the lines go by: a line before the next one holds none.
         let patterns = Arc::clone(&self.patterns);
-        let whole_lines = memrchr(b'\n', b).filter(|_| self.prefilter);
+        let whole_lines = memrchr(b'\n', b).filter(|_| self.prefilter && self.classify_lines);
         let mut found = whole_lines.map(|last| patterns.occurrences(&piece[..=last]));
         let mut next_found = found.as_mut().and_then(Iterator::next);
         for i in memchr_iter(b'\n', b) {
@@ -212,6 +224,11 @@ impl OnePass {
                 self.lf_after_head = Some(at);
             }
             self.lfs += 1;
+            if !self.classify_lines {
+                self.next_line(at + 1);
+                seg = i + 1;
+                continue;
+            }
             let whole_line_here = self.line_start == base + seg as u64;
             match (&mut found, whole_line_here) {
                 (Some(found), true) => {
@@ -281,7 +298,7 @@ impl OnePass {
         capper: &Capper,
         saved: Result<OverflowRef, CapError>,
     ) -> Result<Capped, CapError> {
-        if self.line_start < self.total {
+        if self.line_start < self.total && self.classify_lines {
             self.end_line(self.total, 0, &[], self.total);
         }
         if self.ring.len() > self.window {

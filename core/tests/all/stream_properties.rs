@@ -884,6 +884,67 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(cases(300))]
+
+    /// Without notable lines in the preview (`PreviewFeatures::NONE`, or
+    /// `notable` off alone), the one-pass engine does not read lines for
+    /// them, and the result is exactly the one it gives reading them: in
+    /// any chunking, with failure lines, blocks and a search's hits.
+    #[test]
+    fn lines_not_read_for_notables_change_nothing_when_none_are_shown(
+        text in rich_text(300),
+        extra in prop::collection::vec(
+            prop_oneof![
+                Just("QUOTA-EXCEEDED on shard 7\n"),
+                Just("x ERROR y\n"),
+                Just("Traceback (most recent call last):\n  File \"a.py\", line 3\n"),
+                Just("error"),
+                Just("\u{2716} failed\n"),
+                Just("apiBase"),
+            ],
+            0..20,
+        ),
+        cuts in prop::collection::vec(any::<usize>(), 0..12),
+        none in any::<bool>(),
+        max_bytes in 0u32..3000,
+        max_lines in prop::option::of(3u32..80),
+        max_line_bytes in prop::option::of(1u32..300),
+    ) {
+        let features = if none {
+            PreviewFeatures::NONE
+        } else {
+            PreviewFeatures { notable: false, ..PreviewFeatures::ALL }
+        };
+        let capper = capper_with(features, 300);
+        let room = capper.room();
+        let budget = Budget {
+            max_bytes: room.bytes as u32 + max_bytes,
+            max_lines: max_lines.map(|m| m + room.lines as u32),
+            max_line_bytes,
+            ..Budget::default()
+        };
+        let text = format!("{text}{}{text}", extra.concat());
+        let mut at: Vec<usize> = cuts.iter().map(|c| text.ceil_char_boundary(c % (text.len() + 1))).collect();
+        at.sort_unstable();
+        let call = Call {
+            search: Some("apiBase".to_owned()),
+            ..Call::new("c")
+        };
+        let run = |classify: bool| {
+            let mut one = OnePass::new(&capper, &budget, &call);
+            one.set_classify_lines(classify);
+            let mut prev = 0;
+            for c in at.iter().copied().chain([text.len()]) {
+                one.push(&text[prev..c]);
+                prev = c;
+            }
+            one.finish(&capper, Err(CapError::Io("not saved".into()))).unwrap()
+        };
+        prop_assert_eq!(run(true), run(false));
+    }
+}
+
 #[test]
 fn a_large_stream_shows_windows_around_the_hits_of_its_search() {
     // `grep -rn apiBase dist/`: four bundles of 3 MiB, the hits deep inside

@@ -114,6 +114,31 @@ pub fn json(size: usize) -> String {
     out
 }
 
+/// `size` bytes of a C build's output where a third of the lines are
+/// compiler warnings: every such line is a candidate failure line, so the
+/// notable lines' rules read a third of the lines, not one in 500.
+pub fn warnings_build_log(size: usize) -> String {
+    use std::fmt::Write as _;
+    let mut rng = SplitMix::new(0x2127_599B_F432_5C37 ^ size as u64);
+    let mut out = String::with_capacity(size + 256);
+    while out.len() < size {
+        let (module, file) = (rng.below(300), rng.below(40));
+        let _ = if rng.below(3) == 0 {
+            writeln!(
+                out,
+                "src/module{module}/file{file}.c:{}:{}: warning: unused variable 'x{}' \
+                 [-Wunused-variable]",
+                rng.below(3000),
+                rng.below(80),
+                rng.below(10),
+            )
+        } else {
+            writeln!(out, "  CC      src/module{module}/file{file}.o")
+        };
+    }
+    fit(out, size)
+}
+
 /// `s` cut to exactly `size` bytes: cut on a char boundary, then padded with
 /// spaces (never a LF, so the minified bundle stays one line).
 fn fit(mut s: String, size: usize) -> String {

@@ -23,7 +23,7 @@ pub fn run(plan: Plan, rows: &mut Vec<Row>) {
 
 /// The full-feature cap against `PreviewFeatures::NONE` at 4 and 64 MiB,
 /// the same text, budget and notice on both sides. The log of alike lines
-/// is folding's worst case.
+/// is folding's worst case, the build log of warnings the failure lines'.
 fn run_features(plan: Plan, rows: &mut Vec<Row>) {
     let full = setup::capper_with(PreviewFeatures::ALL);
     let plain = setup::capper_with(PreviewFeatures::NONE);
@@ -33,6 +33,7 @@ fn run_features(plan: Plan, rows: &mut Vec<Row>) {
             ("log of alike lines", corpus::alike_lines(size)),
             ("minified", corpus::text(Kind::Minified, size)),
             ("JSON", corpus::json(size)),
+            ("build log, a third warnings", corpus::warnings_build_log(size)),
         ];
         for (name, text) in inputs {
             let budget = setup::cut_budget(size);

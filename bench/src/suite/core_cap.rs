@@ -33,7 +33,10 @@ fn run_features(plan: Plan, rows: &mut Vec<Row>) {
             ("log of alike lines", corpus::alike_lines(size)),
             ("minified", corpus::text(Kind::Minified, size)),
             ("JSON", corpus::json(size)),
-            ("build log, a third warnings", corpus::warnings_build_log(size)),
+            (
+                "build log, a third warnings",
+                corpus::warnings_build_log(size),
+            ),
         ];
         for (name, text) in inputs {
             let budget = setup::cut_budget(size);

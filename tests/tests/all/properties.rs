@@ -468,7 +468,8 @@ fn json_records() -> impl Strategy<Value = serde_json::Value> {
         prop::option::of((json_string(), -1e6f64..1e6)),
     )
         .prop_map(|(id, name, status, error, tags, detail)| {
-            let mut record = serde_json::json!({"id": id, "name": name, "status": status, "tags": tags});
+            let mut record =
+                serde_json::json!({"id": id, "name": name, "status": status, "tags": tags});
             if let Some(error) = error {
                 record["error"] = error;
             }

@@ -861,8 +861,12 @@ pub(super) fn zero_count(t: &str, w: Word<'_>) -> bool {
         return true;
     }
     let head = t[..w.start].trim_end();
-    let previous = head.rsplit(' ').next().unwrap_or("").to_ascii_lowercase();
-    if matches!(previous.as_str(), "no" | "without" | "zero") {
+    // Compared ignoring case, with no lower-case copy (one per warning).
+    let previous = head.rsplit(' ').next().unwrap_or("");
+    if ["no", "without", "zero"]
+        .iter()
+        .any(|z| previous.eq_ignore_ascii_case(z))
+    {
         return true;
     }
     let rest = t[w.end..].trim_start_matches(['"', '\'']).trim_start();

@@ -859,26 +859,11 @@ proptest! {
             ..PreviewSettings::default()
         };
         let capper = Capper::with_settings(scheme, settings).unwrap();
-        let room = capper.room();
-        let budget = Budget {
-            max_bytes: room.bytes as u32 + max_bytes,
-            max_lines: max_lines.map(|m| m + room.lines as u32),
-            max_line_bytes,
-            ..Budget::default()
-        };
+        let budget = above_room(&capper, max_bytes, max_lines, max_line_bytes);
         let text = format!("{text}{}{text}", extra.concat());
-        let mut at: Vec<usize> = cuts.iter().map(|c| text.ceil_char_boundary(c % (text.len() + 1))).collect();
-        at.sort_unstable();
         let call = Call::new("c");
         let run = |prefilter: bool| {
-            let mut one = OnePass::new(&capper, &budget, &call);
-            one.set_line_prefilter(prefilter);
-            let mut prev = 0;
-            for c in at.iter().copied().chain([text.len()]) {
-                one.push(&text[prev..c]);
-                prev = c;
-            }
-            one.finish(&capper, Err(CapError::Io("not saved".into()))).unwrap()
+            one_pass(&capper, &budget, &call, &text, &cuts, |one| one.set_line_prefilter(prefilter))
         };
         prop_assert_eq!(run(true), run(false));
     }
@@ -917,32 +902,59 @@ proptest! {
             PreviewFeatures { notable: false, ..PreviewFeatures::ALL }
         };
         let capper = capper_with(features, 300);
-        let room = capper.room();
-        let budget = Budget {
-            max_bytes: room.bytes as u32 + max_bytes,
-            max_lines: max_lines.map(|m| m + room.lines as u32),
-            max_line_bytes,
-            ..Budget::default()
-        };
+        let budget = above_room(&capper, max_bytes, max_lines, max_line_bytes);
         let text = format!("{text}{}{text}", extra.concat());
-        let mut at: Vec<usize> = cuts.iter().map(|c| text.ceil_char_boundary(c % (text.len() + 1))).collect();
-        at.sort_unstable();
         let call = Call {
             search: Some("apiBase".to_owned()),
             ..Call::new("c")
         };
         let run = |classify: bool| {
-            let mut one = OnePass::new(&capper, &budget, &call);
-            one.set_classify_lines(classify);
-            let mut prev = 0;
-            for c in at.iter().copied().chain([text.len()]) {
-                one.push(&text[prev..c]);
-                prev = c;
-            }
-            one.finish(&capper, Err(CapError::Io("not saved".into()))).unwrap()
+            one_pass(&capper, &budget, &call, &text, &cuts, |one| one.set_classify_lines(classify))
         };
         prop_assert_eq!(run(true), run(false));
     }
+}
+
+/// A budget of `max_bytes` and `max_lines` more than the notice's room.
+fn above_room(
+    capper: &Capper,
+    max_bytes: u32,
+    max_lines: Option<u32>,
+    max_line_bytes: Option<u32>,
+) -> Budget {
+    let room = capper.room();
+    Budget {
+        max_bytes: room.bytes as u32 + max_bytes,
+        max_lines: max_lines.map(|m| m + room.lines as u32),
+        max_line_bytes,
+        ..Budget::default()
+    }
+}
+
+/// The one-pass engine's result for `text` pushed in pieces cut at `cuts`
+/// (moved to char boundaries), set up by `setup` first; nothing saved.
+fn one_pass(
+    capper: &Capper,
+    budget: &Budget,
+    call: &Call,
+    text: &str,
+    cuts: &[usize],
+    setup: impl Fn(&mut OnePass),
+) -> Capped {
+    let mut at: Vec<usize> = cuts
+        .iter()
+        .map(|c| text.ceil_char_boundary(c % (text.len() + 1)))
+        .collect();
+    at.sort_unstable();
+    let mut one = OnePass::new(capper, budget, call);
+    setup(&mut one);
+    let mut prev = 0;
+    for c in at.into_iter().chain([text.len()]) {
+        one.push(&text[prev..c]);
+        prev = c;
+    }
+    one.finish(capper, Err(CapError::Io("not saved".into())))
+        .unwrap()
 }
 
 #[test]

@@ -364,6 +364,22 @@ fn native_with_quota() -> toolcap_core::Capper {
     toolcap_core::Capper::with_settings(scheme, settings).unwrap()
 }
 
+/// `text` capped to `max_bytes` through the component and by the native
+/// core, both with the host pattern `QUOTA`.
+fn cap_both_with_quota(
+    text: &str,
+    max_bytes: u32,
+) -> (tool_output_cap::Capped, toolcap_core::Capped) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = open_with_quota(dir.path());
+    let budget = crate::common::budget(max_bytes);
+    let component = session.cap(text, &budget, "call").unwrap();
+    let native = native_with_quota()
+        .cap(text, &native_budget(&budget), "call", &mut Discard)
+        .unwrap();
+    (component, native)
+}
+
 proptest! {
     #![proptest_config(config(cases().min(24)))]
 
@@ -379,13 +395,7 @@ proptest! {
         max_bytes in 2000u32..16_000,
     ) {
         let text = log_with_signs(seed, lines, every);
-        let dir = tempfile::tempdir().unwrap();
-        let mut session = open_with_quota(dir.path());
-        let budget = crate::common::budget(max_bytes);
-        let component = session.cap(&text, &budget, "call").unwrap();
-        let native = native_with_quota()
-            .cap(&text, &native_budget(&budget), "call", &mut Discard)
-            .unwrap();
+        let (component, native) = cap_both_with_quota(&text, max_bytes);
         prop_assert_eq!(component.text, native.text);
     }
 }
@@ -503,13 +513,7 @@ proptest! {
             // A raw control byte where a string holds an escaped one.
             text = text.replacen("\\u0001", "\u{1}", 1);
         }
-        let dir = tempfile::tempdir().unwrap();
-        let mut session = open_with_quota(dir.path());
-        let budget = crate::common::budget(max_bytes);
-        let component = session.cap(&text, &budget, "call").unwrap();
-        let native = native_with_quota()
-            .cap(&text, &native_budget(&budget), "call", &mut Discard)
-            .unwrap();
+        let (component, native) = cap_both_with_quota(&text, max_bytes);
         prop_assert_eq!(u64::from(component.report.omitted_lines), native.omitted_lines);
         prop_assert_eq!(component.text, native.text);
     }

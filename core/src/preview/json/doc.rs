@@ -212,7 +212,7 @@ impl<'a> Parser<'a, '_> {
     /// which must be escaped, comes before.
     fn up_to_escape(&self, from: usize) -> Option<usize> {
         let b = self.b;
-        // Most strings and keys are short: a block at a time first, which
+        // Most strings and keys are short: a byte at a time first, which
         // costs less than setting up a search.
         let short = (from + SHORT_STRING).min(b.len());
         for (i, &c) in b[from..short].iter().enumerate() {

@@ -131,6 +131,7 @@ pub(crate) mod blocks;
 mod classify;
 mod context;
 mod fingerprint;
+mod pairs;
 mod scan;
 mod select;
 mod similar;

@@ -6,7 +6,10 @@
 //! (`every_failure_example_passes_the_prefilters` fails until one does). A
 //! failure that brings lines along adds a [`Kind`] in `context` too.
 
+use std::ops::Deref;
+
 use super::context::Kind;
+use super::pairs::Pairs;
 
 /// Substrings that start the search for failure lines. Over a short middle
 /// each is one pass of `memchr::memmem` and [`RARE`] bytes are one more;
@@ -100,6 +103,45 @@ pub(super) const RARE_SIGNS: [&str; 10] = [
     "\u{25cf}",
 ];
 
+/// A line being classified, and the pairs of bytes it holds: [`Line::has`]
+/// rules out most phrases without a search (on a log of warnings, where
+/// every line is classified, the searches were half the time).
+pub(super) struct Line<'a> {
+    text: &'a str,
+    pairs: Pairs,
+}
+
+impl<'a> Line<'a> {
+    fn new(text: &'a str) -> Line<'a> {
+        Line {
+            text,
+            pairs: Pairs::of(text),
+        }
+    }
+
+    /// The line searched for every phrase, as [`has`] alone would.
+    #[cfg(test)]
+    fn searched(text: &'a str) -> Line<'a> {
+        Line {
+            text,
+            pairs: Pairs::any(),
+        }
+    }
+
+    /// Whether `needle` occurs in the line, as `str::contains`.
+    fn has(&self, needle: &str) -> bool {
+        self.pairs.may_hold(needle) && has(self.text, needle)
+    }
+}
+
+impl Deref for Line<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.text
+    }
+}
+
 /// Whether `needle` occurs in `line`, as `str::contains`: a line is
 /// classified by thirty-odd phrases, and a scan for each one's first byte
 /// costs less than the searcher `str::contains` builds per call (its
@@ -191,11 +233,16 @@ pub(super) const CLASSIFY_BYTES: usize = 4096;
 /// How sure we are that `line` (without its LF) reports a failure: 1 to 4,
 /// and what it brings along; `None` when it does not.
 pub fn classify(line: &str) -> Option<(u8, Kind)> {
+    classify_as(line, Line::new)
+}
+
+/// [`classify`], with `line` (trimmed) read as `read` makes it.
+fn classify_as<'a>(line: &'a str, read: fn(&'a str) -> Line<'a>) -> Option<(u8, Kind)> {
     let line = &line[..line.floor_char_boundary(CLASSIFY_BYTES)];
     let line = line.strip_suffix('\r').unwrap_or(line);
     let t = line.trim_start();
     // Terraform and friends frame their messages in a box.
-    let t = t.strip_prefix("│ ").map_or(t, str::trim_start);
+    let t = &read(t.strip_prefix("│ ").map_or(t, str::trim_start));
     let mut best: Option<(u8, Kind)> = None;
     let mut take = |score: u8, kind: Kind| {
         if best.is_none_or(|(s, _)| score > s) {
@@ -213,7 +260,7 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
             .any(|s| has(rest, s));
         take(if summary { 3 } else { 4 }, Kind::Compiler);
     }
-    if has(t, "Traceback (most recent call last)") {
+    if t.has("Traceback (most recent call last)") {
         take(4, Kind::Traceback);
     }
     if let Some(rest) = t.strip_prefix("● ")
@@ -240,7 +287,7 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     if t.starts_with("Caused by: ") || t.starts_with("Exception in thread ") {
         take(4, Kind::Exception);
     }
-    if t.starts_with("--- FAIL") || has(t, " --- FAIL: ") {
+    if t.starts_with("--- FAIL") || t.has(" --- FAIL: ") {
         take(4, Kind::GoFail);
     }
     if t.starts_with("npm ERR!") || t.starts_with("npm error ") {
@@ -264,10 +311,10 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     if is_permission_error(t) {
         take(3, Kind::Plain);
     }
-    if (t.starts_with("make: ***") || t.starts_with("make[")) && has(t, "***") {
+    if (t.starts_with("make: ***") || t.starts_with("make[")) && t.has("***") {
         take(4, Kind::Plain);
     }
-    if has(t, "panicked at") {
+    if t.has("panicked at") {
         let kind = if t.ends_with(':') {
             Kind::Panic
         } else {
@@ -275,10 +322,10 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
         };
         take(4, kind);
     }
-    if has(t, "Segmentation fault")
-        || has(t, "segmentation fault") // zsh: `zsh: segmentation fault  ./a.out`
-        || has(t, "(core dumped)")
-        || has(t, "dumped core")
+    if t.has("Segmentation fault")
+        || t.has("segmentation fault") // zsh: `zsh: segmentation fault  ./a.out`
+        || t.has("(core dumped)")
+        || t.has("dumped core")
     {
         take(4, Kind::Plain);
     }
@@ -297,13 +344,13 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     if is_missing_command(t) {
         take(4, Kind::Plain);
     }
-    if has(t, "No such file or directory") {
+    if t.has("No such file or directory") {
         take(3, Kind::Plain);
     }
     if is_apt_error(t)
-        || has(t, "No space left on device")
+        || t.has("No space left on device")
         || t.starts_with("CONFLICT (")
-        || has(t, "symbol(s) not found")
+        || t.has("symbol(s) not found")
         || is_go_compile_error(t)
     {
         take(4, Kind::Plain);
@@ -326,7 +373,7 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
     if is_pytest_error_detail(line) {
         take(3, Kind::Plain);
     }
-    if has(t, "didn't exit successfully") {
+    if t.has("didn't exit successfully") {
         take(4, Kind::Plain);
     }
     // The marks are `E2 9C 95..98`: a line without an 0xE2 byte decodes
@@ -368,8 +415,8 @@ pub fn classify(line: &str) -> Option<(u8, Kind)> {
 /// pip's resolver giving up: `ERROR: Cannot install a and b because these
 /// package versions have conflicting dependencies.` (its block says which
 /// requirements conflict), or `ERROR: ResolutionImpossible`.
-pub(super) fn is_pip_conflict(t: &str) -> bool {
-    (t.starts_with("ERROR: Cannot install ") && has(t, "conflicting dependencies"))
+pub(super) fn is_pip_conflict(t: &Line<'_>) -> bool {
+    (t.starts_with("ERROR: Cannot install ") && t.has("conflicting dependencies"))
         || t.starts_with("ERROR: ResolutionImpossible")
 }
 
@@ -396,17 +443,17 @@ pub const WARNING_SCORE: u8 = 1;
 /// location, as an error), a log level (`WARN`, `WARNING:`, `npm WARN`,
 /// `[warn]`, `level=warning`), or a Python warning class
 /// (`UserWarning: ...`, `RuntimeWarning`).
-pub(super) fn warning(t: &str) -> Option<(u8, Kind)> {
+pub(super) fn warning(t: &Line<'_>) -> Option<(u8, Kind)> {
     // `warning: 0 errors in module x` reports nothing. (Most lines hold
     // neither word, and skip a pass over their words.)
-    let zero = (has(t, "error") || has(t, "warning"))
+    let zero = (t.has("error") || t.has("warning"))
         && words(t).any(|w| {
             matches!(w.text, "error" | "errors" | "warning" | "warnings") && zero_count(t, w)
         });
     if zero {
         return None;
     }
-    if t.starts_with("warning:") || t.starts_with("warning[") || has(t, ": warning: ") {
+    if t.starts_with("warning:") || t.starts_with("warning[") || t.has(": warning: ") {
         return Some((WARNING_SCORE, Kind::Compiler));
     }
     if is_warning(t) && !t.starts_with("warnings") {
@@ -441,17 +488,17 @@ pub(super) fn warning(t: &str) -> Option<(u8, Kind)> {
 
 /// A file tool's permission error: `Permission denied`, `EACCES`, `EPERM`,
 /// `Operation not permitted`, Windows' `Access is denied`.
-pub(super) fn is_permission_error(t: &str) -> bool {
-    let lower = |s: &str| has(t, s) || has_lowercased(t, s);
+pub(super) fn is_permission_error(t: &Line<'_>) -> bool {
+    let lower = |s: &str| t.has(s) || has_lowercased(t, s);
     // Each phrase ends in one of these, in either form: two searches
     // spare most lines eight.
-    let phrased = (has(t, "denied") || has(t, "not permitted"))
+    let phrased = (t.has("denied") || t.has("not permitted"))
         && (lower("Permission denied")
             || lower("Access is denied")
             || lower("Access denied")
             || lower("Operation not permitted"));
     // The codes start with `E`: most lines have none, and skip the words.
-    phrased || (has(t, "E") && words(t).any(|w| matches!(w.text, "EACCES" | "EPERM")))
+    phrased || (t.has("E") && words(t).any(|w| matches!(w.text, "EACCES" | "EPERM")))
 }
 
 /// A shell that could not find a command: bash's `./build.sh: line 4:
@@ -475,7 +522,7 @@ pub(super) fn is_apt_error(t: &str) -> bool {
 
 /// Go's compiler, which writes no severity: `./main.go:5:2: undefined: x`,
 /// `main.go:7:2: declared and not used: x`, `"os" imported and not used`.
-pub(super) fn is_go_compile_error(t: &str) -> bool {
+pub(super) fn is_go_compile_error(t: &Line<'_>) -> bool {
     let located = find(t, ".go:")
         .is_some_and(|at| t[at + ".go:".len()..].starts_with(|c: char| c.is_ascii_digit()));
     located
@@ -485,18 +532,18 @@ pub(super) fn is_go_compile_error(t: &str) -> bool {
             "imported and not used",
         ]
         .iter()
-        .any(|s| has(t, s))
+        .any(|s| t.has(s))
 }
 
 /// A connection that failed: refused, a host that did not resolve, or a
 /// wait that timed out (curl's `Operation timed out`, ssh's `Connection
 /// timed out`, `Read timed out`), or Node's codes for these
 /// (`getaddrinfo ENOTFOUND x`, `connect ECONNREFUSED 127.0.0.1:5432`).
-pub(super) fn is_network_failure(t: &str) -> bool {
-    let lower = |s: &str| has(t, s) || has_lowercased(t, s);
+pub(super) fn is_network_failure(t: &Line<'_>) -> bool {
+    let lower = |s: &str| t.has(s) || has_lowercased(t, s);
     // Each phrase ends in one of these, in either form: three searches
     // spare most lines ten.
-    let phrased = (has(t, "refused") || has(t, "resolve host") || has(t, "timed out"))
+    let phrased = (t.has("refused") || t.has("resolve host") || t.has("timed out"))
         && (lower("Connection refused")
             || lower("Could not resolve host")
             || [
@@ -507,7 +554,7 @@ pub(super) fn is_network_failure(t: &str) -> bool {
             .iter()
             .any(|s| lower(s)));
     // Node's codes start with `E`: most lines have none, and skip the words.
-    let coded = has(t, "E")
+    let coded = t.has("E")
         && words(t).any(|w| {
             matches!(
                 w.text,
@@ -532,10 +579,10 @@ pub(super) fn is_nonzero_exit(t: &str) -> bool {
 /// certificate problem: unable to get local issuer certificate`, Go's
 /// `x509: certificate signed by unknown authority`, `certificate has
 /// expired`.
-pub(super) fn is_tls_failure(t: &str) -> bool {
-    has(t, "SSL certificate problem")
-        || has(t, "x509: certificate ")
-        || has(t, "certificate has expired")
+pub(super) fn is_tls_failure(t: &Line<'_>) -> bool {
+    t.has("SSL certificate problem")
+        || t.has("x509: certificate ")
+        || t.has("certificate has expired")
 }
 
 /// A response status of a server failure, as `curl -i` or `-v` shows it:
@@ -626,7 +673,7 @@ fn is_program_prefix(head: &str) -> bool {
 }
 
 /// The confidence a word gives its line.
-pub(super) fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind)> {
+pub(super) fn word_signal(t: &Line<'_>, w: Word<'_>, first: bool) -> Option<(u8, Kind)> {
     let b = t.as_bytes();
     let before = b[..w.start].last().copied();
     let after = b.get(w.end).copied();
@@ -684,7 +731,7 @@ pub(super) fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind
             if in_code || zero_count(t, w) {
                 return None;
             }
-            if has(t, "=====") {
+            if t.has("=====") {
                 return Some((2, Kind::Plain)); // a section header
             }
             Some((4, Kind::Plain))
@@ -732,7 +779,7 @@ pub(super) fn word_signal(t: &str, w: Word<'_>, first: bool) -> Option<(u8, Kind
             if in_code || zero_count(t, w) {
                 return None;
             }
-            let loud = has(t, "nhandled") || has(t, "ncaught");
+            let loud = t.has("nhandled") || t.has("ncaught");
             Some((
                 if loud || rest.starts_with(':') { 3 } else { 2 },
                 Kind::Plain,
@@ -893,8 +940,8 @@ pub(super) fn is_zero_value(value: &str) -> bool {
 
 /// `exit code 2`, `exit status 1`, `exited with code 137`, `Exit Code: 1`,
 /// `returned non-zero exit status 1`, `non-zero exit`.
-pub(super) fn exit_is_nonzero(t: &str) -> bool {
-    if has(t, "non-zero exit") {
+pub(super) fn exit_is_nonzero(t: &Line<'_>) -> bool {
+    if t.has("non-zero exit") {
         return true;
     }
     // Most lines have no `exit`: they cost a search, not a copy.
@@ -976,12 +1023,12 @@ pub(super) fn is_access_log_5xx(line: &str) -> bool {
 }
 
 /// `test x ... ok`, `PASSED`, `✓`, `3 passed`: a line reporting success.
-pub(super) fn says_passed(t: &str) -> bool {
-    let t = t.trim_end();
-    t.ends_with(" ok")
-        || t.ends_with(" ... ok")
-        || t.starts_with("PASS ")
-        || t.starts_with("ok ")
+pub(super) fn says_passed(t: &Line<'_>) -> bool {
+    let end = t.trim_end();
+    end.ends_with(" ok")
+        || end.ends_with(" ... ok")
+        || end.starts_with("PASS ")
+        || end.starts_with("ok ")
         || [
             "PASSED",
             "✓",
@@ -992,7 +1039,7 @@ pub(super) fn says_passed(t: &str) -> bool {
             "succeeded",
         ]
         .iter()
-        .any(|p| has(t, p))
+        .any(|p| t.has(p))
 }
 
 pub(super) fn is_warning(t: &str) -> bool {
@@ -1003,6 +1050,7 @@ pub(super) fn is_warning(t: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn score(line: &str) -> u8 {
         classify(line).map_or(0, |(s, _)| s)
@@ -1035,6 +1083,73 @@ mod tests {
                     line.to_ascii_lowercase().contains(&lower)
                 );
             }
+        }
+    }
+
+    /// Every string literal of the rules above: the phrases lines are
+    /// searched for, and the forms they start with.
+    fn rule_literals() -> Vec<String> {
+        let rules = include_str!("classify.rs");
+        let rules = &rules[..rules.find("#[cfg(test)]").unwrap_or(rules.len())];
+        rules
+            .split('"')
+            .skip(1)
+            .step_by(2)
+            .filter(|l| !l.is_empty() && !l.contains('\\'))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Lines made of the rules' phrases, whole, cut or with a byte changed,
+    /// of every failure example, and of words between them; some longer
+    /// than a line [`Pairs`] rules anything out of.
+    fn phrase_line() -> impl Strategy<Value = String> {
+        let mut pool = rule_literals();
+        pool.extend(DEFINITIVE.iter().chain(NOTABLE).map(|l| l.to_string()));
+        pool.extend(ANCHORS.iter().chain(&RARE_SIGNS).map(|l| l.to_string()));
+        let piece = (
+            proptest::sample::select(pool),
+            0usize..3,
+            any::<u8>(),
+            0usize..64,
+        )
+            .prop_map(|(phrase, change, byte, at)| {
+                let at = phrase.floor_char_boundary(at % (phrase.len() + 1));
+                match change {
+                    0 => phrase,
+                    1 => phrase[..at].to_string(), // cut
+                    _ => {
+                        let changed = char::from(b' ' + byte % 95);
+                        let after = phrase[at..].chars().skip(1).collect::<String>();
+                        format!("{}{changed}{after}", &phrase[..at])
+                    }
+                }
+            });
+        let glue = proptest::sample::select(vec![
+            "", "", " ", ": ", "  ", "[", "]", "=", "\"", " 1 ", "x",
+        ]);
+        (proptest::collection::vec((glue, piece), 1..6), 0usize..300).prop_map(|(pieces, pad)| {
+            // Glue before each piece: lines end on a phrase.
+            let mut line = String::new();
+            for (i, (glue, piece)) in pieces.into_iter().enumerate() {
+                line.push_str(glue);
+                line.push_str(&piece);
+                if i == 0 && pad > 250 {
+                    line.push_str(&" y".repeat(pad)); // longer than what is paired
+                }
+            }
+            line
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(2048))]
+
+        /// Ruling phrases out by the line's pairs changes no line's class:
+        /// every line is classified as if every phrase were searched for.
+        #[test]
+        fn pairs_rule_out_only_what_a_search_would(line in phrase_line()) {
+            proptest::prop_assert_eq!(classify(&line), classify_as(&line, Line::searched), "{:?}", line);
         }
     }
 

@@ -132,6 +132,16 @@ impl<'a> Line<'a> {
     fn has(&self, needle: &str) -> bool {
         self.pairs.may_hold(needle) && has(self.text, needle)
     }
+
+    /// [`has_ignoring_case`] of the line.
+    fn has_ignoring_case(&self, needle: &str) -> bool {
+        self.pairs.may_hold(needle) && has_ignoring_case(self.text, needle)
+    }
+
+    /// [`has_lowercased`] of the line.
+    fn has_lowercased(&self, needle: &str) -> bool {
+        self.pairs.may_hold(needle) && has_lowercased(self.text, needle)
+    }
 }
 
 impl Deref for Line<'_> {
@@ -524,7 +534,7 @@ pub(super) fn warning(t: &Line<'_>) -> Option<(u8, Kind)> {
 /// A file tool's permission error: `Permission denied`, `EACCES`, `EPERM`,
 /// `Operation not permitted`, Windows' `Access is denied`.
 pub(super) fn is_permission_error(t: &Line<'_>) -> bool {
-    let lower = |s: &str| t.has(s) || has_lowercased(t, s);
+    let lower = |s: &str| t.has(s) || t.has_lowercased(s);
     // Each phrase ends in one of these, in either form: two searches
     // spare most lines eight.
     let phrased = (t.has("denied") || t.has("not permitted"))
@@ -575,7 +585,7 @@ pub(super) fn is_go_compile_error(t: &Line<'_>) -> bool {
 /// timed out`, `Read timed out`), or Node's codes for these
 /// (`getaddrinfo ENOTFOUND x`, `connect ECONNREFUSED 127.0.0.1:5432`).
 pub(super) fn is_network_failure(t: &Line<'_>) -> bool {
-    let lower = |s: &str| t.has(s) || has_lowercased(t, s);
+    let lower = |s: &str| t.has(s) || t.has_lowercased(s);
     // Each phrase ends in one of these, in either form: three searches
     // spare most lines ten.
     let phrased = (t.has("refused") || t.has("resolve host") || t.has("timed out"))
@@ -980,7 +990,7 @@ pub(super) fn exit_is_nonzero(t: &Line<'_>) -> bool {
         return true;
     }
     // Most lines have no `exit`: they cost a search, not a copy.
-    if !has_ignoring_case(t, "exit") {
+    if !t.has_ignoring_case("exit") {
         return false;
     }
     let lower = t.to_ascii_lowercase();
@@ -1078,8 +1088,10 @@ pub(super) fn says_passed(t: &Line<'_>) -> bool {
 }
 
 pub(super) fn is_warning(t: &str) -> bool {
-    let lower = t.get(..7).unwrap_or(t).to_ascii_lowercase();
-    lower.starts_with("warn") || t.starts_with("W/")
+    let b = t.as_bytes();
+    b.get(..4)
+        .is_some_and(|head| head.eq_ignore_ascii_case(b"warn"))
+        || t.starts_with("W/")
 }
 
 #[cfg(test)]

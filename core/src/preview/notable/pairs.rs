@@ -1,7 +1,9 @@
 //! Which pairs of adjacent bytes a short line holds, as a set of 512 bits:
 //! a line is asked for thirty-odd phrases ([`super::classify`]) and holds
 //! almost none of them, and a phrase with a pair the line lacks is absent
-//! without a search.
+//! without a search. Bytes are paired with their 0x20 bit set (ASCII
+//! letters in lower case), so that one set rules phrases out of searches
+//! that ignore case as well.
 
 /// Lines longer than this are not paired: their pairs would set most of
 /// the bits, and every phrase would be searched for anyway.
@@ -32,8 +34,9 @@ impl Pairs {
         Pairs([u64::MAX; 8])
     }
 
-    /// Whether a text with these pairs may hold `needle`: false only when
-    /// one of the needle's pairs is missing (so the text cannot hold it).
+    /// Whether a text with these pairs may hold `needle`, in any ASCII
+    /// case: false only when one of the needle's pairs is missing (so the
+    /// text holds it in no case).
     pub(super) fn may_hold(&self, needle: &str) -> bool {
         needle.as_bytes().windows(2).all(|pair| {
             let slot = slot(pair[0], pair[1]);
@@ -42,9 +45,10 @@ impl Pairs {
     }
 }
 
-/// Where a pair's bit is: the top 9 bits of a multiplicative hash.
+/// Where a pair's bit is: the top 9 bits of a multiplicative hash of the
+/// two bytes with their 0x20 bit set.
 fn slot(a: u8, b: u8) -> usize {
-    let pair = (u32::from(a) << 8) | u32::from(b);
+    let pair = (u32::from(a | 0x20) << 8) | u32::from(b | 0x20);
     (pair.wrapping_mul(0x9E37_79B1) >> 23) as usize
 }
 
@@ -54,8 +58,8 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// A text may hold each of its own pieces, and a needle it is said
-        /// not to hold it does not hold.
+        /// A text may hold each of its own pieces, in any case, and a
+        /// needle it is said not to hold it holds in no case.
         #[test]
         fn a_needle_ruled_out_is_absent(
             text in "[a-dA-D :é\\-]{0,300}",
@@ -66,10 +70,13 @@ mod tests {
             let pairs = Pairs::of(&text);
             let from = text.floor_char_boundary(from.min(text.len()));
             let to = text.floor_char_boundary((from + len).min(text.len()));
-            prop_assert!(pairs.may_hold(&text[from..to]));
+            let piece = &text[from..to];
+            prop_assert!(pairs.may_hold(piece));
+            prop_assert!(pairs.may_hold(&piece.to_ascii_uppercase()));
             prop_assert!(pairs.may_hold(&text));
             if !pairs.may_hold(&other) {
-                prop_assert!(!text.contains(other.as_str()));
+                let lower = text.to_ascii_lowercase();
+                prop_assert!(!lower.contains(&other.to_ascii_lowercase()));
             }
         }
     }

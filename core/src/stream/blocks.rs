@@ -7,7 +7,9 @@
 //! test's log) or after it. So the scan keeps the last [`KEEP_BEFORE`]
 //! bytes of the text; when a failure line with a block ends, it copies the
 //! [`BEFORE_BYTES`] before it and goes on copying up to [`AFTER_BYTES`]
-//! after it, then finds the block in that copy. At most [`SLOTS`] failures
+//! after it, then finds the block in that copy; when all those bytes are in
+//! the piece the line ends in (a text capped whole is one piece), it finds
+//! the block there, with no copy. At most [`SLOTS`] failures
 //! are held, the best by rank (confidence, then file order), and one whose
 //! block turns out empty frees its slot. Memory is bounded whatever the
 //! text's size, and nothing depends on where the pieces were split.
@@ -66,6 +68,12 @@ struct Capture {
     /// The text's bytes from `from` on (a line start).
     from: u64,
     bytes: Vec<u8>,
+    /// The lines found with the failure, when every byte looked at was in
+    /// the piece its line ended in (copying 48 KiB per failure line was an
+    /// eighth of capping a large log). The capture holds its slot until
+    /// the text passes its end all the same, as a copy would: which slots
+    /// are free must not depend on how the text was split.
+    found: Option<Vec<Notable>>,
 }
 
 impl Capture {
@@ -110,9 +118,9 @@ impl BlockScan {
         let Failure {
             start,
             end,
-            line,
             score,
             kind,
+            ..
         } = at;
         if score <= WARNING_SCORE || !self.looks.takes(kind) || end - start > MAX_FAILURE_LINE + 1 {
             return;
@@ -127,6 +135,21 @@ impl BlockScan {
         }
         let want_from = start.saturating_sub(BEFORE_BYTES as u64);
         let have_to = base + piece.len() as u64;
+        if want_from >= base && end + AFTER_BYTES <= have_to {
+            let window = &piece[(want_from - base) as usize..(end + AFTER_BYTES - base) as usize];
+            let skip = line_start_skip(want_from, &window[..(start - want_from) as usize]);
+            let (from, bytes) = (want_from + skip as u64, &window[skip..]);
+            let failure = self.failure_line(at, from, bytes);
+            let found = self.lines_around(&failure, kind, from, bytes, false);
+            self.open.push(Capture {
+                failure,
+                kind,
+                from,
+                bytes: Vec::new(),
+                found: Some(found),
+            });
+            return;
+        }
         let mut bytes = Vec::new();
         if want_from < base {
             let skip = (want_from.max(self.recent_at) - self.recent_at) as usize;
@@ -136,19 +159,32 @@ impl BlockScan {
         let take_to = have_to.min(end + AFTER_BYTES);
         let piece_from = from.max(base);
         bytes.extend_from_slice(&piece[(piece_from - base) as usize..(take_to - base) as usize]);
-        // Start at a line: the first LF before the failure line ends the
-        // partial line the copy starts in (there is one: `recent` holds
-        // more than `BEFORE_BYTES` before any failure line).
-        let skip = match from {
-            0 => 0,
-            _ => memchr(b'\n', &bytes[..(start - from) as usize])
-                .map_or(start - from, |lf| lf as u64 + 1),
+        let skip = line_start_skip(from, &bytes[..(start - from) as usize]);
+        bytes.drain(..skip);
+        let from = from + skip as u64;
+        let failure = self.failure_line(at, from, &bytes);
+        let capture = Capture {
+            failure,
+            kind,
+            from,
+            bytes,
+            found: None,
         };
-        bytes.drain(..skip as usize);
-        let from = from + skip;
+        self.open.push(capture);
+    }
+
+    /// The failure line `at`, in `bytes` (the text's from `from` on).
+    fn failure_line(&self, at: Failure, from: u64, bytes: &[u8]) -> Notable {
+        let Failure {
+            start,
+            end,
+            line,
+            score,
+            ..
+        } = at;
         let content = end - start - u64::from(bytes.get((end - from - 1) as usize) == Some(&b'\n'));
         let own = &bytes[(start - from) as usize..(start - from + content) as usize];
-        let failure = Notable {
+        Notable {
             start,
             end,
             line,
@@ -158,14 +194,7 @@ impl BlockScan {
             content,
             prefix: prefix_of(own, self.prefix_cap),
             lead: 0,
-        };
-        let capture = Capture {
-            failure,
-            kind,
-            from,
-            bytes,
-        };
-        self.open.push(capture);
+        }
     }
 
     /// Drop the worst failure held if it ranks below `rank`; whether one
@@ -222,7 +251,7 @@ impl BlockScan {
         while i < self.open.len() {
             let c = &mut self.open[i];
             let (next, to) = (c.read_to(), c.wants_to().min(known_to));
-            if next < to {
+            if c.found.is_none() && next < to {
                 let (a, e) = ((next - base) as usize, (to - base) as usize);
                 c.bytes.extend_from_slice(&piece[a..e]);
             }
@@ -250,7 +279,10 @@ impl BlockScan {
             + self
                 .open
                 .iter()
-                .map(|c| c.bytes.capacity() + line(&c.failure))
+                .map(|c| {
+                    let found = c.found.iter().flatten().map(line).sum::<usize>();
+                    c.bytes.capacity() + line(&c.failure) + found
+                })
                 .sum::<usize>()
             + self
                 .done
@@ -261,36 +293,57 @@ impl BlockScan {
 
     /// Find the block of `c`, all its bytes read (or the text `ended`):
     /// kept if it has lines.
-    fn finish(&mut self, mut c: Capture, ended: bool) {
-        let start = (c.failure.start - c.from) as usize;
-        let end = (c.failure.end - c.from) as usize;
-        if !ended {
-            // A line the copy cut is not a line of the block.
-            let last_lf = memrchr(b'\n', &c.bytes[end..]).map_or(end, |i| end + i + 1);
-            c.bytes.truncate(last_lf);
-        }
-        let b = &c.bytes;
-        let found = match self.looks {
-            Looks::Block => blocks::block(b, start, end, c.kind, 0, b.len()),
-            Looks::Context => notable::context_lines(b, start, end, c.kind, 0, b.len()),
+    fn finish(&mut self, c: Capture, ended: bool) {
+        let lines = match c.found {
+            Some(found) => found,
+            None => self.lines_around(&c.failure, c.kind, c.from, &c.bytes, ended),
         };
-        if found.is_empty() {
+        if lines.is_empty() {
             return;
         }
-        let lines = found
+        self.done.push(Block {
+            failure: c.failure,
+            lines,
+            context: self.looks == Looks::Context,
+        });
+    }
+
+    /// The block's or context's lines of `failure` in `bytes`, the text's
+    /// from `from` (a line start) to where the failure looks (or to the
+    /// text's end, when `ended`); none when it has none.
+    fn lines_around(
+        &self,
+        failure: &Notable,
+        kind: Kind,
+        from: u64,
+        bytes: &[u8],
+        ended: bool,
+    ) -> Vec<Notable> {
+        let start = (failure.start - from) as usize;
+        let end = (failure.end - from) as usize;
+        let b = match ended {
+            true => bytes,
+            // Whole lines only: the last may go on past what was read.
+            false => &bytes[..memrchr(b'\n', &bytes[end..]).map_or(end, |i| end + i + 1)],
+        };
+        let found = match self.looks {
+            Looks::Block => blocks::block(b, start, end, kind, 0, b.len()),
+            Looks::Context => notable::context_lines(b, start, end, kind, 0, b.len()),
+        };
+        found
             .into_iter()
             .map(|(a, e)| {
                 let line = if a < start {
-                    c.failure.line - count_lfs(&b[a..start])
+                    failure.line - count_lfs(&b[a..start])
                 } else {
-                    c.failure.line + 1 + count_lfs(&b[end..a])
+                    failure.line + 1 + count_lfs(&b[end..a])
                 };
                 let content = (e - a - usize::from(b[e - 1] == b'\n')) as u64;
                 Notable {
-                    start: c.from + a as u64,
-                    end: c.from + e as u64,
+                    start: from + a as u64,
+                    end: from + e as u64,
                     line,
-                    score: c.failure.score,
+                    score: failure.score,
                     key: 0,
                     similar: 0,
                     content,
@@ -298,16 +351,21 @@ impl BlockScan {
                     lead: 0,
                 }
             })
-            .collect();
-        self.done.push(Block {
-            failure: c.failure,
-            lines,
-            context: self.looks == Looks::Context,
-        });
+            .collect()
     }
 }
 
-/// A line that ended, as the notable scan classified it.
+/// Bytes to skip of `before`, the text's from `from` to a failure line,
+/// to start at a line: past the first LF, which ends the partial line
+/// `from` is in (there is one: more than [`BEFORE_BYTES`] are kept before
+/// any failure line); none at the text's start.
+fn line_start_skip(from: u64, before: &[u8]) -> usize {
+    match from {
+        0 => 0,
+        _ => memchr(b'\n', before).map_or(before.len(), |lf| lf + 1),
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Failure {
     pub(crate) start: u64,

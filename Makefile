@@ -243,7 +243,7 @@ package-js: js-setup
 # Fuzzing (fuzz/README.md). `fuzz-smoke` runs every fuzz check on stable with
 # random inputs; `fuzz` runs each cargo-fuzz target for FUZZ_SECONDS on nightly.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := find_refs cap readback classify read_tool stream mcp_stream notable_walk json_document
+FUZZ_TARGETS := find_refs cap readback classify read_tool stream mcp_stream notable_walk notable_classify json_document
 CARGO_FUZZ_VERSION := 0.13.2
 FUZZ_MANIFEST := --manifest-path fuzz/Cargo.toml
 

@@ -137,6 +137,8 @@ mod select;
 mod similar;
 mod walk;
 
+#[cfg(any(test, feature = "test-support"))]
+pub use classify::classify_searching_every_phrase;
 pub use classify::{WARNING_SCORE, classify};
 pub use context::Kind;
 pub(crate) use context::context_lines;

@@ -1,7 +1,8 @@
 //! Whether a line reports a failure, and how surely: the rules for each
 //! tool's failure lines, warnings and look-alikes, and the anchors the
 //! scan finds their lines by. Teaching the preview a new tool's failure
-//! line is a change here: its rule, its example in the tests' `DEFINITIVE`
+//! line is a change here: its rule (which searches the line with
+//! [`Line::has`]), its example in the tests' `DEFINITIVE`
 //! or `NOTABLE`, and an anchor if none finds its lines yet
 //! (`every_failure_example_passes_the_prefilters` fails until one does). A
 //! failure that brings lines along adds a [`Kind`] in `context` too.
@@ -500,8 +501,8 @@ pub const WARNING_SCORE: u8 = 1;
 /// `[warn]`, `level=warning`), or a Python warning class
 /// (`UserWarning: ...`, `RuntimeWarning`).
 pub(super) fn warning(t: &Line<'_>) -> Option<(u8, Kind)> {
-    // `warning: 0 errors in module x` reports nothing. (Most lines hold
-    // neither word, and skip a pass over their words.)
+    // `warning: 0 errors in module x` reports nothing. (Only the words
+    // named so are looked at, where a search finds them.)
     let zero = ["error", "warning"]
         .iter()
         .any(|name| t.has(name) && words_named(t, name).any(|w| zero_count(t, w)));

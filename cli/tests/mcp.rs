@@ -1280,6 +1280,20 @@ fn an_id_written_another_way_is_still_capped_and_gets_its_own_id_back() {
         assert_eq!(cap_meta(&answer["result"])["truncated"], true, "{written}");
         assert!(text_bytes(&answer["result"]) <= 3000);
     }
+    // A result that fits keeps every byte as the server wrote it, spaces
+    // included, but its id.
+    raw_call(
+        &mut proxy,
+        9,
+        &[
+            r#"{"jsonrpc":"2.0", "id" : 9.0 , "result" : {"content":[{"type":"text","text":"ok"}]} }"#,
+        ],
+        0,
+    );
+    assert_eq!(
+        proxy.recv(),
+        r#"{"jsonrpc":"2.0", "id" : 9 , "result" : {"content":[{"type":"text","text":"ok"}]} }"#
+    );
     // -0 is 0.
     proxy.call(0, "raw", json!({"lines": [r#"{"jsonrpc":"2.0","id":-0,"result":{"content":[{"type":"text","text":$TEXT}]}}"#], "bytes": 100_000}));
     let answer = proxy.recv_json();

@@ -266,6 +266,21 @@ impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
     }
 }
 
+/// `text` with `value`, a JSON value [`parse`] borrowed from it (a
+/// member's value), written `replacement` instead: every other byte stays
+/// as it came (so give it the message without its line break). One copy, no second parse: a huge result is read once.
+/// `None` if `value` is not a part of `text`.
+pub fn splice_value(text: &str, value: &RawValue, replacement: &str) -> Option<String> {
+    let start = (value.get().as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    let end = start.checked_add(value.get().len())?;
+    let (before, after) = (text.get(..start)?, text.get(end..)?);
+    let mut out = String::with_capacity(before.len() + replacement.len() + after.len());
+    out.push_str(before);
+    out.push_str(replacement);
+    out.push_str(after);
+    Some(out)
+}
+
 /// `object` (the text of a JSON object) with the value of its member `key`
 /// replaced by the JSON text `value`. Every other member keeps its text and
 /// place; only the whitespace between members goes. `None` if `object` is
@@ -430,6 +445,23 @@ mod tests {
             Some("content[0].text".to_owned())
         );
         assert_eq!(duplicate_anywhere(r#"{"a":{"b":1},"c":[{"b":2}]}"#), None);
+    }
+
+    #[test]
+    fn splice_value_replaces_only_the_value_it_was_given() {
+        let line = r#"{"id": 7 ,"result" : {"b":1,"a":[1.50, "\u0041"]},"jsonrpc":"2.0"}"#;
+        let Ok(Message::Object(envelope)) = parse(line) else {
+            panic!("an object")
+        };
+        let out = splice_value(line, envelope.result.unwrap(), r#"{"new":true}"#).unwrap();
+        assert_eq!(out, r#"{"id": 7 ,"result" : {"new":true},"jsonrpc":"2.0"}"#);
+        let out = splice_value(line, envelope.id.unwrap(), r#""a""#).unwrap();
+        assert!(out.starts_with(r#"{"id": "a" ,"result""#), "{out}");
+        // A value of another text is no part of this one.
+        let other = line.to_owned();
+        assert_eq!(splice_value(&other, envelope.result.unwrap(), "1"), None);
+        let far = RawValue::from_string("1".to_owned()).unwrap();
+        assert_eq!(splice_value(line, &far, "2"), None);
     }
 
     #[test]

@@ -463,7 +463,7 @@ impl Router {
             (Some(result), None) => match request.method.as_str() {
                 "tools/call" => match self.tool_result(&request, result) {
                     Ok(None) => None,
-                    Ok(Some(capped)) => match message::replace_member(text, "result", &capped) {
+                    Ok(Some(capped)) => match message::splice_value(text.trim(), result, &capped) {
                         Some(line) => Some(line),
                         None => return self.refused(&request, "its result could not be replaced"),
                     },
@@ -486,10 +486,10 @@ impl Router {
         };
         // An id a client reads as the request's, but written otherwise
         // (`5.0` for 5, `"5"`): the client gets the request's own text.
-        let rewritten = if exact {
-            rewritten
-        } else {
-            message::replace_member(rewritten.as_deref().unwrap_or(text), "id", request.id.get())
+        let rewritten = match (exact, rewritten) {
+            (true, rewritten) => rewritten,
+            (false, Some(line)) => message::replace_member(&line, "id", request.id.get()),
+            (false, None) => message::splice_value(text.trim(), id, request.id.get()),
         };
         rewritten.map_or(Route::Forward, |mut line| {
             line.push('\n');

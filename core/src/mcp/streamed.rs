@@ -111,7 +111,7 @@ impl McpStream {
         let mut texts = CapStream::new(capper, plan.budget, result_call.clone())
             .map_err(|e| plan.map_error(e))?;
         let (prefix, suffix) = around(&plan.parts, block);
-        texts.write(capper, prefix.as_bytes(), sink);
+        texts.write_text(capper, &prefix, sink);
         drop(parsed);
         Ok(McpStream {
             skeleton,
@@ -151,7 +151,7 @@ impl McpStream {
         }
         self.decoded.clear();
         self.body.feed(raw, &mut self.decoded)?;
-        self.texts.write(capper, self.decoded.as_bytes(), sink);
+        self.texts.write_text(capper, &self.decoded, sink);
         Ok(())
     }
 
@@ -175,7 +175,7 @@ impl McpStream {
         self.decoded.clear();
         self.body.finish(&mut self.decoded)?;
         self.decoded.push_str(&self.suffix);
-        self.texts.write(capper, self.decoded.as_bytes(), sink);
+        self.texts.write_text(capper, &self.decoded, sink);
         let mut plan = self.plan;
         let report = self
             .texts

@@ -69,6 +69,16 @@ impl LossyDecoder {
         }
     }
 
+    /// Decode `text`, whole characters: once no character waits for its
+    /// last bytes, it is its own decoding, and its bytes are not read again.
+    pub(crate) fn feed_text(&mut self, text: &str, out: &mut impl FnMut(&str)) {
+        if !self.pending.is_empty() {
+            self.feed(text.as_bytes(), out);
+        } else if !text.is_empty() {
+            out(text);
+        }
+    }
+
     /// The end of the input: a character left incomplete is one U+FFFD.
     pub(crate) fn finish(&mut self, out: &mut impl FnMut(&str)) {
         if !self.pending.is_empty() {

@@ -233,6 +233,13 @@ struct Redacting {
     scratch: String,
 }
 
+/// What [`CapStream::decode`] is given: bytes, text, or the end.
+enum Chunk<'a> {
+    Bytes(&'a [u8]),
+    Text(&'a str),
+    End,
+}
+
 impl CapStream {
     /// A stream for a result of `call` capped to `budget`; fails with
     /// `invalid-budget` as `cap` does.
@@ -293,14 +300,21 @@ impl CapStream {
     /// the write: it is reported by [`finish`](Self::finish).
     pub fn write(&mut self, capper: &Capper, chunk: &[u8], sink: &mut dyn SpillWriter) {
         self.written += chunk.len() as u64;
-        self.decode(capper, Some(chunk), sink);
+        self.decode(capper, Chunk::Bytes(chunk), sink);
+    }
+
+    /// [`write`](Self::write) of text already known to be UTF-8 (a decoded
+    /// MCP text): the same result, without a second pass to validate it.
+    pub fn write_text(&mut self, capper: &Capper, text: &str, sink: &mut dyn SpillWriter) {
+        self.written += text.len() as u64;
+        self.decode(capper, Chunk::Text(text), sink);
     }
 
     /// Decode `chunk` (`None`: the end of the input) into the kept text or
     /// the engine, and keep the bytes as written for the file: in `raw`
     /// while the text is kept and not valid UTF-8, or appended to the file
     /// once spilling.
-    fn decode(&mut self, capper: &Capper, chunk: Option<&[u8]>, sink: &mut dyn SpillWriter) {
+    fn decode(&mut self, capper: &Capper, chunk: Chunk<'_>, sink: &mut dyn SpillWriter) {
         let mut before = Before {
             text_len: 0,
             pending: [0; 4],
@@ -320,11 +334,21 @@ impl CapStream {
             raw: &mut self.raw,
             before,
         };
-        match chunk {
-            Some(chunk) => self.decoder.feed(chunk, &mut |piece| input.accept(piece)),
-            None => self.decoder.finish(&mut |piece| input.accept(piece)),
-        }
-        let chunk = chunk.unwrap_or_default();
+        let mut accept = |piece: &str| input.accept(piece);
+        let chunk = match chunk {
+            Chunk::Bytes(bytes) => {
+                self.decoder.feed(bytes, &mut accept);
+                bytes
+            }
+            Chunk::Text(text) => {
+                self.decoder.feed_text(text, &mut accept);
+                text.as_bytes()
+            }
+            Chunk::End => {
+                self.decoder.finish(&mut accept);
+                &[]
+            }
+        };
         match &mut self.state {
             State::Keeping(kept) => match &mut self.raw {
                 Some(raw) => raw.extend_from_slice(chunk),
@@ -352,7 +376,7 @@ impl CapStream {
         store: &mut dyn SpillStore,
     ) -> Result<Capped, CapError> {
         self.call.validate()?;
-        self.decode(capper, None, sink);
+        self.decode(capper, Chunk::End, sink);
         match self.state {
             State::Keeping(kept) => {
                 // Held only when not valid UTF-8: the file gets those bytes.

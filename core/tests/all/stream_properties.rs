@@ -277,6 +277,37 @@ proptest! {
         }
     }
 
+    /// A chunk that is UTF-8 on its own may be written as text
+    /// (`write_text`, as the MCP stream writes its decoded text), even
+    /// after bytes that left a character unfinished: the stream is the
+    /// same as of the bytes.
+    #[test]
+    fn chunks_written_as_text_stream_as_their_bytes(
+        bytes in any_input(60),
+        large in 300usize..2000,
+        (budget, call) in any_budget(&capper_with(PreviewFeatures::ALL, 300)).prop_flat_map(|b| (Just(b), any_call())),
+        cuts in prop::collection::vec(any::<usize>(), 0..12),
+        as_text in prop::collection::vec(any::<bool>(), 13),
+    ) {
+        let capper = capper_with(PreviewFeatures::ALL, large);
+        let want = whole_bytes(&capper, &bytes, budget, &call);
+        let mut s = CapStream::new(&capper, budget, call.clone()).unwrap();
+        let mut writer = MemoryWriter::default();
+        for (i, chunk) in chunks(&bytes, &cuts, false).into_iter().enumerate() {
+            match std::str::from_utf8(chunk) {
+                Ok(text) if as_text[i] => s.write_text(&capper, text, &mut writer),
+                _ => s.write(&capper, chunk, &mut writer),
+            }
+        }
+        prop_assert_eq!(s.bytes_written(), bytes.len() as u64);
+        let mut store = MemStore::default();
+        let capped = s.finish(&capper, &mut writer, &mut store).unwrap();
+        let mut saved: Vec<_> = store.files.into_iter().collect();
+        saved.extend(writer.committed);
+        prop_assert_eq!(&capped, &want.0);
+        prop_assert_eq!(&saved, &want.1);
+    }
+
     /// An exit code given after the stream started (at any point before
     /// `finish`) gives exactly `cap_call` with that exit code in the call,
     /// in both regimes: the call's failure shapes only what is chosen at the

@@ -268,8 +268,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
 
 /// `text` with `value`, a JSON value [`parse`] borrowed from it (a
 /// member's value), written `replacement` instead: every other byte stays
-/// as it came (so give it the message without its line break). One copy, no second parse: a huge result is read once.
-/// `None` if `value` is not a part of `text`.
+/// as it came, so `text` is the message without its line break. One copy
+/// and no second parse: a huge result is read once. `None` if `value` is
+/// not a part of `text`.
 pub fn splice_value(text: &str, value: &RawValue, replacement: &str) -> Option<String> {
     let start = (value.get().as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
     let end = start.checked_add(value.get().len())?;

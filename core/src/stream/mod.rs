@@ -310,7 +310,7 @@ impl CapStream {
         self.decode(capper, Chunk::Text(text), sink);
     }
 
-    /// Decode `chunk` (`None`: the end of the input) into the kept text or
+    /// Decode `chunk` (or, at [`Chunk::End`], the end) into the kept text or
     /// the engine, and keep the bytes as written for the file: in `raw`
     /// while the text is kept and not valid UTF-8, or appended to the file
     /// once spilling.

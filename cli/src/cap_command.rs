@@ -8,7 +8,7 @@ use std::process::{Child, Command};
 use std::sync::mpsc;
 use std::time::Instant;
 
-use tool_output_cap::{Budget, Call, CapError, CapStream, Capped, Error, RuntimeOptions};
+use tool_output_cap::{Budget, Call, CapError, CapStream, Capped, Error};
 
 use crate::events::{self, EventLog};
 use crate::failure::{FAILED, Failure};
@@ -66,7 +66,7 @@ pub fn run(args: CapArgs) -> Result<u8, Failure> {
         command_name(&args.command),
     )?;
     let key = common.key()?;
-    let tool_cap = crate::runtime::tool_cap(&RuntimeOptions::default())?;
+    let tool_cap = crate::runtime::tool_cap(&crate::runtime::one_shot())?;
     crate::sweep::now_and_then(&tool_cap, &common);
     let mut session = tool_cap
         .open_session(common.session_config(thread, key))

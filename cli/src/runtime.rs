@@ -1,6 +1,6 @@
-//! The compiled component, shared by both subcommands.
+//! The compiled component, shared by the subcommands.
 
-use tool_output_cap::{COMPONENT_WASM, RuntimeOptions, ToolCap};
+use tool_output_cap::{COMPONENT_WASM, RuntimeOptions, Start, ToolCap};
 
 use crate::failure::Failure;
 
@@ -21,4 +21,16 @@ pub fn tool_cap(options: &RuntimeOptions) -> Result<ToolCap, Failure> {
     }
     ToolCap::with_options(COMPONENT_WASM, options)
         .map_err(|e| Failure::failed(format!("cannot load the component: {e}")))
+}
+
+/// The options of a command that runs once and exits (`cap`, `spills`): the
+/// optimized code from the start, which the cache loads in milliseconds. A
+/// tiered start would compile it on a thread that dies with the process,
+/// every time, and never reach the cache. `toolcap mcp` lives long and
+/// starts tiered: it answers at once.
+pub fn one_shot() -> RuntimeOptions {
+    RuntimeOptions {
+        start: Start::Optimized,
+        ..RuntimeOptions::default()
+    }
 }

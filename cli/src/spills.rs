@@ -6,7 +6,7 @@ use std::io::{self, Read as _, Write as _};
 use std::path::Path;
 
 use tool_output_cap::{
-    Error, RuntimeOptions, Session, ToolCap,
+    Error, Session, ToolCap,
     types::{RetentionPolicy, SpillEntry, SweepReason},
 };
 
@@ -22,7 +22,7 @@ const MAX_NOTE_BYTES: u64 = 64 << 10;
 pub fn run(args: SpillsArgs) -> Result<u8, Failure> {
     let common = Common::resolve(&args.common)?;
     common.check_spill_dir()?;
-    let tool_cap = crate::runtime::tool_cap(&RuntimeOptions::default())?;
+    let tool_cap = crate::runtime::tool_cap(&crate::runtime::one_shot())?;
     match args.command {
         SpillsCommand::Stats => stats(&tool_cap, &common),
         SpillsCommand::Sweep {

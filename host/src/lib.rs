@@ -119,6 +119,7 @@ pub mod sandbox;
 mod session;
 mod spill_store;
 mod stream;
+mod tiers;
 
 /// The records, variants and enums of the component's WIT `types`
 /// interface, as wasmtime generates them. The few every embedder names are
@@ -139,6 +140,7 @@ pub use runtime::{RuntimeOptions, ToolCap};
 pub use session::{Session, SessionConfig};
 pub use spill_store::SpillStore;
 pub use stream::CapStream;
+pub use tiers::Start;
 pub use types::{Budget, Call, CapError, Capped, OverflowRef};
 
 // The READMEs' Rust examples run as doc tests, so they cannot go stale: this

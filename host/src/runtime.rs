@@ -3,16 +3,15 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use wasmtime::component::{Component, Linker};
-use wasmtime::error::Context as _;
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store};
 
-use crate::bindings::{ToolOutputCap, ToolOutputCapPre};
-use crate::deadline::{Running, Ticker};
+use crate::bindings::ToolOutputCap;
+use crate::deadline::Running;
 use crate::limits::Limits;
 use crate::recycle::Recycling;
 use crate::sandbox::Sandbox;
 use crate::session::{Session, SessionConfig};
+use crate::tiers::{Start, Tiers};
 use crate::{COMPONENT_WASM, Error, types::Overflow};
 
 /// How the runtime allocates instances, and what each may use.
@@ -21,7 +20,9 @@ pub struct RuntimeOptions {
     /// Preallocate this many instance slots with wasmtime's pooling allocator:
     /// faster instantiation (bench/README.md, startup rows) for at most this many
     /// live sessions (and `classify` calls) at once; one more fails to open.
-    /// `None` (the default) allocates on demand, with no such limit.
+    /// `None` (the default) allocates on demand, with no such limit. A
+    /// pooled runtime starts with the optimized code ([`Start::Optimized`]),
+    /// whatever [`Self::start`] says: each compiler's code would need a pool.
     pub pooled_instances: Option<u32>,
     /// Memory limit and call deadline of every session this runtime opens,
     /// and of `classify`; [`Session::set_limits`] changes one session's.
@@ -37,6 +38,9 @@ pub struct RuntimeOptions {
     /// without it, a directory here makes [`ToolCap::with_options`] fail.
     /// `None` (the default) compiles in every process.
     pub compiled_code_cache: Option<PathBuf>,
+    /// Which compiler's code the runtime starts with, and when it gets
+    /// the optimizing compiler's. Default: [`Start::Tiered`].
+    pub start: Start,
 }
 
 /// The tool-output-cap component, compiled once and ready to instantiate.
@@ -49,16 +53,15 @@ pub struct ToolCap {
 }
 
 struct Runtime {
-    engine: Engine,
-    pre: ToolOutputCapPre<Sandbox>,
+    tiers: Tiers,
     limits: Limits,
     recycling: Recycling,
-    ticker: Ticker,
 }
 
 impl ToolCap {
-    /// Compiles the component embedded in this crate (tens of milliseconds:
-    /// do it once per process, or use [`RuntimeOptions::compiled_code_cache`]).
+    /// Compiles the component embedded in this crate, with the default
+    /// [`RuntimeOptions`]: a tiered start. Do it once per process and clone
+    /// the result, or use [`RuntimeOptions::compiled_code_cache`].
     pub fn new() -> Result<Self, Error> {
         Self::from_bytes(COMPONENT_WASM)
     }
@@ -70,25 +73,35 @@ impl ToolCap {
 
     /// Compiles a component from its bytes with explicit runtime options.
     pub fn with_options(wasm: &[u8], options: &RuntimeOptions) -> Result<Self, Error> {
-        let engine = Engine::new(&engine_config(options)?)?;
-        let component =
-            Component::new(&engine, wasm).context("compiling the tool-output-cap component")?;
-        let mut linker = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
-        let instance_pre = linker
-            .instantiate_pre(&component)
-            .context("the component imports something this host does not provide")?;
-        let pre = ToolOutputCapPre::new(instance_pre)
-            .context("the component does not export the tool-output-cap world")?;
+        // A pool's slots belong to one engine: a pooled runtime starts
+        // optimized, so that its limit of live sessions holds.
+        let start = match options.pooled_instances {
+            Some(_) => Start::Optimized,
+            None => options.start,
+        };
+        let tiers = Tiers::start(wasm, engine_config(options)?, start)?;
         Ok(Self {
             inner: Arc::new(Runtime {
-                ticker: Ticker::new(&engine),
-                engine,
-                pre,
+                tiers,
                 limits: options.limits,
                 recycling: options.recycling,
             }),
         })
+    }
+
+    /// Whether the optimizing compiler's code is ready: always after a
+    /// [`Start::Optimized`] start, or once [`Self::optimize`] returned.
+    pub fn is_optimized(&self) -> bool {
+        self.inner.tiers.optimized()
+    }
+
+    /// Returns once the optimizing compiler's code is ready: compiles it on
+    /// this thread after a [`Start::Baseline`] start, waits for the compile
+    /// under way after a [`Start::Tiered`] one. Sessions open on it from
+    /// then on, and open ones move to it after their next call. An error
+    /// says why it could not be compiled; the baseline code goes on serving.
+    pub fn optimize(&self) -> Result<(), Error> {
+        self.inner.tiers.optimize()
     }
 
     /// Opens a session for one conversation thread, in its own store and
@@ -129,13 +142,19 @@ impl ToolCap {
         limits: &Limits,
     ) -> Result<(Store<Sandbox>, ToolOutputCap), Error> {
         sandbox.memory.set_limit(limits.memory_bytes);
-        let mut store = Store::new(&self.inner.engine, sandbox);
+        let tier = self.inner.tiers.best();
+        let mut store = Store::new(&tier.engine, sandbox);
         store.limiter(|sandbox| &mut sandbox.memory);
         let running = self.arm(&mut store, limits)?;
-        let exports = self.inner.pre.instantiate(&mut store);
+        let exports = tier.pre.instantiate(&mut store);
         drop(running);
         let exports = exports.map_err(|err| store.data().memory.explain(err, limits))?;
         Ok((store, exports))
+    }
+
+    /// Whether instances of `engine` run the best code this runtime has.
+    pub(crate) fn is_best(&self, engine: &Engine) -> bool {
+        self.inner.tiers.is_best(engine)
     }
 
     /// Prepares `store` for one call under `limits`: its deadline starts now,
@@ -146,7 +165,8 @@ impl ToolCap {
         store: &mut Store<Sandbox>,
         limits: &Limits,
     ) -> Result<Running, Error> {
-        let running = self.inner.ticker.arm(store, limits.call_deadline)?;
+        let ticker = &self.inner.tiers.of(store.engine()).ticker;
+        let running = ticker.arm(store, limits.call_deadline)?;
         store.data_mut().memory.begin_call();
         Ok(running)
     }

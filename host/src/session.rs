@@ -269,6 +269,13 @@ impl Session {
         self.recycled
     }
 
+    /// Whether this session runs the optimizing compiler's code: false on
+    /// the baseline of a tiered start until, the optimized code ready, its
+    /// next call ends ([`crate::Start`]).
+    pub fn is_optimized(&self) -> bool {
+        self.tool_cap.is_optimized() && self.tool_cap.is_best(self.store.engine())
+    }
+
     /// Whether an earlier call trapped, so that every call now fails: drop
     /// this session and open a new one.
     pub fn is_poisoned(&self) -> bool {
@@ -602,11 +609,14 @@ impl Session {
     }
 
     /// Replaces the instance by a fresh one if the call just made left it
-    /// larger than the runtime's recycling threshold. Best effort: if no
-    /// fresh instance can be had (a full instance pool), the session keeps
-    /// the old one, which still works, and tries again after its next call.
+    /// larger than the runtime's recycling threshold, or if it runs the
+    /// baseline code and the optimized code is ready ([`crate::Start`]).
+    /// Best effort: if no fresh instance can be had (a full instance pool),
+    /// the session keeps the old one, which still works, and tries again
+    /// after its next call.
     fn recycle_if_large(&mut self) {
-        if !self.tool_cap.recycling().wants(self.memory_size()) {
+        let large = self.tool_cap.recycling().wants(self.memory_size());
+        if !large && self.tool_cap.is_best(self.store.engine()) {
             return;
         }
         let grant = self.spill_dir.as_deref().map(|dir| (dir, self.perms));
@@ -618,7 +628,7 @@ impl Session {
         self.exports = exports;
         let old_resource = self.resource.replace(resource);
         close_instance(&self.tool_cap, &self.limits, old_store, old_resource);
-        self.recycled += 1;
+        self.recycled += u64::from(large);
     }
 
     /// Enters the instance once, under the session's limits: refuses an input

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use tool_output_cap::{
-    Budget, Error, Limits, RuntimeOptions, Session, SessionConfig, ToolCap,
+    Budget, Error, Limits, RuntimeOptions, Session, SessionConfig, Start, ToolCap,
     limits::{DEFAULT_CALL_DEADLINE, DEFAULT_MEMORY_LIMIT, LimitExceeded, Recycling},
     types::ContentPart,
 };
@@ -34,12 +34,14 @@ fn default_tool_cap() -> &'static ToolCap {
 }
 
 /// The default limits, but sessions keep their instance however large it
-/// grows, so a test can see what one call used.
+/// grows, so a test can see what one call used (and start on the optimized
+/// code: moving to it would replace the instance too).
 fn keeping_tool_cap() -> &'static ToolCap {
     static TOOL_CAP: OnceLock<ToolCap> = OnceLock::new();
     TOOL_CAP.get_or_init(|| {
         let options = RuntimeOptions {
             recycling: Recycling::Never,
+            start: Start::Optimized,
             ..RuntimeOptions::default()
         };
         ToolCap::with_options(tool_output_cap::COMPONENT_WASM, &options).expect("compiles")
@@ -253,6 +255,7 @@ fn without_limits_a_session_grows_as_it_needs() {
             call_deadline: None,
         },
         recycling: Recycling::Never,
+        start: Start::Optimized,
         ..RuntimeOptions::default()
     };
     let tool_cap = ToolCap::with_options(tool_output_cap::COMPONENT_WASM, &options).unwrap();

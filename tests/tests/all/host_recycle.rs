@@ -5,16 +5,19 @@
 use std::sync::OnceLock;
 
 use tool_output_cap::{
-    Budget, RuntimeOptions, Session, SessionConfig, ToolCap,
+    Budget, RuntimeOptions, Session, SessionConfig, Start, ToolCap,
     limits::{DEFAULT_RECYCLE_ABOVE, Recycling},
 };
 
 const MIB: usize = 1 << 20;
 
+/// Optimized from the start: a session that moved to the optimized code
+/// after a call would hold a fresh instance, which these tests measure.
 fn runtime(recycling: Recycling, pooled_instances: Option<u32>) -> ToolCap {
     let options = RuntimeOptions {
         recycling,
         pooled_instances,
+        start: Start::Optimized,
         ..RuntimeOptions::default()
     };
     ToolCap::with_options(tool_output_cap::COMPONENT_WASM, &options).expect("compiles")

@@ -22,6 +22,7 @@ mod host_deadline_thread;
 mod host_embedding;
 mod host_limits;
 mod host_recycle;
+mod host_tiers;
 mod hostile_refs;
 mod promises;
 mod properties;

@@ -16,7 +16,7 @@ use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use tool_output_cap::{COMPONENT_WASM, RuntimeOptions, ToolCap};
+use tool_output_cap::{COMPONENT_WASM, RuntimeOptions, Start, ToolCap};
 
 use crate::corpus::{self, KIB, Kind};
 use crate::measure::{self, Plan};
@@ -35,18 +35,42 @@ pub fn run(plan: Plan, rows: &mut Vec<Row>) {
     let mut with_epochs = Config::new();
     with_epochs.epoch_interruption(true);
     let epoch_engine = Engine::new(&with_epochs).unwrap();
+    // What a tiered start compiles first (tool_output_cap::Start).
+    let mut baseline = with_epochs.clone();
+    baseline.strategy(wasmtime::Strategy::Winch);
+    let baseline_engine = Engine::new(&baseline).unwrap();
     let serialized = Component::new(&engine, wasm).unwrap().serialize().unwrap();
     let on_demand = Instantiator::new(Config::new(), wasm);
     let pooled = Instantiator::new(pooling_config(), wasm);
     let api_on_demand = setup::tool_cap(None);
     let api_pooled = setup::tool_cap(Some(POOL_SLOTS));
     let spill = tempfile::tempdir().unwrap();
+    // What a session runs until a tiered start's optimized code is ready.
+    let baseline_only = RuntimeOptions {
+        start: Start::Baseline,
+        ..RuntimeOptions::default()
+    };
+    let api_baseline = ToolCap::with_options(wasm, &baseline_only).unwrap();
+    let mut on_baseline = setup::session(&api_baseline, None);
+    let mut on_optimized = setup::session(&api_on_demand, None);
+    assert!(!on_baseline.is_optimized() && on_optimized.is_optimized());
+    let log = corpus::text(Kind::Ascii, 4 * corpus::MIB);
+    let cut = setup::host_budget(&setup::cut_budget(log.len()));
 
     let mut compile = || {
         black_box(Component::new(&engine, wasm).unwrap());
     };
     let mut compile_with_epochs = || {
         black_box(Component::new(&epoch_engine, wasm).unwrap());
+    };
+    let mut compile_baseline = || {
+        black_box(Component::new(&baseline_engine, wasm).unwrap());
+    };
+    let mut cap_baseline = || {
+        black_box(on_baseline.cap(&log, &cut, CALL_ID).unwrap());
+    };
+    let mut cap_optimized = || {
+        black_box(on_optimized.cap(&log, &cut, CALL_ID).unwrap());
     };
     let mut deserialize = || {
         black_box(deserialize(&engine, &serialized));
@@ -68,6 +92,9 @@ pub fn run(plan: Plan, rows: &mut Vec<Row>) {
             &mut open,
             &mut open_pooled,
             &mut compile_with_epochs,
+            &mut compile_baseline,
+            &mut cap_baseline,
+            &mut cap_optimized,
         ],
         plan,
     );
@@ -80,6 +107,20 @@ pub fn run(plan: Plan, rows: &mut Vec<Row>) {
         m[6],
         "compile",
         m[0],
+    ));
+    rows.push(Row::vs(
+        "compile component (Winch: a tiered start's first), epoch checks",
+        size,
+        m[7],
+        "compile with epoch checks",
+        m[6],
+    ));
+    rows.push(Row::vs(
+        "cap 4 MiB log, no spill dir, on Winch's code",
+        Some(log.len()),
+        m[8],
+        "on Cranelift's",
+        m[9],
     ));
     rows.push(Row::vs(
         "load serialized component",
@@ -120,17 +161,20 @@ pub fn run(plan: Plan, rows: &mut Vec<Row>) {
 }
 
 /// The hidden first argument that turns the report binary into one second
-/// process of [`second_process`]: `report --startup-probe SPILL_DIR [CACHE_DIR]`.
+/// process of [`second_process`]: `report --startup-probe START SPILL_DIR [CACHE_DIR]`.
 pub const PROBE_ARG: &str = "--startup-probe";
 
 /// A whole process start as a host sees it, measured by spawning the report
 /// binary itself with [`PROBE_ARG`] (so it runs the code being measured,
 /// never a stale binary): each spawn creates a runtime with
-/// `ToolCap::with_options`, opens a session, caps 1 KiB that fits, and exits.
-/// Without the cache every spawn compiles; with it, a first spawn fills an
-/// empty cache directory and the measured ones load from it. Checked: the
-/// cache holds compiled code after the first spawn, no later spawn rewrites
-/// it, and `with_options` (timed inside the child) is faster from it.
+/// `ToolCap::with_options` (a tiered start unless it says otherwise), opens
+/// a session, caps 1 KiB that fits, and exits. Without the cache every spawn
+/// compiles; with it, a first spawn fills an empty cache directory with both
+/// compilers' code (it waits for the optimized code) and the measured ones
+/// load from it. Checked: the cache holds compiled code after the first
+/// spawn, no later spawn rewrites it, and `with_options` (timed inside the
+/// child) is faster from it. A tiered spawn that waits for the optimized
+/// code says when it was ready.
 fn second_process(plan: Plan, rows: &mut Vec<Row>) {
     // This very file, even if a build replaces the binary during the run.
     let proc_exe = Path::new("/proc/self/exe");
@@ -141,9 +185,13 @@ fn second_process(plan: Plan, rows: &mut Vec<Row>) {
     };
     let spill = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    let spawn = |cache: Option<&Path>| -> Duration {
+    let spawn = |start: &str, cache: Option<&Path>| -> Probe {
         let mut command = Command::new(&exe);
-        command.arg(PROBE_ARG).arg(spill.path()).args(cache);
+        command
+            .arg(PROBE_ARG)
+            .arg(start)
+            .arg(spill.path())
+            .args(cache);
         let output = command.output().expect("the report binary starts");
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert!(
@@ -154,19 +202,28 @@ fn second_process(plan: Plan, rows: &mut Vec<Row>) {
         );
         parse_probe(&stdout).unwrap_or_else(|| panic!("no probe line in {stdout:?}"))
     };
-    spawn(Some(cache.path()));
+    spawn(WAIT_OPTIMIZED, Some(cache.path()));
     let compiled = cache_entries(cache.path());
     assert!(
-        !compiled.is_empty(),
-        "wasmtime stored no compiled code in {}",
+        compiled.len() >= 2,
+        "wasmtime stored no code of both compilers in {}",
         cache.path().display()
     );
 
-    let inner = RefCell::new([Vec::new(), Vec::new()]);
-    let mut without = || inner.borrow_mut()[0].push(spawn(None));
-    let mut with = || inner.borrow_mut()[1].push(spawn(Some(cache.path())));
-    let m = measure::medians(&mut [&mut without, &mut with], plan);
-    let [inner_without, inner_with] = inner.into_inner().map(measure::median);
+    let inner = RefCell::new([Vec::new(), Vec::new(), Vec::new(), Vec::new()]);
+    let mut without = || inner.borrow_mut()[0].push(spawn("tiered", None).with_options);
+    let mut with = || inner.borrow_mut()[1].push(spawn("tiered", Some(cache.path())).with_options);
+    let mut optimized = || inner.borrow_mut()[2].push(spawn("optimized", None).with_options);
+    let mut ready = || {
+        let probe = spawn(WAIT_OPTIMIZED, None);
+        inner.borrow_mut()[3].push(probe.optimized.expect("it waited"));
+    };
+    let m = measure::medians(
+        &mut [&mut without, &mut with, &mut optimized, &mut ready],
+        plan,
+    );
+    let [inner_without, inner_with, inner_optimized, optimized_at] =
+        inner.into_inner().map(measure::median);
     assert_eq!(
         cache_entries(cache.path()),
         compiled,
@@ -189,6 +246,13 @@ fn second_process(plan: Plan, rows: &mut Vec<Row>) {
         "no cache",
         m[0],
     ));
+    rows.push(Row::vs(
+        "second process, Start::Optimized (0.2's start), no cache",
+        None,
+        m[2],
+        "tiered",
+        m[0],
+    ));
     rows.push(Row::alone(
         "second process: ToolCap::with_options alone, no cache",
         None,
@@ -201,20 +265,52 @@ fn second_process(plan: Plan, rows: &mut Vec<Row>) {
         "no cache",
         inner_without,
     ));
+    rows.push(Row::vs(
+        "second process: ToolCap::with_options, Start::Optimized, no cache",
+        None,
+        inner_optimized,
+        "tiered",
+        inner_without,
+    ));
+    rows.push(Row::vs(
+        "second process: optimized code ready after a tiered start",
+        None,
+        optimized_at,
+        "Start::Optimized",
+        inner_optimized,
+    ));
+}
+
+/// The probe's start that also waits for the optimized code before exiting.
+const WAIT_OPTIMIZED: &str = "tiered-wait";
+
+/// What one second process measured.
+struct Probe {
+    with_options: Duration,
+    /// From before `with_options` until `optimize` returned, if it waited.
+    optimized: Option<Duration>,
 }
 
 /// One second process (see [`second_process`]), given the arguments after
-/// [`PROBE_ARG`]: `SPILL_DIR [CACHE_DIR]`. Prints how long
-/// `ToolCap::with_options` took, in nanoseconds, as `with_options_ns=N`.
+/// [`PROBE_ARG`]: `tiered|optimized|tiered-wait SPILL_DIR [CACHE_DIR]`.
+/// Prints how long `ToolCap::with_options` took, in nanoseconds, as
+/// `with_options_ns=N`, and for `tiered-wait` when the optimized code was
+/// ready, as `optimized_ns=N`.
 pub fn probe(args: &[String]) {
-    let (spill, cache) = match args {
-        [spill] => (Path::new(spill), None),
-        [spill, cache] => (Path::new(spill), Some(PathBuf::from(cache))),
-        _ => panic!("usage: report {PROBE_ARG} SPILL_DIR [CACHE_DIR]"),
+    let (start_name, spill, cache) = match args {
+        [start, spill] => (start.as_str(), Path::new(spill), None),
+        [start, spill, cache] => (start.as_str(), Path::new(spill), Some(PathBuf::from(cache))),
+        _ => panic!(
+            "usage: report {PROBE_ARG} tiered|optimized|{WAIT_OPTIMIZED} SPILL_DIR [CACHE_DIR]"
+        ),
     };
     let start = Instant::now();
     let options = RuntimeOptions {
         compiled_code_cache: cache,
+        start: match start_name {
+            "optimized" => Start::Optimized,
+            _ => Start::Tiered,
+        },
         ..RuntimeOptions::default()
     };
     let tool_cap = ToolCap::with_options(COMPONENT_WASM, &options).expect("the component loads");
@@ -225,13 +321,21 @@ pub fn probe(args: &[String]) {
     let capped = session.cap(&text, &budget, CALL_ID).expect("the cap runs");
     assert!(!capped.report.truncated);
     println!("with_options_ns={}", with_options.as_nanos());
+    if start_name == WAIT_OPTIMIZED {
+        tool_cap.optimize().expect("the optimized code compiles");
+        println!("optimized_ns={}", start.elapsed().as_nanos());
+    }
 }
 
-fn parse_probe(stdout: &str) -> Option<Duration> {
-    let ns = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("with_options_ns="))?;
-    Some(Duration::from_nanos(ns.trim().parse().ok()?))
+fn parse_probe(stdout: &str) -> Option<Probe> {
+    let field = |name: &str| -> Option<Duration> {
+        let ns = stdout.lines().find_map(|l| l.strip_prefix(name))?;
+        Some(Duration::from_nanos(ns.trim().parse().ok()?))
+    };
+    Some(Probe {
+        with_options: field("with_options_ns=")?,
+        optimized: field("optimized_ns="),
+    })
 }
 
 /// The compiled-code files in a wasmtime cache directory (not its `.stats`

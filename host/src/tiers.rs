@@ -118,7 +118,14 @@ impl Tiers {
         }
         let mut baseline = config.clone();
         baseline.strategy(wasmtime::Strategy::Winch);
-        let first = Tier::compile(wasm, &baseline)?;
+        // Winch's SIMD needs more of the processor than Cranelift's (AVX2):
+        // where it cannot compile the component, start optimized.
+        let Ok(first) = Tier::compile(wasm, &baseline) else {
+            return Ok(Tiers {
+                first: Tier::compile(wasm, &config)?,
+                later: None,
+            });
+        };
         let later = Arc::new(Later {
             source: Mutex::new(Some((wasm.into(), config))),
             tier: OnceLock::new(),

@@ -2,8 +2,8 @@
 //!
 //! Cranelift, wasmtime's optimizing compiler, takes about a second to
 //! compile the component on a 2-core machine; Winch, its baseline compiler
-//! (tier 1 on x86_64 in wasmtime 48), about a seventh of that, and its code
-//! runs a 4 MiB cap about 1.5x slower (bench/README.md, `startup`). So a
+//! (tier 1 on x86_64 in wasmtime 48), about a sixth of that, and its code
+//! runs a 4 MiB cap 1.5-1.8x slower (bench/README.md, `startup`). So a
 //! runtime can start on Winch's code and compile Cranelift's once, on a
 //! thread of its own or when the host asks ([`Start`]); a session then moves
 //! to the optimized code after its next call, the way it recycles its

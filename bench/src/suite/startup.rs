@@ -309,7 +309,8 @@ pub fn probe(args: &[String]) {
         compiled_code_cache: cache,
         start: match start_name {
             "optimized" => Start::Optimized,
-            _ => Start::Tiered,
+            "tiered" | WAIT_OPTIMIZED => Start::Tiered,
+            other => panic!("{PROBE_ARG}: no start {other:?}"),
         },
         ..RuntimeOptions::default()
     };

@@ -1,8 +1,9 @@
 //! The scan as it was before it was made faster (commit ef079e8), frozen:
 //! the tests check that the scan of `tokens.rs` gives exactly its numbers
-//! on every text. Change it only with a deliberate change of the rates.
+//! on every text. Change it only with a deliberate change of the rates
+//! (0.3: `foreign_per_line`, and vowel-less abbreviations).
 
-use super::{CHAR_COST_RANGES, CHAR_COSTS, MAX_SPAN, RATES, SCRIPTS, Script};
+use super::{CHAR_COST_RANGES, CHAR_COSTS, MAX_SPAN, RATES, SCRIPTS, Script, abbreviations};
 
 /// Thousandths of heuristic tokens of `text`, margin aside.
 pub(super) fn milli(text: &[u8]) -> u64 {
@@ -11,6 +12,8 @@ pub(super) fn milli(text: &[u8]) -> u64 {
         milli: 0,
         foreign_words: 0,
         english_milli: 0,
+        line_words: 0,
+        line_foreign: false,
     };
     scan.run(text);
     scan.milli
@@ -133,6 +136,10 @@ struct Scan<'a> {
     /// What the ASCII words of the line so far, priced as English, would
     /// pay as foreign: a Latin Extended word later in the line charges it.
     english_milli: u64,
+    /// ASCII words charged as foreign in this line, and whether it has a
+    /// Latin Extended word ([`Rates::foreign_per_line`]).
+    line_words: u64,
+    line_foreign: bool,
 }
 
 /// How a word piece starts.
@@ -307,6 +314,7 @@ impl<'a> Scan<'a> {
             spaced: prefix == Prefix::Space,
             punct: matches!(prefix, Prefix::Punct { .. }),
         };
+        let begin = i;
         let mut w = Word::default();
         // Capitals of the first ASCII run: a capital after a non-ASCII
         // letter (`AơA`) must not undo a title case's charge below.
@@ -353,7 +361,23 @@ impl<'a> Scan<'a> {
         }
         // The peak of an ASCII piece left out its foreign charge, which the
         // whole piece pays once.
-        let mut c = cost(&w, shape).max(w.peak);
+        let mut c = cost(&w, shape);
+        if w.is_ascii() && w.vowels == 0 && w.letters() >= 5 && (w.upper == 0 || w.lower == 0) {
+            // A vowel-less word of abbreviations (`msgstr`).
+            if let Some(tokens) = abbreviations::tokens(&b[begin..i]) {
+                let mut abbreviated = tokens.max(1) * RATES.word;
+                if w.lower == 0 {
+                    let per = if shape.punct {
+                        RATES.upper_per_after_punct
+                    } else {
+                        RATES.upper_per
+                    };
+                    abbreviated += w.upper.saturating_sub(RATES.upper_free) * per;
+                }
+                c = c.min(abbreviated);
+            }
+        }
+        c = c.max(w.peak);
         if w.is_ascii() {
             c += self.ascii_word(w.letters());
         }
@@ -361,6 +385,7 @@ impl<'a> Scan<'a> {
             self.milli += self.english_milli;
             self.english_milli = 0;
             self.foreign_words = RATES.foreign_reach;
+            self.line_foreign = true;
         }
         if w.han && prefix == Prefix::Space {
             // ` 中`: few ideographs merge with the space before them.
@@ -390,6 +415,14 @@ impl<'a> Scan<'a> {
     /// A line ends: its English words stay English.
     fn line_break(&mut self) {
         self.english_milli = 0;
+        self.line_words = 0;
+        self.line_foreign = false;
+    }
+
+    /// Whether the next ASCII word pays as foreign: after a Latin Extended
+    /// word, and in a line without one only for its first few words.
+    fn charges(&self) -> bool {
+        self.foreign_words > 0 && (self.line_foreign || self.line_words < RATES.foreign_per_line)
     }
 
     /// What an ASCII word of `letters` letters pays beyond its English
@@ -399,8 +432,9 @@ impl<'a> Scan<'a> {
         if letters < RATES.foreign_letters {
             return 0;
         }
-        if self.foreign_words > 0 {
+        if self.charges() {
             self.foreign_words -= 1;
+            self.line_words += 1;
             return RATES.foreign_word;
         }
         self.english_milli += RATES.foreign_word;
@@ -410,7 +444,7 @@ impl<'a> Scan<'a> {
     /// [`Scan::ascii_word`]'s charge of the piece `w`, without counting it:
     /// what a piece that goes on in another script has cost so far.
     fn foreign(&self, w: &Word) -> u64 {
-        if self.foreign_words > 0 && w.is_ascii() && w.letters() >= RATES.foreign_letters {
+        if self.charges() && w.is_ascii() && w.letters() >= RATES.foreign_letters {
             RATES.foreign_word
         } else {
             0

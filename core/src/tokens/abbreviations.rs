@@ -1,12 +1,12 @@
 //! Words without a vowel that are no random letters: `https`, `msgstr`
 //! (every gettext entry has one), `npmjs`, `xmlns`. The estimator prices a
 //! vowel-less word of five letters or more as random letters (a token
-//! every 1.5 letters); o200k_base holds these as one or two tokens, so an
+//! every 1.5 letters); o200k_base holds these as one or two tokens, so a
 //! URL or a `.po` catalog came out 5-10% over.
 
-/// Abbreviations o200k_base holds as one token each (checked by the
-/// bench's `report -- tokens`), lowercase; a vowel-less word made of them
-/// costs a token each.
+/// Abbreviations that are one o200k_base token each (counted with
+/// bpe-openai), lowercase; a vowel-less word made of them costs a token
+/// each.
 const PIECES: &[&[u8]] = &[
     b"http", b"https", b"www", b"msg", b"str", b"ctx", b"npm", b"js", b"stmt", b"html", b"xml",
     b"ns", b"src", b"dst", b"cmd", b"cmp", b"pkg", b"cfg", b"tmp", b"ptr", b"std", b"sql", b"css",

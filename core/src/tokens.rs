@@ -1351,6 +1351,10 @@ pub const CHAR_COST_RANGES: &[(u32, u32)] = &[
 /// the tokenizer and checks it (bench/src/suite/tokens/table.rs).
 pub static CHAR_COSTS: &[u8] = include_bytes!("tokens/o200k_char_costs.bin");
 
+/// The vowel-less abbreviations priced a token each (`msg`, `str`,
+/// `https`); public for the bench, which checks them against o200k_base.
+pub use abbreviations::PIECES as ABBREVIATIONS;
+
 /// Offsets of each range of [`CHAR_COST_RANGES`] in the table, in
 /// characters.
 const fn range_offsets() -> [u32; 5] {

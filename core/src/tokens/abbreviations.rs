@@ -4,10 +4,10 @@
 //! every 1.5 letters); o200k_base holds these as one or two tokens, so a
 //! URL or a `.po` catalog came out 5-10% over.
 
-/// Abbreviations that are one o200k_base token each (counted with
-/// bpe-openai), lowercase; a vowel-less word made of them costs a token
-/// each.
-const PIECES: &[&[u8]] = &[
+/// Abbreviations that are one o200k_base token each, lowercase; a
+/// vowel-less word made of them costs a token each. The bench checks each
+/// against the tokenizer (bench/src/suite/tokens/table.rs).
+pub const PIECES: &[&[u8]] = &[
     b"http", b"https", b"www", b"msg", b"str", b"ctx", b"npm", b"js", b"stmt", b"html", b"xml",
     b"ns", b"src", b"dst", b"cmd", b"cmp", b"pkg", b"cfg", b"tmp", b"ptr", b"std", b"sql", b"css",
     b"svg", b"png", b"px", b"rgb", b"dll", b"lst", b"nth",

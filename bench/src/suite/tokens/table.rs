@@ -49,4 +49,14 @@ mod tests {
         );
         assert_eq!(kept, toolcap_core::tokens::CHAR_COSTS);
     }
+
+    #[test]
+    fn abbreviations_are_one_o200k_token_each() {
+        let o200k = bpe_openai::o200k_base();
+        for piece in toolcap_core::tokens::ABBREVIATIONS {
+            let piece = std::str::from_utf8(piece).expect("ASCII");
+            assert_eq!(o200k.count(piece), 1, "{piece}");
+            assert!(!piece.contains(['a', 'e', 'i', 'o', 'u', 'y']), "{piece}");
+        }
+    }
 }

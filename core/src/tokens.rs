@@ -834,12 +834,7 @@ impl<'a> Scan<'a> {
         let letters = (end - i) as u64;
         let mut c = r.word;
         if upper == letters && letters > r.upper_free {
-            c += (letters - r.upper_free)
-                * if matches!(prefix, Prefix::Punct { .. }) {
-                    r.upper_per_after_punct
-                } else {
-                    r.upper_per
-                };
+            c += capitals(letters, matches!(prefix, Prefix::Punct { .. }));
         }
         if let Prefix::Punct { extra, symbol } = prefix {
             if letters >= 2 {
@@ -967,12 +962,7 @@ impl<'a> Scan<'a> {
         let mut abbreviated = tokens.max(1) * r.word;
         if w.lower == 0 {
             // `HTTPS` pays the capitals `HTTP` paid as a word.
-            let per = if shape.punct {
-                r.upper_per_after_punct
-            } else {
-                r.upper_per
-            };
-            abbreviated += (letters - r.upper_free) * per;
+            abbreviated += capitals(letters, shape.punct);
         }
         c.min(abbreviated)
     }
@@ -1289,6 +1279,19 @@ fn consonants(run: &[u8]) -> u64 {
         .count() as u64
 }
 
+/// What an all-capitals word of `letters` letters pays for its capitals
+/// past `upper_free`, after a symbol (`_LENGTH`) or not.
+#[inline(always)]
+fn capitals(letters: u64, after_punct: bool) -> u64 {
+    let r = &RATES;
+    let per = if after_punct {
+        r.upper_per_after_punct
+    } else {
+        r.upper_per
+    };
+    letters.saturating_sub(r.upper_free) * per
+}
+
 /// The cost of a word piece in its state `w`, prefix extras aside.
 #[inline]
 fn cost(w: &Word, shape: Shape) -> u64 {
@@ -1317,12 +1320,7 @@ fn cost(w: &Word, shape: Shape) -> u64 {
         } else {
             c += r.word + letters.saturating_sub(r.word_free) * r.word_per;
             if w.lower == 0 {
-                let per = if shape.punct {
-                    r.upper_per_after_punct
-                } else {
-                    r.upper_per
-                };
-                c += letters.saturating_sub(r.upper_free) * per;
+                c += capitals(letters, shape.punct);
             }
             if mixed {
                 // `XMLHttp`, `IOError`: the capitals and the word.

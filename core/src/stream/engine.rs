@@ -33,7 +33,7 @@
 
 use std::sync::Arc;
 
-use memchr::{memchr_iter, memrchr};
+use memchr::{memchr, memchr_iter, memrchr};
 
 use crate::budget::Budget;
 use crate::call::Call;
@@ -54,6 +54,12 @@ use crate::tokens::TokenEstimator;
 
 /// Most notable lines kept per pool.
 const MAX_KEEP: usize = 4096;
+
+/// Bytes read at a time from a larger piece: each search of a part (digest,
+/// notable patterns, LFs) then reads it while the one before left it in the
+/// core's cache, not the whole piece from memory again (`cap` of a 64 MiB
+/// log natively: 33 -> 29 ms; 1 MiB parts did no better, 64 KiB ones worse).
+const PART_BYTES: usize = 256 << 10;
 
 /// A text read once, and what its preview needs of it.
 #[derive(Debug)]
@@ -193,6 +199,16 @@ impl OnePass {
 
     /// Read the next piece of the text.
     pub fn push(&mut self, piece: &str) {
+        // In parts, which the result does not depend on (see the module).
+        let mut rest = piece;
+        while !rest.is_empty() {
+            let k = rest.ceil_char_boundary(PART_BYTES.min(rest.len()));
+            self.push_part(&rest[..k]);
+            rest = &rest[k..];
+        }
+    }
+
+    fn push_part(&mut self, piece: &str) {
         let b = piece.as_bytes();
         if b.is_empty() {
             return;
@@ -218,17 +234,30 @@ impl OnePass {
         let whole_lines = memrchr(b'\n', b).filter(|_| self.prefilter && self.classify_lines);
         let mut found = whole_lines.map(|last| patterns.occurrences(&piece[..=last]));
         let mut next_found = found.as_mut().and_then(Iterator::next);
-        for i in memchr_iter(b'\n', b) {
+        loop {
+            // Lines that need no look, counted in one search rather than a
+            // step each: every line when none is classified, else the whole
+            // lines that end before the next occurrence of a pattern.
+            let plain_until = match &mut found {
+                _ if !self.classify_lines => Some(b.len()),
+                Some(found) if self.line_start == base + seg as u64 => {
+                    while next_found.is_some_and(|f| f < seg) {
+                        next_found = found.next();
+                    }
+                    // A line is looked at when an occurrence lies before
+                    // its LF: the LF at the occurrence ends one that is not.
+                    Some(next_found.map_or(b.len(), |f| f + 1))
+                }
+                _ => None,
+            };
+            if let Some(until) = plain_until {
+                seg = self.skip_plain_lines(b, base, seg, until);
+            }
+            let Some(i) = memchr(b'\n', &b[seg..]).map(|i| seg + i) else {
+                break;
+            };
             let at = base + i as u64;
-            if self.lf_after_head.is_none() && at >= self.window as u64 {
-                self.lf_after_head = Some(at);
-            }
-            self.lfs += 1;
-            if !self.classify_lines {
-                self.next_line(at + 1);
-                seg = i + 1;
-                continue;
-            }
+            self.note_lf(at);
             let whole_line_here = self.line_start == base + seg as u64;
             match (&mut found, whole_line_here) {
                 (Some(found), true) => {
@@ -256,6 +285,47 @@ impl OnePass {
         self.contexts.end_piece(b, base);
         self.total += b.len() as u64;
         self.last_byte = b.last().copied();
+    }
+
+    /// A LF at `at`: counted, and noted if it is the first past the head.
+    fn note_lf(&mut self, at: u64) {
+        if self.lf_after_head.is_none() && at >= self.window as u64 {
+            self.lf_after_head = Some(at);
+        }
+        self.lfs += 1;
+    }
+
+    /// The lines of `b` (which starts at `base`) that end at its LFs in
+    /// `from..until`, none of which is looked at, each as a step of its own
+    /// would leave them: counted, the notable lines older than the tail
+    /// settled, the next line started after the last. Returns where that
+    /// line starts (`from` when there is no LF).
+    fn skip_plain_lines(&mut self, b: &[u8], base: u64, from: usize, until: usize) -> usize {
+        let range = &b[from..until.min(b.len())];
+        let Some(last) = memrchr(b'\n', range) else {
+            return from;
+        };
+        let lfs = memchr_iter(b'\n', &range[..last]).count() as u64 + 1;
+        if self.lf_after_head.is_none() {
+            let last = from + last;
+            let past_head = usize::try_from((self.window as u64).saturating_sub(base))
+                .unwrap_or(usize::MAX)
+                .max(from);
+            if past_head <= last {
+                let first = memchr(b'\n', &b[past_head..=last]).map(|i| past_head + i);
+                self.lf_after_head = first.map(|i| base + i as u64);
+            }
+        }
+        self.lfs += lfs;
+        let end = base + (from + last) as u64 + 1;
+        if self.classify_lines {
+            // Settling is monotone in its time: once at the last LF is
+            // every LF's settling, as nothing else happens between them.
+            self.notables.settle(end);
+        }
+        self.next_line(end);
+        self.line_no += lfs - 1;
+        from + last + 1
     }
 
     /// Bytes read.

@@ -4,6 +4,8 @@
 //! A line ends at LF. CRLF ends with LF, so it is one break; a lone CR is not
 //! a break. A last line without LF still counts.
 
+use std::cell::RefCell;
+
 use unicode_segmentation::{GraphemeCursor, GraphemeIncomplete};
 
 /// Number of lines in `s`: LFs, plus one if the text does not end with LF.
@@ -31,19 +33,29 @@ pub fn line_of(s: &[u8], offset: usize) -> u64 {
 }
 
 /// A text whose LFs are counted, so that the line of an offset costs a count
-/// over the nearer end only: a preview's offsets lie near the start or the
-/// end, and a second pass over a 64 MiB text would cost as much as the first.
-#[derive(Debug, Clone, Copy)]
+/// from the nearest offset whose line is known: an end, or one asked
+/// before. A preview's offsets lie near the start or the end, its
+/// accounting asks for most of them more than once (a head folded over 1 MiB
+/// of lines ends 1 MiB in), and a second pass over a 64 MiB text would cost
+/// as much as the first.
+#[derive(Debug, Clone)]
 pub struct LineIndex<'a> {
     text: &'a [u8],
     lfs: u64,
+    /// Offsets asked, in order, with their lines: a preview asks a few
+    /// hundred at most.
+    known: RefCell<Vec<(usize, u64)>>,
 }
 
 impl<'a> LineIndex<'a> {
     /// Index `text`, which holds `lfs` LFs (see [`count_lfs`]).
     pub fn with_lfs(text: &'a [u8], lfs: u64) -> Self {
         debug_assert_eq!(lfs, count_lfs(text));
-        LineIndex { text, lfs }
+        LineIndex {
+            text,
+            lfs,
+            known: RefCell::new(vec![(0, 1), (text.len(), 1 + lfs)]),
+        }
     }
 
     /// Number of lines, as [`count_lines`] counts them.
@@ -54,11 +66,21 @@ impl<'a> LineIndex<'a> {
     /// 1-based number of the line that holds byte `offset`, as [`line_of`].
     pub fn line_of(&self, offset: usize) -> u64 {
         let offset = offset.min(self.text.len());
-        if offset <= self.text.len() / 2 {
-            line_of(self.text, offset)
-        } else {
-            1 + self.lfs - count_lfs(&self.text[offset..])
+        let mut known = self.known.borrow_mut();
+        // The known offsets either side of `offset` (the ends always are).
+        let i = known.partition_point(|&(at, _)| at < offset);
+        let (after, after_line) = known[i];
+        if after == offset {
+            return after_line;
         }
+        let (before, before_line) = known[i - 1];
+        let line = if offset - before <= after - offset {
+            before_line + count_lfs(&self.text[before..offset])
+        } else {
+            after_line - count_lfs(&self.text[offset..after])
+        };
+        known.insert(i, (offset, line));
+        line
     }
 }
 
@@ -184,6 +206,23 @@ mod tests {
             assert_eq!(index.lines(), count_lines(s));
             for offset in 0..=s.len() + 1 {
                 assert_eq!(index.line_of(offset), line_of(s, offset), "{s:?} {offset}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// The lines it remembers change no answer: offsets asked in any
+        /// order, again and out of range, are numbered as [`line_of`]
+        /// numbers them.
+        #[test]
+        fn line_index_asked_in_any_order_agrees_with_line_of(
+            text in "[a\n]{0,200}",
+            offsets in proptest::collection::vec(0usize..210, 0..40),
+        ) {
+            let s = text.as_bytes();
+            let index = LineIndex::with_lfs(s, count_lfs(s));
+            for offset in offsets {
+                proptest::prop_assert_eq!(index.line_of(offset), line_of(s, offset));
             }
         }
     }

@@ -12,7 +12,7 @@ use crate::preview::notable::{self, Patterns, Room, Selection};
 use crate::preview::render::{self, Item, Layout, Omitted};
 use crate::preview::{fold, json, search};
 use crate::room::{NoticeParts, call_room, effective_keep, head_share, lean_to_tail};
-use crate::text::{LineIndex, count_lfs, count_lines, digits};
+use crate::text::{LineIndex, count_lines, digits};
 
 /// The first line of a JSON preview.
 pub const JSON_HEADER: &str =
@@ -850,32 +850,16 @@ fn account(
         after: last + u64::from(b[e - 1] == b'\n'),
     };
     let mut spans: Vec<Span> = Vec::new();
-    let (mut pos, mut line) = (0, 1);
-    let mut forward = |p: usize| {
-        line += count_lfs(&b[pos..p]);
-        pos = p;
-        line
-    };
     for (a, e) in head.ranges() {
-        let first = forward(a);
-        spans.push(span(a, e, first, forward(e - 1)));
+        spans.push(span(a, e, index.line_of(a), index.line_of(e - 1)));
     }
     for s in &notable.lines {
         let (a, e) = s.range(text);
         spans.push(span(a, e, s.line, s.line));
     }
-    let mut back = Vec::new();
-    let (mut pos, mut line) = (text.len(), index.line_of(text.len()));
-    let mut backward = |p: usize| {
-        line -= count_lfs(&b[p..pos]);
-        pos = p;
-        line
-    };
-    for (a, e) in tail.ranges().collect::<Vec<_>>().into_iter().rev() {
-        let last = backward(e - 1);
-        back.push(span(a, e, backward(a), last));
+    for (a, e) in tail.ranges() {
+        spans.push(span(a, e, index.line_of(a), index.line_of(e - 1)));
     }
-    spans.extend(back.into_iter().rev());
     account::loss(&spans, text.len() as u64, index.lines())
 }
 

@@ -258,25 +258,16 @@ impl OnePass {
             };
             let at = base + i as u64;
             self.note_lf(at);
-            let whole_line_here = self.line_start == base + seg as u64;
-            match (&mut found, whole_line_here) {
-                (Some(found), true) => {
-                    while next_found.is_some_and(|f| f < seg) {
-                        next_found = found.next();
-                    }
-                    if next_found.is_some_and(|f| f < i) {
-                        let line = &piece[seg..i];
-                        let head = &line[..line.floor_char_boundary(CLASSIFY_BYTES)];
-                        self.end_line_with(at + 1, 1, head, b, base);
-                    } else {
-                        self.notables.settle(at + 1);
-                        self.next_line(at + 1);
-                    }
-                }
-                _ => {
-                    self.take_line_head(&piece[seg..i]);
-                    self.end_line(at + 1, 1, b, base);
-                }
+            if found.is_some() && self.line_start == base + seg as u64 {
+                // The lines before the next occurrence were counted above:
+                // this one holds it.
+                debug_assert!(next_found.is_some_and(|f| seg <= f && f < i));
+                let line = &piece[seg..i];
+                let head = &line[..line.floor_char_boundary(CLASSIFY_BYTES)];
+                self.end_line_with(at + 1, 1, head, b, base);
+            } else {
+                self.take_line_head(&piece[seg..i]);
+                self.end_line(at + 1, 1, b, base);
             }
             seg = i + 1;
         }

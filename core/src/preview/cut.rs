@@ -25,14 +25,15 @@ pub struct Allowance {
 }
 
 impl Allowance {
-    /// `percent` of it, rounded down; no limit on lines stays none.
+    /// `percent` (at most 100) of it, rounded down; no limit on lines
+    /// stays none.
     pub fn percent(self, percent: usize) -> Allowance {
         Allowance {
-            bytes: self.bytes * percent / 100,
+            bytes: percent_of(self.bytes, percent),
             lines: if self.lines == usize::MAX {
                 usize::MAX
             } else {
-                self.lines * percent / 100
+                percent_of(self.lines, percent)
             },
         }
     }
@@ -868,6 +869,13 @@ fn step_back(text: &str, s: usize, want: usize, limit: usize) -> Option<usize> {
     (s2 < s && s2 >= limit).then_some(s2)
 }
 
+/// `percent` of `n`, rounded down, without the overflow of `n * percent`:
+/// line allowances can be near `usize::MAX` (a 32-bit `usize` in the
+/// guest).
+fn percent_of(n: usize, percent: usize) -> usize {
+    n / 100 * percent + n % 100 * percent / 100
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -901,6 +909,22 @@ mod tests {
             p = e;
         }
         out
+    }
+
+    proptest! {
+        /// The share of an allowance is `floor(n * percent / 100)` for any
+        /// `n`, near `usize::MAX` too, where the product overflows.
+        #[test]
+        fn a_percent_of_any_allowance_is_exact(
+            n in prop_oneof![0usize..1000, any::<usize>(), (usize::MAX - 1000)..usize::MAX],
+            percent in 0usize..=100,
+        ) {
+            let exact = (n as u128 * percent as u128 / 100) as usize;
+            prop_assert_eq!(percent_of(n, percent), exact);
+            let share = Allowance { bytes: n, lines: n }.percent(percent);
+            prop_assert_eq!(share.bytes, exact);
+            prop_assert_eq!(share.lines, if n == usize::MAX { usize::MAX } else { exact });
+        }
     }
 
     proptest! {

@@ -3,13 +3,16 @@ reaches wasmtime-py through its public API only."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tool_output_cap import _runtime, budget, open_session
+from tool_output_cap import _runtime, budget, open_session, use_compiled_code_cache
 from tool_output_cap._runtime import PACKAGED_WASM, WASM_ENV, Runtime, wasm_path
 
 PACKAGE = Path(_runtime.__file__).parent
@@ -60,3 +63,93 @@ def test_the_package_uses_public_wasmtime_names_only() -> None:
     used = {p.name: PRIVATE.findall(p.read_text("utf-8")) for p in sources}
     assert {name: found for name, found in used.items() if found} == {}
 
+
+
+# A fresh process each: the runtime is compiled once per process.
+CACHED_RUN = """
+import sys
+from tool_output_cap import budget, open_session, use_compiled_code_cache
+use_compiled_code_cache(sys.argv[1])
+with open_session("t1", sys.argv[2]) as s:
+    print(s.cap("line\\n" * 5000, budget(2000), "c1").text)
+try:
+    use_compiled_code_cache(sys.argv[1])
+except RuntimeError as e:
+    print("refused:", e)
+"""
+
+
+def compiled_entries(cache: Path) -> list[Path]:
+    """The compiled components wasmtime keeps in `cache` (not its stats)."""
+    return sorted(
+        p
+        for p in (cache / _runtime.CACHE_SUBDIR / "modules").rglob("*")
+        if p.is_file() and p.suffix != ".stats"
+    )
+
+
+def run_cached(cache: Path, spill: Path) -> str:
+    # The package as this suite imports it, from wherever that is.
+    path = os.pathsep.join(filter(None, [str(PACKAGE.parent), os.environ.get("PYTHONPATH")]))
+    run = subprocess.run(
+        [sys.executable, "-c", CACHED_RUN, str(cache), str(spill)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": path},
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_a_compiled_code_cache_is_filled_once_and_loaded_after(tmp_path: Path) -> None:
+    cache = tmp_path / "compiled" / "toolcap"
+    first = run_cached(cache, tmp_path / "spill-1")
+    entries = compiled_entries(cache)
+    assert len(entries) == 1, entries
+    assert (cache / _runtime.CACHE_CONFIG_NAME).is_file()
+    assert cache.stat().st_mode & 0o777 == 0o700
+    stored = entries[0].read_bytes()
+    written = (entries[0].stat().st_ino, entries[0].stat().st_mtime_ns)
+    # The second process loads what the first stored: nothing new is
+    # compiled, and it answers the same.
+    second = run_cached(cache, tmp_path / "spill-2")
+    assert compiled_entries(cache) == entries
+    assert entries[0].read_bytes() == stored
+    assert (entries[0].stat().st_ino, entries[0].stat().st_mtime_ns) == written
+    # Each process has a key of its own, so only the tags differ.
+    untagged = [re.sub(r"tag=[0-9a-f]+", "tag=", out) for out in (first, second)]
+    assert untagged[1].replace("spill-2", "spill-1") == untagged[0]
+    assert "[toolcap]" in first
+    assert "refused: the component is already compiled in this process" in first
+
+
+def test_a_cache_directory_with_a_quote_or_a_space_in_its_name_works(tmp_path: Path) -> None:
+    cache = tmp_path / 'my "cache" dir\\x'
+    run_cached(cache, tmp_path / "spill")
+    assert len(compiled_entries(cache)) == 1
+
+
+def test_a_cache_directory_that_cannot_be_made_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    monkeypatch.setattr(_runtime, "_runtime", None)
+    monkeypatch.setattr(_runtime, "_cache_config", None)
+    with pytest.raises(OSError):
+        use_compiled_code_cache(blocker / "cache")
+    # Nothing changed: the runtime compiles without a cache.
+    assert _runtime._cache_config is None
+    with open_session("t1", tmp_path / "spill") as s:
+        assert s.cap("fits\n", budget(1000), "c1").text == "fits\n"
+
+
+def test_the_cache_is_refused_once_the_component_is_compiled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_runtime, "_cache_config", None)
+    _runtime.runtime()
+    with pytest.raises(RuntimeError, match="before the first session"):
+        use_compiled_code_cache(tmp_path / "cache")
+    assert _runtime._cache_config is None
+    assert not (tmp_path / "cache").exists()

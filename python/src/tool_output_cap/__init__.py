@@ -8,6 +8,7 @@ The work is done by a WebAssembly component run with wasmtime; see
 `toolcap:tool-output-cap@0.2.0`.
 """
 
+from ._runtime import use_compiled_code_cache
 from .errors import ToolCapError
 from .session import Session, classify, open_session
 from .store import SpillStore, open_spill_store
@@ -101,4 +102,5 @@ __all__ = [
     "classify",
     "open_session",
     "open_spill_store",
+    "use_compiled_code_cache",
 ]

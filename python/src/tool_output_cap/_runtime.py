@@ -1,7 +1,9 @@
 """The compiled component and the instances made from it.
 
-Compiling takes ~0.1-0.5 s, so the engine, component and linker are made once
-per process; each instance gets its own store and WASI context.
+Compiling takes most of a second, so the engine, component and linker are
+made once per process (and, with `use_compiled_code_cache`, loaded from
+wasmtime's cache of compiled code in later processes); each instance gets its
+own store and WASI context.
 
 Calls go through wasmtime-py's public API only (`func(store, *args)`, then
 `func.post_return(store)`), after the integer range checks of `_checks`.
@@ -9,13 +11,14 @@ Calls go through wasmtime-py's public API only (`func(store, *args)`, then
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from pathlib import Path
 from typing import Any, Optional
 
 import wasmtime
-from wasmtime import Engine, Store, WasiConfig
+from wasmtime import Config, Engine, Store, WasiConfig
 from wasmtime.component import Component, ExportIndex, Func, Linker
 
 from ._checks import Check, arg_checks
@@ -100,7 +103,7 @@ class Runtime:
     """Engine, component, linker and the exports' argument checks, shared by
     all instances."""
 
-    def __init__(self, wasm: Path) -> None:
+    def __init__(self, wasm: Path, cache_config: Optional[Path] = None) -> None:
         if not wasm.is_file():
             how = (
                 f"unset {WASM_ENV} or point it at a built tool_output_cap.wasm"
@@ -110,7 +113,10 @@ class Runtime:
             raise FileNotFoundError(f"{wasm} is missing: {how}")
         self.wasm = wasm
         """The component file this runtime was compiled from."""
-        self.engine = Engine()
+        config = Config()
+        if cache_config is not None:
+            config.cache = str(cache_config)
+        self.engine = Engine(config)
         self.component = Component.from_file(self.engine, str(wasm))
         self.linker = Linker(self.engine)
         self.linker.add_wasip2()
@@ -179,6 +185,13 @@ class Instance:
 
 _runtime: Optional[Runtime] = None
 _runtime_lock = threading.Lock()
+_cache_config: Optional[Path] = None
+
+CACHE_CONFIG_NAME = "wasmtime-cache.toml"
+"""The file in a cache directory that tells wasmtime where the cache is."""
+CACHE_SUBDIR = "wasmtime"
+"""The folder of a cache directory that wasmtime manages: beside its
+configuration, which wasmtime's clean-up would delete from its own folder."""
 
 
 def runtime() -> Runtime:
@@ -186,5 +199,48 @@ def runtime() -> Runtime:
     global _runtime
     with _runtime_lock:
         if _runtime is None:
-            _runtime = Runtime(wasm_path())
+            _runtime = Runtime(wasm_path(), _cache_config)
         return _runtime
+
+
+def use_compiled_code_cache(directory: str | os.PathLike[str]) -> None:
+    """Keep the compiled component in `directory`, wasmtime's cache of
+    compiled code: the first process compiles it (most of a second) and
+    stores the result there, later processes load it in milliseconds.
+    The Rust host's `RuntimeOptions::compiled_code_cache` is the same cache.
+
+    Call it before the first session, spill store or `classify` of the
+    process: the component is compiled once per process, and a call after
+    that raises `RuntimeError`. The directory is created (mode 0o700) if
+    missing; give one only you can write, since wasmtime runs the code it
+    finds there. A directory that cannot be used raises `OSError` here,
+    and nothing changes.
+    """
+    global _cache_config
+    path = Path(os.fspath(directory)).absolute()
+    with _runtime_lock:
+        if _runtime is not None:
+            raise RuntimeError(
+                "the component is already compiled in this process: call "
+                "use_compiled_code_cache before the first session, spill store or classify"
+            )
+        _cache_config = write_cache_config(path)
+
+
+def write_cache_config(directory: Path) -> Path:
+    """Creates `directory` if missing and writes there the wasmtime cache
+    configuration naming its `CACHE_SUBDIR` (replaced whole, so a process
+    reading it never sees half of it); returns the configuration's path."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        # A JSON string without ASCII escapes is a TOML basic string: the
+        # same escapes for quotes, backslashes and control characters.
+        quoted = json.dumps(str(directory / CACHE_SUBDIR), ensure_ascii=False)
+        text = f"[cache]\ndirectory = {quoted}\n".encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise OSError(f"{directory} cannot be named in wasmtime's cache configuration: {e}") from e
+    config = directory / CACHE_CONFIG_NAME
+    partial = directory / f".{CACHE_CONFIG_NAME}.{os.getpid()}.{threading.get_ident()}"
+    partial.write_bytes(text)
+    os.replace(partial, config)
+    return config

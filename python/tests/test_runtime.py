@@ -123,8 +123,10 @@ def test_a_compiled_code_cache_is_filled_once_and_loaded_after(tmp_path: Path) -
     assert "refused: the component is already compiled in this process" in first
 
 
-def test_a_cache_directory_with_a_quote_or_a_space_in_its_name_works(tmp_path: Path) -> None:
-    cache = tmp_path / 'my "cache" dir\\x'
+def test_a_cache_directory_with_quotes_spaces_or_controls_in_its_name_works(
+    tmp_path: Path,
+) -> None:
+    cache = tmp_path / 'my "cache" dir\\x\x7f\t\u00e9'
     run_cached(cache, tmp_path / "spill")
     assert len(compiled_entries(cache)) == 1
 

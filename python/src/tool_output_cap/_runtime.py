@@ -233,9 +233,11 @@ def write_cache_config(directory: Path) -> Path:
     reading it never sees half of it); returns the configuration's path."""
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     try:
-        # A JSON string without ASCII escapes is a TOML basic string: the
-        # same escapes for quotes, backslashes and control characters.
+        # A JSON string without ASCII escapes is a TOML basic string (the
+        # same escapes for quotes, backslashes and control characters), once
+        # DEL, which TOML also refuses raw, is escaped.
         quoted = json.dumps(str(directory / CACHE_SUBDIR), ensure_ascii=False)
+        quoted = quoted.replace("\x7f", "\\u007f")
         text = f"[cache]\ndirectory = {quoted}\n".encode("utf-8")
     except UnicodeEncodeError as e:
         raise OSError(f"{directory} cannot be named in wasmtime's cache configuration: {e}") from e
@@ -243,4 +245,9 @@ def write_cache_config(directory: Path) -> Path:
     partial = directory / f".{CACHE_CONFIG_NAME}.{os.getpid()}.{threading.get_ident()}"
     partial.write_bytes(text)
     os.replace(partial, config)
+    # wasmtime reads it now, so that what it refuses is refused here.
+    try:
+        Config().cache = str(config)
+    except wasmtime.WasmtimeError as e:
+        raise OSError(f"wasmtime refuses the cache configuration {config}: {e}") from e
     return config

@@ -60,10 +60,10 @@ pub async fn accept(
 
 async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
     if request.uri().path() != ENDPOINT {
-        return plain(StatusCode::NOT_FOUND, "toolcap serves MCP at /mcp");
+        return closing(plain(StatusCode::NOT_FOUND, "toolcap serves MCP at /mcp"));
     }
     if let Some(refusal) = refused(shared, &request) {
-        return refusal;
+        return closing(refusal);
     }
     match *request.method() {
         Method::POST => post(shared, request).await,
@@ -74,9 +74,20 @@ async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
             response
                 .headers_mut()
                 .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
-            response
+            closing(response)
         }
     }
+}
+
+/// `response` to a request whose body was not read: hyper then closes the
+/// connection after it, so the response says so. Without the header a
+/// client reuses the connection for its next request and may find it
+/// closed ("server disconnected without sending a response").
+fn closing(mut response: Response<Body>) -> Response<Body> {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// A refusal for a request from a foreign origin (DNS rebinding: a web
@@ -142,10 +153,10 @@ async fn post(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
     let body = match Limited::new(request.into_body(), limit).collect().await {
         Ok(body) => body.to_bytes(),
         Err(_) => {
-            return plain(
+            return closing(plain(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 &format!("a message may be at most {limit} bytes (--max-message-bytes)"),
-            );
+            ));
         }
     };
     let asked = Asked::of(&body);

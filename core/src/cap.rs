@@ -21,7 +21,7 @@ use crate::preview::Preview;
 use crate::preview::whole::preview_within;
 use crate::redact::Redactor;
 use crate::room::NoticeParts;
-use crate::text::{LineIndex, count_lfs, count_lines};
+use crate::text::{BlockLines, count_lines};
 use crate::token_sample::{Sampling, sampled_estimate};
 
 impl Capper {
@@ -241,10 +241,12 @@ impl Capper {
         original: Option<Original<'_>>,
     ) -> Result<Capped, CapError> {
         let bytes = text.len() as u64;
-        // Count the lines while hashing: one pass over memory, not two.
-        let mut lfs = 0;
-        let digest = naming::content_digest_with(text.as_bytes(), |block| lfs += count_lfs(block));
-        let index = LineIndex::with_lfs(text.as_bytes(), lfs);
+        // Count the lines while hashing: one pass over memory, not two; the
+        // line at each block's end spares the preview's numbering a count
+        // from the nearest end.
+        let mut blocks = BlockLines::default();
+        let digest = naming::content_digest_with(text.as_bytes(), |block| blocks.add(block));
+        let index = blocks.index(text.as_bytes());
         let lines = index.lines();
         let saved = match original {
             None => spill_output(&self.scheme, store, call, text.as_bytes(), &digest, lines),

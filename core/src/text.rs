@@ -84,6 +84,50 @@ impl<'a> LineIndex<'a> {
     }
 }
 
+/// The LFs of a text counted as it is read in consecutive blocks, with the
+/// line at the end of each: the [`LineIndex`] it makes counts at most one
+/// block's LFs for any offset, however far from the ends the offset lies.
+#[derive(Debug, Clone)]
+pub struct BlockLines {
+    read: usize,
+    lfs: u64,
+    /// `(offset, line)` at 0 and at the end of each block.
+    ends: Vec<(usize, u64)>,
+}
+
+impl Default for BlockLines {
+    fn default() -> Self {
+        BlockLines {
+            read: 0,
+            lfs: 0,
+            ends: vec![(0, 1)],
+        }
+    }
+}
+
+impl BlockLines {
+    /// Count the text's next `block`.
+    pub fn add(&mut self, block: &[u8]) {
+        if block.is_empty() {
+            return;
+        }
+        self.read += block.len();
+        self.lfs += count_lfs(block);
+        self.ends.push((self.read, 1 + self.lfs));
+    }
+
+    /// The index of `text`, which must be the blocks read, in order.
+    pub fn index(self, text: &[u8]) -> LineIndex<'_> {
+        assert_eq!(self.read, text.len(), "the blocks read are the text");
+        debug_assert_eq!(self.lfs, count_lfs(text));
+        LineIndex {
+            text,
+            lfs: self.lfs,
+            known: RefCell::new(self.ends),
+        }
+    }
+}
+
 /// Largest char boundary of `s` at or below `i` (`s.len()` past the end):
 /// [`str::floor_char_boundary`] as a free function.
 pub fn floor_boundary(s: &str, i: usize) -> usize {
@@ -221,6 +265,32 @@ mod tests {
         ) {
             let s = text.as_bytes();
             let index = LineIndex::with_lfs(s, count_lfs(s));
+            for offset in offsets {
+                proptest::prop_assert_eq!(index.line_of(offset), line_of(s, offset));
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Counted in blocks split anywhere, a text's lines are numbered as
+        /// [`line_of`] numbers them, at any offset.
+        #[test]
+        fn lines_counted_in_blocks_agree_with_line_of(
+            text in "[a\n]{0,200}",
+            cuts in proptest::collection::vec(0usize..200, 0..8),
+            offsets in proptest::collection::vec(0usize..210, 0..40),
+        ) {
+            let s = text.as_bytes();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(s.len())).collect();
+            cuts.sort_unstable();
+            let mut blocks = BlockLines::default();
+            let mut from = 0;
+            for cut in cuts.into_iter().chain([s.len()]) {
+                blocks.add(&s[from..cut]);
+                from = cut;
+            }
+            let index = blocks.index(s);
+            proptest::prop_assert_eq!(index.lines(), count_lines(s));
             for offset in offsets {
                 proptest::prop_assert_eq!(index.line_of(offset), line_of(s, offset));
             }

@@ -207,7 +207,8 @@ def use_compiled_code_cache(directory: str | os.PathLike[str]) -> None:
     """Keep the compiled component in `directory`, wasmtime's cache of
     compiled code: the first process compiles it (most of a second) and
     stores the result there, later processes load it in milliseconds.
-    The Rust host's `RuntimeOptions::compiled_code_cache` is the same cache.
+    The Rust host's `RuntimeOptions::compiled_code_cache` works the same way
+    (each wasmtime version keeps entries of its own).
 
     Call it before the first session, spill store or `classify` of the
     process: the component is compiled once per process, and a call after

@@ -173,10 +173,33 @@ impl Proxy {
 }
 
 impl Drop for Proxy {
+    /// Stops the proxy as a user would, with SIGTERM, so that it stops its
+    /// server's group too: a SIGKILL left a server that never reads its
+    /// stdin (`FAKE_MODE=deaf`) running after the suite.
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        stop(&mut self.child);
     }
+}
+
+/// SIGTERM to a proxy still running, then its exit; SIGKILL if it does not
+/// go within [`PATIENCE`].
+fn stop(child: &mut Child) {
+    if !matches!(child.try_wait(), Ok(None)) {
+        return;
+    }
+    let _ = std::process::Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
+    let start = Instant::now();
+    while start.elapsed() < PATIENCE {
+        if !matches!(child.try_wait(), Ok(None)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// The peak resident memory (VmHWM) of process `pid`, in MiB.
@@ -1570,8 +1593,7 @@ fn a_server_that_does_not_read_stops_the_client_not_the_memory() {
     });
     let sent = settled(|| written.load(std::sync::atomic::Ordering::SeqCst));
     let peak = peak_mib(child.id());
-    let _ = child.kill();
-    let _ = child.wait();
+    stop(&mut child);
     assert!(
         sent < 64,
         "the client wrote {sent} MiB to a server that reads nothing"

@@ -187,10 +187,8 @@ fn stop(child: &mut Child) {
     if !matches!(child.try_wait(), Ok(None)) {
         return;
     }
-    let _ = std::process::Command::new("kill")
-        .arg("-TERM")
-        .arg(child.id().to_string())
-        .status();
+    // Not reaped yet, so the pid is still this child's (a zombie at worst).
+    kill("TERM", child.id());
     let start = Instant::now();
     while start.elapsed() < PATIENCE {
         if !matches!(child.try_wait(), Ok(None)) {

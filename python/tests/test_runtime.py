@@ -64,7 +64,6 @@ def test_the_package_uses_public_wasmtime_names_only() -> None:
     assert {name: found for name, found in used.items() if found} == {}
 
 
-
 # A fresh process each: the runtime is compiled once per process.
 CACHED_RUN = """
 import sys

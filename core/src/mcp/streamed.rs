@@ -111,6 +111,14 @@ impl McpStream {
         let mut texts = CapStream::new(capper, plan.budget, result_call.clone())
             .map_err(|e| plan.map_error(e))?;
         let (prefix, suffix) = around(&plan.parts, block);
+        // The texts decode to at most the raw body's bytes.
+        let most = usize::try_from(raw_bytes).unwrap_or(usize::MAX);
+        texts.expect_bytes(
+            prefix
+                .len()
+                .saturating_add(most)
+                .saturating_add(suffix.len()),
+        );
         texts.write_text(capper, &prefix, sink);
         drop(parsed);
         Ok(McpStream {

@@ -176,6 +176,10 @@ struct Kept {
     text_len: usize,
     /// Whether that text looks like JSON, once known.
     json: Option<bool>,
+    /// Capacity of the first block when the text's size is known ahead
+    /// ([`CapStream::expect_bytes`]): a text that fits it is kept whole, so
+    /// `finish` hands it to `cap` without joining blocks.
+    first_block: usize,
     tracker: Option<Box<PieceRedactor<'static>>>,
     /// The tracker's output of one piece, reused.
     scratch: String,
@@ -285,6 +289,16 @@ impl CapStream {
         }
     }
 
+    /// Blocks the kept text is in; 0 once large (for tests of
+    /// [`expect_bytes`](Self::expect_bytes)).
+    #[doc(hidden)]
+    pub fn kept_blocks(&self) -> usize {
+        match &self.state {
+            State::Keeping(k) => k.blocks.len(),
+            State::Spilling(_) => 0,
+        }
+    }
+
     /// The command ended with `code`: the call's exit code from now on, so
     /// [`finish`](Self::finish) gives what `cap_call` gives with it. Only
     /// the notice and the preview's head-and-tail split depend on the call,
@@ -293,6 +307,18 @@ impl CapStream {
         self.call.exit_code = Some(code);
         if let State::Spilling(s) = &mut self.state {
             s.engine.set_exit_code(code);
+        }
+    }
+
+    /// The text will be about `bytes` long (at most [`LARGE_INPUT`] are
+    /// taken): the stream keeps it in one block of that size instead of
+    /// blocks of a MiB, which `finish` would copy into one text. Call it
+    /// before the first write; a wrong size only costs memory or a copy.
+    pub fn expect_bytes(&mut self, bytes: usize) {
+        if let State::Keeping(kept) = &mut self.state
+            && kept.blocks.is_empty()
+        {
+            kept.first_block = bytes.min(self.large_input);
         }
     }
 
@@ -530,12 +556,20 @@ impl Kept {
         self.text_len += piece.len();
         let mut rest = piece;
         while !rest.is_empty() {
-            if self.blocks.last().is_none_or(|b| b.len() >= BLOCK) {
-                self.blocks
-                    .push(String::with_capacity(BLOCK.min(rest.len().max(64))));
+            let full = match self.blocks.last() {
+                Some(b) => b.len() >= self.limit(self.blocks.len() - 1),
+                None => true,
+            };
+            if full {
+                let capacity = match self.blocks.is_empty() && self.first_block > 0 {
+                    true => self.first_block,
+                    false => BLOCK.min(rest.len().max(64)),
+                };
+                self.blocks.push(String::with_capacity(capacity));
             }
+            let limit = self.limit(self.blocks.len() - 1);
             let block = self.blocks.last_mut().expect("just pushed");
-            let room = BLOCK.saturating_sub(block.len());
+            let room = limit.saturating_sub(block.len());
             let mut k = rest.floor_char_boundary(room.min(rest.len()));
             if k == 0 {
                 // A char longer than the room left starts the next block.
@@ -548,6 +582,15 @@ impl Kept {
             }
             block.push_str(&rest[..k]);
             rest = &rest[k..];
+        }
+    }
+
+    /// Bytes block `index` holds when full: a MiB, or for the first the
+    /// size expected, if larger.
+    fn limit(&self, index: usize) -> usize {
+        match index {
+            0 => self.first_block.max(BLOCK),
+            _ => BLOCK,
         }
     }
 

@@ -280,7 +280,8 @@ proptest! {
     /// A chunk that is UTF-8 on its own may be written as text
     /// (`write_text`, as the MCP stream writes its decoded text), even
     /// after bytes that left a character unfinished: the stream is the
-    /// same as of the bytes.
+    /// same as of the bytes. A size expected ahead, right or wrong, changes
+    /// nothing but where the text is kept.
     #[test]
     fn chunks_written_as_text_stream_as_their_bytes(
         bytes in any_input(60),
@@ -288,10 +289,15 @@ proptest! {
         (budget, call) in any_budget(&capper_with(PreviewFeatures::ALL, 300)).prop_flat_map(|b| (Just(b), any_call())),
         cuts in prop::collection::vec(any::<usize>(), 0..12),
         as_text in prop::collection::vec(any::<bool>(), 13),
+        // The size the MCP stream expects: none, or any guess, right or wrong.
+        expect in prop::option::of(0usize..4000),
     ) {
         let capper = capper_with(PreviewFeatures::ALL, large);
         let want = whole_bytes(&capper, &bytes, budget, &call);
         let mut s = CapStream::new(&capper, budget, call.clone()).unwrap();
+        if let Some(expect) = expect {
+            s.expect_bytes(expect);
+        }
         let mut writer = MemoryWriter::default();
         for (i, chunk) in chunks(&bytes, &cuts, false).into_iter().enumerate() {
             match std::str::from_utf8(chunk) {
@@ -638,6 +644,39 @@ fn a_large_stream_keeps_little() {
     assert!(c.truncated && c.text.len() <= 16 * 1024);
     assert_eq!(c.original_bytes, written as u64);
     assert!(c.notable_lines > 0);
+}
+
+#[test]
+fn an_expected_size_keeps_the_text_in_one_block() {
+    let capper = capper_with(PreviewFeatures::ALL, toolcap_core::stream::LARGE_INPUT);
+    let text = log(100_000);
+    assert!(text.len() > 2 << 20 && text.len() < toolcap_core::stream::LARGE_INPUT);
+    let call = Call::new("kept");
+    let want = whole(&capper, &text, Budget::default(), &call);
+    // Expected exactly, over, under, not at all: one block when the guess
+    // holds the text, else the guess and then blocks of a MiB.
+    let mib = 1 << 20;
+    let short = text.len() / 2;
+    for (expect, blocks) in [
+        (Some(text.len()), 1),
+        (Some(text.len() + 100), 1),
+        (Some(short), 1 + (text.len() - short).div_ceil(mib)),
+        (None, text.len().div_ceil(mib)),
+    ] {
+        let mut s = CapStream::new(&capper, Budget::default(), call.clone()).unwrap();
+        if let Some(expect) = expect {
+            s.expect_bytes(expect);
+        }
+        let mut writer = MemoryWriter::default();
+        for piece in text.as_bytes().chunks(100_000) {
+            s.write_text(&capper, std::str::from_utf8(piece).unwrap(), &mut writer);
+        }
+        assert_eq!(s.kept_blocks(), blocks, "expecting {expect:?}");
+        let mut store = MemStore::default();
+        let got = s.finish(&capper, &mut writer, &mut store).unwrap();
+        assert_eq!(got, want.0);
+        assert_eq!(store.files.into_iter().collect::<Vec<_>>(), want.1);
+    }
 }
 
 /// A minified bundle: one line of `var a=...;` then its source map comment.

@@ -298,6 +298,16 @@ fn mcp_result_with(text: &str) -> String {
     .to_string()
 }
 
+/// `result` capped to [`small_budget`], without resource links.
+fn cap_mcp(session: &mut Session, result: &str, call: &str) -> tool_output_cap::types::CappedMcp {
+    let options = tool_output_cap::types::McpOptions {
+        resource_link: false,
+    };
+    session
+        .cap_mcp(result, &small_budget(), call, &options)
+        .unwrap_or_else(|err| panic!("cap_mcp: {err}"))
+}
+
 fn log_with_escapes(bytes: usize) -> String {
     let line = "2025-01-01 step \"build\" in C:\\src — ok ✓\n";
     let mut text = line.repeat(bytes / line.len() + 1);
@@ -314,12 +324,7 @@ fn an_mcp_result_larger_than_the_memory_limit_is_capped() {
     let mut session = open(small_memory_tool_cap(), dir.path(), "t");
     let text = log_with_escapes(96 * MIB);
     let result = mcp_result_with(&text);
-    let options = tool_output_cap::types::McpOptions {
-        resource_link: false,
-    };
-    let capped = session
-        .cap_mcp(&result, &small_budget(), "huge", &options)
-        .unwrap_or_else(|err| panic!("cap_mcp: {err}"));
+    let capped = cap_mcp(&mut session, &result, "huge");
     assert!(capped.report.truncated && !capped.structured_dropped);
     let reference = capped.report.spill.expect("spilled");
     let path = session.host_path(&reference.path).unwrap().expect("a file");
@@ -365,6 +370,30 @@ fn a_huge_mcp_text_is_not_held_by_the_component() {
     assert!(capped.report.truncated);
     let grown = session.memory_size() - before;
     assert!(grown < 16 * MIB, "grew by {grown} bytes");
+}
+
+/// A text under the one-pass preview's threshold is kept whole for the
+/// whole-text preview: in one piece of the size the stream was told, not in
+/// blocks joined at the end, so the memory grows by less than two copies
+/// of it (5.8 MiB for 3.5 MiB; 11.4 MiB when the blocks were joined).
+#[test]
+fn a_large_mcp_text_is_held_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = open(keeping_tool_cap(), dir.path(), "t");
+    let before = session.memory_size();
+    let text = log_with_escapes(7 * MIB / 2);
+    let result = mcp_result_with(&text);
+    let capped = cap_mcp(&mut session, &result, "large");
+    assert!(capped.report.truncated);
+    // The file holds the texts joined: the text block's, then this one.
+    let spill = capped.report.spill.expect("saved");
+    assert_eq!(spill.bytes, ("before\n".len() + text.len()) as u64);
+    let grown = session.memory_size() - before;
+    eprintln!(
+        "memory grown by a 3.5 MiB text: {:.1} MiB",
+        grown as f64 / MIB as f64
+    );
+    assert!(grown < 2 * text.len(), "grew by {grown} bytes");
 }
 
 /// A session that redacts, its spills too when `spill`.

@@ -158,9 +158,11 @@ impl Total {
 /// more tokens per byte than the word (a 1-2% overestimate at 256 bytes),
 /// while a piece starts at a space. With fewer than two, all of it.
 fn whole_words(sample: &str) -> &str {
-    let is_break = |c: &u8| matches!(c, b' ' | b'\n');
     let b = sample.as_bytes();
-    match (b.iter().position(is_break), b.iter().rposition(is_break)) {
+    match (
+        memchr::memchr2(b' ', b'\n', b),
+        memchr::memrchr2(b' ', b'\n', b),
+    ) {
         (Some(first), Some(last)) if first < last => &sample[first..last],
         _ => sample,
     }

@@ -79,33 +79,38 @@ impl PieceRedactor<'static> {
         self.pending.capacity()
     }
 
-    /// Hand every unit completed so far to `each`, with the line redactor.
+    /// Hand every unit completed so far to `each`, with the line redactor,
+    /// then drop them from `pending` at once: dropping each unit as it went
+    /// copied the rest of the piece once per line, quadratic in the piece
+    /// (a 1 MiB piece of 45-byte lines copied about 12 GB).
     fn drain(&mut self, mut each: impl FnMut(&mut LineRedactor<'static>, &str)) {
+        let mut from = 0;
         loop {
+            let rest = &self.pending[from..];
             let room = self.nominal - self.unit_start;
-            let look = &self.pending.as_bytes()[..self.pending.len().min(room)];
+            let look = &rest.as_bytes()[..rest.len().min(room)];
             let end = if let Some(lf) = memchr(b'\n', look) {
                 // The line ends within this unit.
                 lf + 1
-            } else if self.pending.len() >= room {
+            } else if rest.len() >= room {
                 // The line goes on past the nominal end: cut there, on a
                 // character's start (`redact` does the same).
-                self.pending.floor_char_boundary(room)
+                rest.floor_char_boundary(room)
             } else {
-                return;
+                break;
             };
-            let ends_line = self.pending.as_bytes()[end - 1] == b'\n';
-            let rest = self.pending.split_off(end);
-            let unit = std::mem::replace(&mut self.pending, rest);
-            each(&mut self.lines, &unit);
-            if ends_line {
+            let unit = &rest[..end];
+            each(&mut self.lines, unit);
+            from += end;
+            if unit.ends_with('\n') {
                 self.unit_start = 0;
                 self.nominal = UNIT;
             } else {
-                self.unit_start += unit.len();
+                self.unit_start += end;
                 self.nominal += UNIT;
             }
         }
+        self.pending.drain(..from);
     }
 }
 

@@ -98,10 +98,18 @@ impl ToolCap {
     /// Returns once the optimizing compiler's code is ready: compiles it on
     /// this thread after a [`Start::Baseline`] start, waits for the compile
     /// under way after a [`Start::Tiered`] one. Sessions open on it from
-    /// then on, and open ones move to it after their next call. An error
+    /// then on, and open ones move to it at their next call. An error
     /// says why it could not be compiled; the baseline code goes on serving.
     pub fn optimize(&self) -> Result<(), Error> {
         self.inner.tiers.optimize()
+    }
+
+    /// Whether the baseline compiler's code is still in memory: after a
+    /// tiered or baseline start, until the optimized code is ready and
+    /// every session has moved to it (for tests of that).
+    #[doc(hidden)]
+    pub fn baseline_loaded(&self) -> bool {
+        self.inner.tiers.baseline_loaded()
     }
 
     /// Opens a session for one conversation thread, in its own store and
@@ -143,6 +151,7 @@ impl ToolCap {
     ) -> Result<(Store<Sandbox>, ToolOutputCap), Error> {
         sandbox.memory.set_limit(limits.memory_bytes);
         let tier = self.inner.tiers.best();
+        sandbox.tier = Some(Arc::clone(&tier));
         let mut store = Store::new(&tier.engine, sandbox);
         store.limiter(|sandbox| &mut sandbox.memory);
         let running = self.arm(&mut store, limits)?;
@@ -165,8 +174,8 @@ impl ToolCap {
         store: &mut Store<Sandbox>,
         limits: &Limits,
     ) -> Result<Running, Error> {
-        let ticker = &self.inner.tiers.of(store.engine()).ticker;
-        let running = ticker.arm(store, limits.call_deadline)?;
+        let tier = store.data().tier.clone().expect("an instantiated store");
+        let running = tier.ticker.arm(store, limits.call_deadline)?;
         store.data_mut().memory.begin_call();
         Ok(running)
     }

@@ -3,12 +3,14 @@
 //! ([`shared_dir_problem`]).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxView, WasiView};
 
 use crate::Error;
 use crate::memory::MemoryLimiter;
+use crate::tiers::Tier;
 
 pub use crate::private_dir::shared_dir_problem;
 
@@ -24,6 +26,9 @@ pub(crate) struct Sandbox {
     table: ResourceTable,
     /// The store's memory limit (unlimited until the runtime sets it).
     pub(crate) memory: MemoryLimiter,
+    /// The code the store runs, once instantiated: held here so that the
+    /// baseline tier and its deadline ticker live as long as a store on it.
+    pub(crate) tier: Option<Arc<Tier>>,
 }
 
 impl Sandbox {
@@ -52,6 +57,7 @@ impl Sandbox {
             wasi: builder.build(),
             table: ResourceTable::new(),
             memory: MemoryLimiter::default(),
+            tier: None,
         })
     }
 

@@ -270,8 +270,8 @@ impl Session {
     }
 
     /// Whether this session runs the optimizing compiler's code: false on
-    /// the baseline of a tiered start until, the optimized code ready, its
-    /// next call ends ([`crate::Start`]).
+    /// the baseline of a tiered start until its first call once the
+    /// optimized code is ready ([`crate::Start`]).
     pub fn is_optimized(&self) -> bool {
         self.tool_cap.is_optimized() && self.tool_cap.is_best(self.store.engine())
     }
@@ -385,6 +385,7 @@ impl Session {
         options: &McpOptions,
     ) -> Result<CappedMcp, Error> {
         let body_bytes = lifted.body.len() as u64;
+        self.move_to_best();
         let session = self.resource.expect("present until drop");
         // Not `call`: no recycling until the stream is released, for it
         // lives in this instance.
@@ -596,6 +597,7 @@ impl Session {
             ResourceAny,
         ) -> wasmtime::Result<Result<R, CapError>>,
     ) -> Result<R, Error> {
+        self.move_to_best();
         let session = self.resource.expect("present until drop");
         let answer = self.enter(input_bytes, |exports, store| {
             call(
@@ -616,9 +618,23 @@ impl Session {
     /// after its next call.
     fn recycle_if_large(&mut self) {
         let large = self.tool_cap.recycling().wants(self.memory_size());
-        if !large && self.tool_cap.is_best(self.store.engine()) {
-            return;
+        if large || !self.tool_cap.is_best(self.store.engine()) {
+            self.renew(large);
         }
+    }
+
+    /// Moves to the optimized code before a call, when it became ready
+    /// since the last: the call then runs on it, and the baseline's code
+    /// is freed once no store runs it. Best effort, as recycling is.
+    pub(crate) fn move_to_best(&mut self) {
+        if !self.tool_cap.is_best(self.store.engine()) {
+            self.renew(false);
+        }
+    }
+
+    /// A fresh instance in place of this one (counted as recycled when the
+    /// old grew `large`); if none can be had, the old one stays.
+    fn renew(&mut self, large: bool) {
         let grant = self.spill_dir.as_deref().map(|dir| (dir, self.perms));
         let fresh = open_instance(&self.tool_cap, &self.limits, grant, &self.settings);
         let Ok((store, exports, resource)) = fresh else {

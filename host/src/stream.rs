@@ -14,6 +14,7 @@ impl Session {
         call: impl Into<Call>,
     ) -> Result<CapStream<'_>, Error> {
         let call = call.into();
+        self.move_to_best();
         let session = self.resource.expect("present until drop");
         // No recycling from here until the stream is released: it lives in
         // this instance.

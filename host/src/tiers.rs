@@ -6,11 +6,12 @@
 //! runs a 4 MiB cap 1.5-1.8x slower (bench/README.md, `startup`). So a
 //! runtime can start on Winch's code and compile Cranelift's once, on a
 //! thread of its own or when the host asks ([`Start`]); a session then moves
-//! to the optimized code after its next call, the way it recycles its
-//! instance. Elsewhere than x86_64 there is no baseline: every start
-//! compiles with Cranelift at once.
+//! to the optimized code at its next call, the way it recycles its
+//! instance, and the baseline's code is freed once no store runs it.
+//! Elsewhere than x86_64 there is no baseline: every start compiles with
+//! Cranelift at once.
 
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use wasmtime::component::{Component, Linker};
 use wasmtime::error::Context as _;
@@ -26,7 +27,7 @@ use crate::sandbox::Sandbox;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Start {
     /// Winch's code first, Cranelift's on a thread of its own, which new
-    /// sessions use once it is ready and open sessions move to after their
+    /// sessions use once it is ready and open sessions move to at their
     /// next call. The first session opens in a fraction of the optimizing
     /// compile's time; the CPU of both compiles is spent.
     #[default]
@@ -72,9 +73,13 @@ impl Tier {
 /// The code a runtime has, and the optimized code it may compile later.
 pub(crate) struct Tiers {
     /// What the start compiled: Winch's code, or Cranelift's when there is
-    /// no later tier.
-    first: Tier,
+    /// no later tier. Winch's is let go once the optimized tier is ready:
+    /// the stores still on it keep it (each holds its tier) until they
+    /// move, and then its code is freed (16 MiB of `toolcap mcp`'s peak).
+    first: Mutex<Option<Arc<Tier>>>,
     later: Option<Arc<Later>>,
+    /// Winch's tier, without keeping it (for [`Tiers::baseline_loaded`]).
+    baseline: Weak<Tier>,
 }
 
 /// The optimized tier of a runtime that started on the baseline.
@@ -82,17 +87,19 @@ struct Later {
     /// The component and the optimizing engine's settings, until compiled.
     source: Mutex<Option<(Box<[u8]>, Config)>>,
     /// The outcome, set once: the tier, or why it could not be compiled.
-    tier: OnceLock<Result<Tier, String>>,
+    tier: OnceLock<Result<Arc<Tier>, String>>,
 }
 
 impl Later {
     /// The optimized tier, compiled here unless another thread did or is
     /// doing it (then this waits for it).
-    fn get(&self) -> &Result<Tier, String> {
+    fn get(&self) -> &Result<Arc<Tier>, String> {
         self.tier.get_or_init(|| {
             let source = self.source.lock().unwrap_or_else(PoisonError::into_inner);
             let (wasm, config) = source.as_ref().expect("taken only after the tier is set");
-            Tier::compile(wasm, config).map_err(|err| format!("{err:#}"))
+            Tier::compile(wasm, config)
+                .map(Arc::new)
+                .map_err(|err| format!("{err:#}"))
         });
         self.source
             .lock()
@@ -102,7 +109,7 @@ impl Later {
     }
 
     /// The optimized tier when it is compiled.
-    fn ready(&self) -> Option<&Tier> {
+    fn ready(&self) -> Option<&Arc<Tier>> {
         self.tier.get()?.as_ref().ok()
     }
 }
@@ -111,20 +118,14 @@ impl Tiers {
     /// Compiles `wasm` as `start` says, with `config`'s settings.
     pub(crate) fn start(wasm: &[u8], config: Config, start: Start) -> Result<Tiers, Error> {
         if start == Start::Optimized || !cfg!(target_arch = "x86_64") {
-            return Ok(Tiers {
-                first: Tier::compile(wasm, &config)?,
-                later: None,
-            });
+            return Ok(Tiers::optimized_only(Tier::compile(wasm, &config)?));
         }
         let mut baseline = config.clone();
         baseline.strategy(wasmtime::Strategy::Winch);
         // Winch's SIMD needs more of the processor than Cranelift's (AVX2):
         // where it cannot compile the component, start optimized.
         let Ok(first) = Tier::compile(wasm, &baseline) else {
-            return Ok(Tiers {
-                first: Tier::compile(wasm, &config)?,
-                later: None,
-            });
+            return Ok(Tiers::optimized_only(Tier::compile(wasm, &config)?));
         };
         let later = Arc::new(Later {
             source: Mutex::new(Some((wasm.into(), config))),
@@ -139,32 +140,53 @@ impl Tiers {
                     compiling.get();
                 });
         }
+        let first = Arc::new(first);
         Ok(Tiers {
-            first,
+            baseline: Arc::downgrade(&first),
+            first: Mutex::new(Some(first)),
             later: Some(later),
         })
     }
 
-    /// The code new instances get: the optimized tier once it is ready.
-    pub(crate) fn best(&self) -> &Tier {
-        self.later
-            .as_deref()
-            .and_then(Later::ready)
-            .unwrap_or(&self.first)
+    fn optimized_only(tier: Tier) -> Tiers {
+        Tiers {
+            first: Mutex::new(Some(Arc::new(tier))),
+            later: None,
+            baseline: Weak::new(),
+        }
     }
 
-    /// The tier whose engine `engine` is.
-    pub(crate) fn of(&self, engine: &Engine) -> &Tier {
+    /// The code new instances get: the optimized tier once it is ready
+    /// (the baseline is then let go), else the first.
+    pub(crate) fn best(&self) -> Arc<Tier> {
+        let mut first = self.first.lock().unwrap_or_else(PoisonError::into_inner);
         match self.later.as_deref().and_then(Later::ready) {
-            Some(tier) if Engine::same(engine, &tier.engine) => tier,
-            _ => &self.first,
+            Some(tier) => {
+                *first = None;
+                Arc::clone(tier)
+            }
+            None => Arc::clone(
+                first
+                    .as_ref()
+                    .expect("kept until the optimized tier is ready"),
+            ),
         }
     }
 
     /// Whether a store of `engine` runs the best code there is: false on
-    /// the baseline once the optimized tier is ready.
+    /// the baseline once the optimized tier is ready. Asked at every call,
+    /// so it takes no lock: until then, every store runs the first tier.
     pub(crate) fn is_best(&self, engine: &Engine) -> bool {
-        Engine::same(engine, &self.best().engine)
+        self.later
+            .as_deref()
+            .and_then(Later::ready)
+            .is_none_or(|tier| Engine::same(engine, &tier.engine))
+    }
+
+    /// Whether Winch's code is still loaded: until the optimized tier is
+    /// ready and no store runs it.
+    pub(crate) fn baseline_loaded(&self) -> bool {
+        self.baseline.strong_count() > 0
     }
 
     /// Whether the optimized tier is ready.

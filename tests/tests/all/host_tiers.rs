@@ -323,6 +323,49 @@ fn the_baseline_code_keeps_the_call_deadline_and_the_memory_limit() {
     assert!(small.memory_size() <= 32 * MIB && small.is_poisoned());
 }
 
+/// Once the optimized code is ready, the runtime lets the baseline go, and
+/// its code is freed with the last store on it. A stream started on the
+/// baseline finishes there, with the deadline ticker of its own code.
+#[test]
+fn the_baseline_code_is_freed_when_no_store_runs_it() {
+    let tool_cap = runtime(Start::Baseline);
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let mut idle = open(&tool_cap, dirs[0].path());
+    let mut streaming = open(&tool_cap, dirs[1].path());
+    let deadline = Duration::from_millis(50);
+    streaming.set_limits(Limits {
+        call_deadline: Some(deadline),
+        ..Limits::default()
+    });
+    let mut stream = streaming.stream(&Budget::new(4096), "s").unwrap();
+    assert!(tool_cap.baseline_loaded());
+    tool_cap.optimize().unwrap();
+    // A call moves a session first: it runs on the optimized code.
+    idle.estimate_tokens("moves before this call").unwrap();
+    assert!(idle.is_optimized());
+    let third = tempfile::tempdir().unwrap();
+    assert!(open(&tool_cap, third.path()).is_optimized());
+    // The stream's store alone holds the baseline now, and its ticker
+    // still ends a call at the deadline (64 MiB take Winch far longer).
+    assert!(tool_cap.baseline_loaded());
+    let err = stream.write(build_log(64 * MIB).as_bytes()).unwrap_err();
+    assert_eq!(
+        err.limit_exceeded(),
+        Some(&LimitExceeded::Deadline { deadline }),
+        "{err}"
+    );
+    drop(stream);
+    drop(streaming);
+    assert!(!tool_cap.baseline_loaded());
+    let capped = idle
+        .cap(&build_log(MIB), &Budget::new(8 * 1024), "c")
+        .unwrap();
+    assert!(capped.report.spill.is_some());
+
+    // Started optimized, there never was a baseline.
+    assert!(!optimized().baseline_loaded());
+}
+
 #[test]
 fn a_tiered_start_serves_at_once_and_moves_to_the_optimized_code() {
     let tool_cap = ToolCap::new().unwrap();

@@ -75,7 +75,7 @@ pub(crate) struct Tiers {
     /// What the start compiled: Winch's code, or Cranelift's when there is
     /// no later tier. Winch's is let go once the optimized tier is ready:
     /// the stores still on it keep it (each holds its tier) until they
-    /// move, and then its code is freed (16 MiB of `toolcap mcp`'s peak).
+    /// move, and then its code is freed (3-4 MiB of `toolcap mcp`'s peak).
     first: Mutex<Option<Arc<Tier>>>,
     later: Option<Arc<Later>>,
     /// Winch's tier, without keeping it (for [`Tiers::baseline_loaded`]).

@@ -561,9 +561,10 @@ impl Kept {
                 None => true,
             };
             if full {
-                let capacity = match self.blocks.is_empty() && self.first_block > 0 {
-                    true => self.first_block,
-                    false => BLOCK.min(rest.len().max(64)),
+                let capacity = if self.blocks.is_empty() && self.first_block > 0 {
+                    self.first_block
+                } else {
+                    BLOCK.min(rest.len().max(64))
                 };
                 self.blocks.push(String::with_capacity(capacity));
             }

@@ -48,7 +48,7 @@ use crate::refs::OverflowRef;
 use crate::room::NoticeParts;
 use crate::stream::blocks::{BlockScan, Failure, Looks};
 use crate::stream::hits::HitScan;
-use crate::stream::notables::{CLASSIFY_BYTES, NotableScan};
+use crate::stream::notables::{CLASSIFY_BYTES, Head, NotableScan};
 use crate::token_sample::{SampledTokens, Sampling};
 use crate::tokens::TokenEstimator;
 
@@ -264,6 +264,13 @@ impl OnePass {
                 debug_assert!(next_found.is_some_and(|f| seg <= f && f < i));
                 let line = &piece[seg..i];
                 let head = &line[..line.floor_char_boundary(CLASSIFY_BYTES)];
+                // No pattern spans a LF: a head that is the whole line holds
+                // the occurrence whole.
+                let head = if head.len() == line.len() {
+                    Head::HoldsPattern(head)
+                } else {
+                    Head::Unsearched(head)
+                };
                 self.end_line_with(at + 1, 1, head, b, base);
             } else {
                 self.take_line_head(&piece[seg..i]);
@@ -492,7 +499,7 @@ impl OnePass {
             end,
             self.line_no,
             content,
-            &self.line_head,
+            Head::Unsearched(&self.line_head),
             &self.patterns,
         );
         self.note_failure(class, end, piece, base);
@@ -502,7 +509,7 @@ impl OnePass {
     /// The current line, read whole within `piece` (which starts at
     /// `base`), ends at `end` with `lf` LF bytes; `head` is its first
     /// [`CLASSIFY_BYTES`].
-    fn end_line_with(&mut self, end: u64, lf: u64, head: &str, piece: &[u8], base: u64) {
+    fn end_line_with(&mut self, end: u64, lf: u64, head: Head<'_>, piece: &[u8], base: u64) {
         let content = end - lf - self.line_start;
         let class = self.notables.line(
             self.line_start,

@@ -92,6 +92,17 @@ impl Pool {
     }
 }
 
+/// A line's first bytes, and whether a pattern is known to be in them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Head<'a> {
+    /// Searched here before the line is classified.
+    Unsearched(&'a str),
+    /// The caller's search of its piece found a pattern whole in them, so
+    /// they are not searched again (a 64 MiB log of warnings in the
+    /// component: 935 -> 896 ms).
+    HoldsPattern(&'a str),
+}
+
 /// The notable lines of a text fed line by line.
 #[derive(Debug)]
 pub(crate) struct NotableScan {
@@ -131,13 +142,18 @@ impl NotableScan {
         end: u64,
         line: u64,
         content: u64,
-        head: &str,
+        head: Head<'_>,
         patterns: &Patterns,
     ) -> Option<(u8, Kind)> {
         self.settle(end);
-        if !patterns.may_be_notable(head) {
-            return None;
-        }
+        let head = match head {
+            Head::HoldsPattern(head) => {
+                debug_assert!(patterns.may_be_notable(head));
+                head
+            }
+            Head::Unsearched(head) if patterns.may_be_notable(head) => head,
+            Head::Unsearched(_) => return None,
+        };
         let (score, kind) = if patterns.host_matches(head) {
             (HOST_SCORE, Kind::Plain)
         } else {

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,14 @@ def test_a_compiled_code_cache_is_filled_once_and_loaded_after(tmp_path: Path) -
     assert untagged[1].replace("spill-2", "spill-1") == untagged[0]
     assert "[toolcap]" in first
     assert "refused: the component is already compiled in this process" in first
+
+
+def test_the_cache_never_recompresses_an_entry(tmp_path: Path) -> None:
+    # wasmtime recompresses an entry only when its level is under the
+    # optimized one: equal levels mean never.
+    config = _runtime.write_cache_config(tmp_path / "cache")
+    levels = tomllib.loads(config.read_text(encoding="utf-8"))["cache"]
+    assert levels["optimized-compression-level"] == levels["baseline-compression-level"]
 
 
 def test_a_cache_directory_with_quotes_spaces_or_controls_in_its_name_works(

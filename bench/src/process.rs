@@ -73,9 +73,94 @@ pub fn children_of(pid: u32) -> Vec<u32> {
         .unwrap_or_default()
 }
 
+/// The argument that runs the report binary as [`measure_peak`]:
+/// `report --peak-of FILE PROGRAM [ARG...]`.
+pub const PEAK_ARG: &str = "--peak-of";
+
+/// `command` run through this executable as [`PEAK_ARG`], which writes the
+/// command's peak resident memory to `peak_file` ([`read_peak`]).
+///
+/// Why a process in between: Linux gives a child the peak of the process
+/// it was spawned from, when it executes its program (`ru_maxrss` keeps the
+/// old address space's high-water mark). Spawned from the report after the
+/// other suites (hundreds of MiB), `toolcap cap` read 136.8-355.2 MiB
+/// instead of its own 23.6. The helper is small, so its children's peaks
+/// are their own (plus its few MiB at most).
+pub fn own_peak(command: &std::process::Command, peak_file: &Path) -> std::process::Command {
+    own_peak_with(&this_exe(), command, peak_file)
+}
+
+/// [`own_peak`] with `helper` as the report binary (a test's own executable
+/// is not one).
+pub fn own_peak_with(
+    helper: &Path,
+    command: &std::process::Command,
+    peak_file: &Path,
+) -> std::process::Command {
+    let mut helper = std::process::Command::new(helper);
+    helper
+        .arg(PEAK_ARG)
+        .arg(peak_file)
+        .arg(command.get_program())
+        .args(command.get_args());
+    if let Some(dir) = command.get_current_dir() {
+        helper.current_dir(dir);
+    }
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => helper.env(key, value),
+            None => helper.env_remove(key),
+        };
+    }
+    helper
+}
+
+/// The peak that a [`PEAK_ARG`] helper wrote to `peak_file`, in bytes.
+pub fn read_peak(peak_file: &Path) -> io::Result<u64> {
+    let text = fs::read_to_string(peak_file)?;
+    text.trim()
+        .parse()
+        .map_err(|e| io::Error::other(format!("{}: {e}: {text:?}", peak_file.display())))
+}
+
+/// The [`PEAK_ARG`] mode: runs `PROGRAM [ARG...]` (from `args`, after
+/// `FILE`) with this process's stdin, stdout and stderr, writes its peak
+/// resident memory in bytes to `FILE`, and exits as it did (128 + the
+/// signal if one ended it).
+pub fn measure_peak(args: &[String]) -> ! {
+    let [file, program, rest @ ..] = args else {
+        eprintln!("{PEAK_ARG}: usage: {PEAK_ARG} FILE PROGRAM [ARG...]");
+        std::process::exit(2);
+    };
+    let child = match std::process::Command::new(program).args(rest).spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            eprintln!("{PEAK_ARG}: cannot start {program}: {e}");
+            std::process::exit(127);
+        }
+    };
+    let (status, peak) = match wait_with_peak(child) {
+        Ok(done) => done,
+        Err(e) => {
+            eprintln!("{PEAK_ARG}: cannot wait for {program}: {e}");
+            std::process::exit(125);
+        }
+    };
+    if let Err(e) = fs::write(file, peak.to_string()) {
+        eprintln!("{PEAK_ARG}: cannot write {file}: {e}");
+        std::process::exit(125);
+    }
+    std::process::exit(
+        status
+            .code()
+            .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)),
+    );
+}
+
 /// Waits for `child` to exit and returns its status and its peak resident
-/// memory in bytes (`ru_maxrss` of `wait4`: exact, taken by the kernel when
-/// the process ends, and the child's own, since it starts no process).
+/// memory in bytes (`ru_maxrss` of `wait4`, taken by the kernel when the
+/// process ends). That peak is at least the spawning process's peak when
+/// the child started ([`own_peak`] says why): spawn from a small process.
 #[allow(unsafe_code)]
 pub fn wait_with_peak(child: Child) -> io::Result<(ExitStatus, u64)> {
     let pid = libc::pid_t::try_from(child.id()).map_err(io::Error::other)?;

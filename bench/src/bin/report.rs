@@ -9,13 +9,16 @@ use std::process::Command;
 use std::time::Instant;
 
 use toolcap_bench::measure::Plan;
-use toolcap_bench::{mcp_fixture, suite, table};
+use toolcap_bench::{mcp_fixture, process, suite, table};
 
 fn main() {
     let wanted: Vec<String> = std::env::args().skip(1).collect();
     if wanted.first().map(String::as_str) == Some(suite::startup::PROBE_ARG) {
         suite::startup::probe(&wanted[1..]);
         return;
+    }
+    if wanted.first().map(String::as_str) == Some(process::PEAK_ARG) {
+        process::measure_peak(&wanted[1..]);
     }
     if wanted.first().map(String::as_str) == Some(mcp_fixture::SERVER_ARG) {
         if let Err(why) = mcp_fixture::serve() {

@@ -55,7 +55,7 @@ pub fn report() -> String {
     if let Some(p) = toolcap_cap::peak() {
         let _ = writeln!(
             out,
-            "| toolcap cap, log lines on stdin | {} | {} | {} | wait4 ru_maxrss |",
+            "| toolcap cap, log lines on stdin | {} | {} | {} | wait4 ru_maxrss, under --peak-of |",
             table::bytes(p.piped),
             mib(p.rss),
             share(p.rss, p.piped)

@@ -78,7 +78,9 @@ pub fn children_of(pid: u32) -> Vec<u32> {
 pub const PEAK_ARG: &str = "--peak-of";
 
 /// `command` run through this executable as [`PEAK_ARG`], which writes the
-/// command's peak resident memory to `peak_file` ([`read_peak`]).
+/// command's peak resident memory to `peak_file` ([`read_peak`]). Its
+/// program, arguments, folder and environment are taken; set stdio on the
+/// returned command (the command inherits the helper's).
 ///
 /// Why a process in between: Linux gives a child the peak of the process
 /// it was spawned from, when it executes its program (`ru_maxrss` keeps the

@@ -9,7 +9,12 @@
 //! marker ([`crate::preview::fold`]), and [`fill`] gives the budget left over back to
 //! the lines that were cut.
 
+mod runs;
+
 use memchr::{memchr, memrchr};
+
+use runs::Measure;
+pub use runs::Runs;
 
 use crate::preview::fold;
 use crate::preview::render::{Item, line_cut_len, max_marker_len};
@@ -54,7 +59,7 @@ impl Allowance {
 
 /// How a side cuts: the per-line limit and the refinements that are on.
 #[derive(Debug, Clone, Copy)]
-pub struct Shape {
+pub struct Shape<'r> {
     /// Longest line shown whole (`max-line-bytes`).
     pub max_line: Option<usize>,
     /// Cuts inside a line fall on grapheme cluster boundaries, and a CRLF is
@@ -72,11 +77,14 @@ pub struct Shape {
     /// lines it has room for (the preview tries both and keeps the one that
     /// shows more of the text).
     pub refold: bool,
+    /// Where the long runs measured in this text are kept for the next
+    /// head or tail chosen over it.
+    pub runs: Option<&'r Runs>,
 }
 
-impl Shape {
+impl Shape<'_> {
     /// The 0.1 cut: no refinement.
-    pub fn plain(max_line: Option<usize>) -> Shape {
+    pub fn plain(max_line: Option<usize>) -> Shape<'static> {
         Shape {
             max_line,
             graphemes: false,
@@ -84,6 +92,7 @@ impl Shape {
             fold_reach: None,
             spare_last_line: false,
             refold: false,
+            runs: None,
         }
     }
 
@@ -157,7 +166,7 @@ pub struct Side {
 }
 
 /// A run of lines similar to one line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Run {
     /// Lines in the run, the one shown excluded.
     lines: u64,
@@ -231,15 +240,25 @@ fn next_run_after(
     last: Option<LastRun>,
     b: &[u8],
     (start, content_end, end_of_line): (usize, usize, usize),
-    end: usize,
-    reach: usize,
-    spare_last: bool,
+    (end, reach, spare_last): (usize, usize, bool),
+    runs: Option<&Runs>,
 ) -> Run {
     // A run that stopped before a line unlike it stops there again after
     // one comparison; one the reach stopped goes on.
     let run =
         LastRun::without_first(last, start, end_of_line, true).unwrap_or(Run::empty(end_of_line));
-    extend_after(b, &b[start..content_end], run, end, reach, spare_last)
+    let measure = Measure {
+        forward: true,
+        line: (start, content_end),
+        from: run,
+        reach,
+        spare_last,
+    };
+    let run_it = || extend_after(b, &b[start..content_end], run, end, reach, spare_last);
+    match runs {
+        Some(runs) => runs.run(measure, end, run_it),
+        None => run_it().0,
+    }
 }
 
 /// The run before the line `line` (its start, content end and end): `last`
@@ -248,16 +267,29 @@ fn next_run_before(
     last: Option<LastRun>,
     b: &[u8],
     (start, content_end, end_of_line): (usize, usize, usize),
-    floor: usize,
-    reach: usize,
+    (floor, reach): (usize, usize),
+    runs: Option<&Runs>,
 ) -> Run {
     let run = LastRun::without_first(last, start, end_of_line, false).unwrap_or(Run::empty(start));
-    extend_before(b, &b[start..content_end], run, floor, reach)
+    let measure = Measure {
+        forward: false,
+        line: (start, content_end),
+        from: run,
+        reach,
+        spare_last: false,
+    };
+    let run_it = || extend_before(b, &b[start..content_end], run, floor, reach);
+    match runs {
+        Some(runs) => runs.run(measure, floor, run_it),
+        None => run_it().0,
+    }
 }
 
 /// `run`, lines similar to `line` that end at its edge, with the similar
 /// lines after it, to at most `reach` bytes; with `spare_last`, not the
-/// line that ends at `end`.
+/// line that ends at `end`. With it, where the line that stopped it ends,
+/// LF included, when one did (unlike `line`, or past the reach): the same
+/// run up to any `end` after that.
 fn extend_after(
     b: &[u8],
     line: &[u8],
@@ -265,52 +297,66 @@ fn extend_after(
     end: usize,
     reach: usize,
     spare_last: bool,
-) -> Run {
+) -> (Run, Option<usize>) {
     run.by_reach = false;
     let mut p = run.edge;
     while p < end {
         let nl = memchr(b'\n', &b[p..end]).map(|i| p + i);
         let (content_end, line_end) = nl.map_or((end, end), |i| (i, i + 1));
-        if (spare_last && line_end == end) || !fold::similar(line, &b[p..content_end]) {
+        if spare_last && line_end == end {
             break;
+        }
+        let stopped = nl.map(|_| line_end);
+        if !fold::similar(line, &b[p..content_end]) {
+            return (run, stopped);
         }
         if run.bytes + (line_end - p) > reach {
             run.by_reach = true;
-            break;
+            return (run, stopped);
         }
         run.lines += 1;
         run.bytes += line_end - p;
         p = line_end;
         run.edge = p;
     }
-    run
+    (run, None)
 }
 
 /// `run`, lines similar to `line` that start at its edge, with the similar
-/// whole lines before it (down to `start`), to at most `reach` bytes.
-fn extend_before(b: &[u8], line: &[u8], mut run: Run, start: usize, reach: usize) -> Run {
+/// whole lines before it (down to `start`), to at most `reach` bytes. With
+/// it, where the line that stopped it starts when one did (unlike `line`,
+/// or past the reach) and it starts after a LF: the same run down to any
+/// `start` up to that.
+fn extend_before(
+    b: &[u8],
+    line: &[u8],
+    mut run: Run,
+    start: usize,
+    reach: usize,
+) -> (Run, Option<usize>) {
     run.by_reach = false;
     let mut p = run.edge;
     // Each line before `p` ends with a LF at `p - 1`.
     while p > start {
         let content_end = p - 1;
-        let line_start = memrchr(b'\n', &b[start..content_end]).map_or(start, |i| start + i + 1);
+        let after_lf = memrchr(b'\n', &b[start..content_end]).map(|i| start + i + 1);
+        let line_start = after_lf.unwrap_or(start);
         if line_start == start && start > 0 && b[start - 1] != b'\n' {
             break; // shown in part by the head
         }
         if !fold::similar(line, &b[line_start..content_end]) {
-            break;
+            return (run, after_lf);
         }
         if run.bytes + (p - line_start) > reach {
             run.by_reach = true;
-            break;
+            return (run, after_lf);
         }
         run.lines += 1;
         run.bytes += p - line_start;
         p = line_start;
         run.edge = p;
     }
-    run
+    (run, None)
 }
 
 /// Take whole lines from the start of `text[..end]` while they fit. A line
@@ -382,7 +428,7 @@ pub fn head(text: &str, end: usize, allow: Allowance, shape: Shape) -> (Side, us
         if shape.fold_reach.is_some() && nl.is_some() && side.lines < allow.lines {
             let spare = shape.spare_last_line && end == b.len();
             let line = (line_start, content_end, pos);
-            let run = next_run_after(last_run, b, line, end, reach, spare);
+            let run = next_run_after(last_run, b, line, (end, reach, spare), shape.runs);
             last_run = Some(LastRun { at: pos, run });
             let marker = fold::marker_len(run.lines);
             // Folding is worth it only when what follows the run can use the
@@ -483,7 +529,7 @@ pub fn tail(text: &str, start: usize, allow: Allowance, shape: Shape) -> (Side, 
         // before it.
         if shape.fold_reach.is_some() && !continued && side.lines < allow.lines {
             let line = (line_start, content_end, line_end);
-            let run = next_run_before(last_run, b, line, start, reach);
+            let run = next_run_before(last_run, b, line, (start, reach), shape.runs);
             last_run = Some(LastRun { at: pos, run });
             let marker = fold::marker_len(run.lines);
             let room_after = allow.bytes - side.bytes;
@@ -891,12 +937,12 @@ mod tests {
         reach: usize,
         spare_last: bool,
     ) -> Run {
-        extend_after(b, line, Run::empty(from), end, reach, spare_last)
+        extend_after(b, line, Run::empty(from), end, reach, spare_last).0
     }
 
     /// A new scan: the whole lines before `to` (down to `start`) similar to `line`.
     fn run_before(b: &[u8], line: &[u8], to: usize, start: usize, reach: usize) -> Run {
-        extend_before(b, line, Run::empty(to), start, reach)
+        extend_before(b, line, Run::empty(to), start, reach).0
     }
 
     /// `(start, end)` of each line, `end` after its LF.
@@ -927,6 +973,147 @@ mod tests {
         }
     }
 
+    /// Lines in runs: each run's lines differ only in their numbers, and
+    /// the runs' words differ, so a side folds each run.
+    fn runs_of_alike_lines(runs: &[(usize, usize)]) -> String {
+        use std::fmt::Write as _;
+        let words = ["building", "fetch", "x", "test case"];
+        let mut text = String::new();
+        for (i, &(word, lines)) in runs.iter().enumerate() {
+            for j in 0..lines {
+                let _ = writeln!(text, "{} {j} of run {i}", words[word]);
+            }
+        }
+        text
+    }
+
+    fn same_sides(a: &(Side, usize), b: &(Side, usize)) -> bool {
+        let ((a, a_end), (b, b_end)) = (a, b);
+        (a.items.as_slice(), a.bytes, a.lines, a.folded, a_end)
+            == (b.items.as_slice(), b.bytes, b.lines, b.folded, b_end)
+    }
+
+    proptest! {
+        /// Heads and tails chosen with the runs kept from the choices
+        /// before them, over the same text but to other limits (a tail
+        /// stops where the head ends, and that moves with the head's room),
+        /// are the ones chosen by measuring every run anew.
+        #[test]
+        fn kept_runs_choose_the_sides_new_measures_do(
+            runs in prop::collection::vec((0usize..4, 1usize..700), 1..6),
+            choices in prop::collection::vec(
+                ((0usize..=100, -1isize..=1), (0usize..=100, -1isize..=1), 40usize..3000),
+                1..6,
+            ),
+            reach in prop_oneof![Just(usize::MAX), 2000usize..40_000],
+            spare_last_line: bool,
+        ) {
+            let text = runs_of_alike_lines(&runs);
+            let starts: Vec<usize> = lines_of(text.as_bytes()).iter().map(|l| l.0).collect();
+            // Limits at line starts and a byte either side, where a kept
+            // run's line that stopped it decides.
+            let near_a_line = |(percent, by): (usize, isize)| {
+                let at = starts[percent_of(starts.len() - 1, percent)];
+                at.saturating_add_signed(by).min(text.len())
+            };
+            let kept = Runs::default();
+            let anew = Shape {
+                fold_reach: Some(reach),
+                spare_last_line,
+                ..Shape::plain(Some(200))
+            };
+            let with_kept = Shape {
+                runs: Some(&kept),
+                ..anew
+            };
+            for (end, start, room) in choices {
+                let allow = Allowance { bytes: room, lines: usize::MAX };
+                let end = near_a_line(end).max(1);
+                prop_assert!(same_sides(
+                    &head(&text, end, allow, with_kept),
+                    &head(&text, end, allow, anew),
+                ));
+                let start = near_a_line(start);
+                prop_assert!(same_sides(
+                    &tail(&text, start, allow, with_kept),
+                    &tail(&text, start, allow, anew),
+                ));
+            }
+        }
+    }
+
+    proptest! {
+        /// A run kept from one measure is the run a new measure finds to
+        /// another limit, up to the byte: limits at the line that stopped
+        /// the kept run and a byte either side, where it decides.
+        #[test]
+        fn a_kept_run_is_the_run_measured_to_another_limit(
+            runs in prop::collection::vec((0usize..4, 150usize..700), 1..4),
+            lines in prop::collection::vec(0usize..=100, 1..4),
+            first_limit in 0usize..=100,
+            reach in prop_oneof![Just(usize::MAX), 2000usize..20_000],
+            spare_last: bool,
+        ) {
+            let text = runs_of_alike_lines(&runs);
+            let b = text.as_bytes();
+            let all = lines_of(b);
+            for percent in lines {
+                let kept = Runs::default();
+                let (s, e) = all[percent_of(all.len() - 1, percent)];
+                let (line, content) = ((s, e - 1, e), &b[s..e - 1]);
+                let end = e + percent_of(b.len() - e, first_limit);
+                let (_, stopped) = extend_after(b, content, Run::empty(e), end, reach, spare_last);
+                let near = stopped.map_or(vec![], |at| vec![at, at - 1, at + 1]);
+                for end in [end].into_iter().chain(near).map(|at| at.clamp(e, b.len())) {
+                    let after = (end, reach, spare_last);
+                    prop_assert_eq!(
+                        next_run_after(None, b, line, after, Some(&kept)),
+                        next_run_after(None, b, line, after, None),
+                    );
+                }
+                let floor = percent_of(s, first_limit);
+                let (_, stopped) = extend_before(b, content, Run::empty(s), floor, reach);
+                let near = stopped.map_or(vec![], |at| vec![at, at - 1, at + 1]);
+                for floor in [floor].into_iter().chain(near).map(|at| at.min(s)) {
+                    prop_assert_eq!(
+                        next_run_before(None, b, line, (floor, reach), Some(&kept)),
+                        next_run_before(None, b, line, (floor, reach), None),
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_side_measures_a_long_run_once() {
+        // One run of lines alike longer than the reach: each side measures
+        // it up to the reach, and does not fold it.
+        let text = runs_of_alike_lines(&[(0, 5000)]);
+        let kept = Runs::default();
+        let shape = Shape {
+            fold_reach: Some(fold::MIN_REACH / 64),
+            runs: Some(&kept),
+            ..Shape::plain(None)
+        };
+        let allow = Allowance {
+            bytes: 2000,
+            lines: usize::MAX,
+        };
+        let (first, _) = head(&text, text.len(), allow, shape);
+        assert_eq!((first.folded, kept.kept()), (0, 1));
+        let (tail_side, _) = tail(&text, 100, allow, shape);
+        assert_eq!((tail_side.folded, kept.kept()), (0, 2));
+        // Chosen again, with other rooms and the tail to another limit:
+        // nothing new is measured at length.
+        let allow = Allowance {
+            bytes: 3000,
+            lines: usize::MAX,
+        };
+        head(&text, text.len(), allow, shape);
+        tail(&text, 4000, allow, shape);
+        assert_eq!(kept.kept(), 2);
+    }
+
     proptest! {
         /// The run of a line that opens the last run measured is that run
         /// without it, in both directions: what [`LastRun`] reuses is what
@@ -949,12 +1136,12 @@ mod tests {
                 // Whether or not the reach stopped the last run.
                 let run = run_after(b, content(this), this.1, b.len(), reach, false);
                 let last = Some(LastRun { at: this.1, run });
-                let derived = next_run_after(last, b, line(next), b.len(), reach, false);
+                let derived = next_run_after(last, b, line(next), (b.len(), reach, false), None);
                 let scanned = run_after(b, content(next), next.1, b.len(), reach, false);
                 prop_assert_eq!(derived, scanned);
                 let run = run_before(b, content(next), next.0, 0, reach);
                 let last = Some(LastRun { at: next.0, run });
-                let derived = next_run_before(last, b, line(this), 0, reach);
+                let derived = next_run_before(last, b, line(this), (0, reach), None);
                 let scanned = run_before(b, content(this), this.0, 0, reach);
                 prop_assert_eq!(derived, scanned);
             }

@@ -6,7 +6,7 @@ use crate::budget::{Budget, Keep};
 use crate::notice::{self, GAP_LINES, Loss, NoticeForm, Saved};
 use crate::preview::Preview;
 use crate::preview::account::{self, Span};
-use crate::preview::cut::{self, Allowance, Last, Middle, Shape, Side};
+use crate::preview::cut::{self, Allowance, Last, Middle, Runs, Shape, Side};
 use crate::preview::diff;
 use crate::preview::notable::{self, Patterns, Room, Selection};
 use crate::preview::render::{self, Item, Layout, Omitted};
@@ -35,17 +35,34 @@ pub(crate) fn preview_within(
     notice: &NoticeParts<'_>,
     patterns: &Patterns,
 ) -> Preview {
+    let runs = Runs::default();
+    let folding = Folding {
+        refold: false,
+        runs: &runs,
+    };
     let (folded, refoldable) =
-        preview_shaped(text, budget, index, outcome, notice, patterns, false);
+        preview_shaped(text, budget, index, outcome, notice, patterns, folding);
     if !refoldable {
         return folded;
     }
-    let (refolded, _) = preview_shaped(text, budget, index, outcome, notice, patterns, true);
+    let folding = Folding {
+        refold: true,
+        ..folding
+    };
+    let (refolded, _) = preview_shaped(text, budget, index, outcome, notice, patterns, folding);
     if refolded.loss.omitted_bytes < folded.loss.omitted_bytes {
         refolded
     } else {
         folded
     }
+}
+
+/// How [`preview_shaped`] folds: less, with `refold`; with the long runs
+/// every choice of head and tail over the text shares.
+#[derive(Clone, Copy)]
+struct Folding<'r> {
+    refold: bool,
+    runs: &'r Runs,
 }
 
 /// [`preview_within`] with a fold that meets the tail kept (`refold`
@@ -57,7 +74,7 @@ fn preview_shaped(
     outcome: Saved<'_>,
     notice: &NoticeParts<'_>,
     patterns: &Patterns,
-    refold: bool,
+    Folding { refold, runs }: Folding<'_>,
 ) -> (Preview, bool) {
     let bytes = text.len() as u64;
     let lines = index.lines();
@@ -84,6 +101,7 @@ fn preview_shaped(
         fold_reach: features.fold.then_some(0),
         spare_last_line: false,
         refold,
+        runs: Some(runs),
     };
     let leaning = lean_to_tail(budget, notice);
     let terms = notice.call.search_terms().unwrap_or_default();

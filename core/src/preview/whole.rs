@@ -26,7 +26,9 @@ pub const JSON_MAX_INPUT: usize = 8 * 1024 * 1024;
 /// Build the preview and notice for a text that does not fit. When a head's
 /// fold ran up to the tail, the preview that folds less is tried too, and
 /// the one that shows more of the text kept: folding is worth it only when
-/// it frees room for something better.
+/// it frees room for something better. `runs` keeps the long runs of
+/// similar lines measured in `text` for every preview of it (a token limit
+/// asks for a few, in less room each).
 pub(crate) fn preview_within(
     text: &str,
     budget: &Budget,
@@ -34,11 +36,11 @@ pub(crate) fn preview_within(
     outcome: Saved<'_>,
     notice: &NoticeParts<'_>,
     patterns: &Patterns,
+    runs: &Runs,
 ) -> Preview {
-    let runs = Runs::default();
     let folding = Folding {
         refold: false,
-        runs: &runs,
+        runs,
     };
     let (folded, refoldable) =
         preview_shaped(text, budget, index, outcome, notice, patterns, folding);

@@ -69,7 +69,10 @@ impl Runs {
         limit: usize,
         run_it: impl FnOnce() -> (Run, Option<usize>),
     ) -> Run {
-        let found = self.kept.borrow().binary_search_by_key(&measure, |&(m, _)| m);
+        let found = self
+            .kept
+            .borrow()
+            .binary_search_by_key(&measure, |&(m, _)| m);
         if let Ok(i) = found {
             let kept = self.kept.borrow()[i].1;
             if kept.holds_to(measure.forward, limit) {

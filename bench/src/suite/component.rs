@@ -69,6 +69,19 @@ pub fn run_call_overhead(plan: Plan, rows: &mut Vec<Row>) {
     }
 }
 
+/// A corpus text of the given size.
+type TextOf = fn(usize) -> String;
+
+/// The log of the spill rows.
+fn ascii_log(size: usize) -> String {
+    corpus::text(Kind::Ascii, size)
+}
+
+/// The Chinese and Japanese text of the spill rows.
+fn cjk_text(size: usize) -> String {
+    corpus::text(Kind::Cjk, size)
+}
+
 /// Cut and spill through the component vs native core + `std::fs` doing the
 /// guest's steps; and the same with no spill directory, to tell compute from
 /// I/O. Every call has its own call id on both sides, so each spill creates a
@@ -86,18 +99,20 @@ pub fn run_spill(plan: Plan, rows: &mut Vec<Row>) {
     let capper = setup::capper();
     let mut store = FsSpill::new(native_dir.path());
     // The log at two sizes; then new-file rows only of a JSON reply (its
-    // preview parses the whole document) and of Chinese and Japanese text
+    // preview parses the whole document), of Chinese and Japanese text
     // (the notable lines' search walks in the component what no
-    // fingerprint excludes).
-    let cases = [
-        ("", 4 * MIB, Some(Kind::Ascii)),
-        ("", 64 * MIB, Some(Kind::Ascii)),
-        (", JSON", 4 * MIB, None),
-        (", CJK text", 4 * MIB, Some(Kind::Cjk)),
+    // fingerprint excludes) and of log lines all alike (the fold's worst
+    // case: each side compares up to its reach, and folds nothing).
+    let cases: [(&str, usize, TextOf); 5] = [
+        ("", 4 * MIB, ascii_log),
+        ("", 64 * MIB, ascii_log),
+        (", JSON", 4 * MIB, corpus::json),
+        (", CJK text", 4 * MIB, cjk_text),
+        (", log of alike lines", 4 * MIB, corpus::alike_lines),
     ];
-    for (label, size, kind) in cases {
-        let text = kind.map_or_else(|| corpus::json(size), |kind| corpus::text(kind, size));
-        let log = kind == Some(Kind::Ascii);
+    for (label, size, text_of) in cases {
+        let text = text_of(size);
+        let log = label.is_empty();
         let budget = setup::cut_budget(size);
         let host_budget = setup::host_budget(&budget);
 
@@ -147,8 +162,8 @@ pub fn run_spill(plan: Plan, rows: &mut Vec<Row>) {
             &mut component_no_write,
             &mut native_no_write,
         ];
-        // JSON and CJK show the new-file row only: their refusals are not
-        // timed.
+        // The other texts show the new-file row only: their refusals are
+        // not timed.
         let timed = if log { 4 } else { 2 };
         let m = measure::medians_between(&mut routines[..timed], plan, &mut remove_spills);
         rows.push(Row::vs(

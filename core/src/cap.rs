@@ -18,8 +18,7 @@ use crate::error::CapError;
 use crate::naming;
 use crate::notice::Saved;
 use crate::preview::Preview;
-use crate::preview::cut::Runs;
-use crate::preview::whole::preview_within;
+use crate::preview::whole::{Shared, preview_within};
 use crate::redact::Redactor;
 use crate::room::NoticeParts;
 use crate::text::{BlockLines, count_lines};
@@ -266,9 +265,9 @@ impl Capper {
             features: self.settings.features,
             lossy: original.is_some_and(|o| o.lossy),
         };
-        let runs = Runs::default();
+        let shared = Shared::new(text, &self.patterns);
         let preview = self.within_tokens(budget, |b| {
-            preview_within(text, b, &index, outcome, &notice, &self.patterns, &runs)
+            preview_within(text, b, &index, outcome, &notice, &shared)
         })?;
         let (spill, spill_error) = match saved {
             Ok(r) => (Some(r), None),

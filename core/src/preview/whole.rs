@@ -2,6 +2,8 @@
 //! windows and the JSON preview, chosen from a text in memory, then
 //! rendered by [`crate::preview::render`].
 
+use std::cell::OnceCell;
+
 use crate::budget::{Budget, Keep};
 use crate::notice::{self, GAP_LINES, Loss, NoticeForm, Saved};
 use crate::preview::Preview;
@@ -26,32 +28,20 @@ pub const JSON_MAX_INPUT: usize = 8 * 1024 * 1024;
 /// Build the preview and notice for a text that does not fit. When a head's
 /// fold ran up to the tail, the preview that folds less is tried too, and
 /// the one that shows more of the text kept: folding is worth it only when
-/// it frees room for something better. `runs` keeps the long runs of
-/// similar lines measured in `text` for every preview of it (a token limit
-/// asks for a few, in less room each).
-pub(crate) fn preview_within(
-    text: &str,
+/// it frees room for something better.
+pub(crate) fn preview_within<'t>(
+    text: &'t str,
     budget: &Budget,
     index: &LineIndex<'_>,
     outcome: Saved<'_>,
     notice: &NoticeParts<'_>,
-    patterns: &Patterns,
-    runs: &Runs,
+    shared: &Shared<'t, '_>,
 ) -> Preview {
-    let folding = Folding {
-        refold: false,
-        runs,
-    };
-    let (folded, refoldable) =
-        preview_shaped(text, budget, index, outcome, notice, patterns, folding);
+    let (folded, refoldable) = preview_shaped(text, budget, index, outcome, notice, shared, false);
     if !refoldable {
         return folded;
     }
-    let folding = Folding {
-        refold: true,
-        ..folding
-    };
-    let (refolded, _) = preview_shaped(text, budget, index, outcome, notice, patterns, folding);
+    let (refolded, _) = preview_shaped(text, budget, index, outcome, notice, shared, true);
     if refolded.loss.omitted_bytes < folded.loss.omitted_bytes {
         refolded
     } else {
@@ -59,25 +49,58 @@ pub(crate) fn preview_within(
     }
 }
 
-/// How [`preview_shaped`] folds: less, with `refold`; with the long runs
-/// every choice of head and tail over the text shares.
-#[derive(Clone, Copy)]
-struct Folding<'r> {
-    refold: bool,
-    runs: &'r Runs,
+/// What every preview of one text shares, whatever its budget (a token
+/// limit asks for a few, in less room each): the patterns its notable lines
+/// are found with, the long runs of similar lines measured in it, and its
+/// JSON document, parsed once (a 4 MiB document took 11 ms natively, every
+/// round).
+pub(crate) struct Shared<'t, 'p> {
+    text: &'t str,
+    patterns: &'p Patterns,
+    runs: Runs,
+    json: OnceCell<Option<json::Document<'t>>>,
+}
+
+impl<'t, 'p> Shared<'t, 'p> {
+    /// What the previews of `text` share.
+    pub(crate) fn new(text: &'t str, patterns: &'p Patterns) -> Self {
+        Shared {
+            text,
+            patterns,
+            runs: Runs::default(),
+            json: OnceCell::new(),
+        }
+    }
+
+    /// The JSON document the text is, if it is one, parsed the first time
+    /// it is asked for. An item or string that holds a hit of the call's
+    /// search `terms` (the same for every preview of a call) is notable, as
+    /// one with a host pattern is.
+    fn json(&self, terms: &[&str]) -> Option<&json::Document<'t>> {
+        self.json
+            .get_or_init(|| {
+                if terms.is_empty() {
+                    json::parse_document_with(self.text, self.patterns)
+                } else {
+                    json::parse_document_with(self.text, &self.patterns.with_terms(terms))
+                }
+            })
+            .as_ref()
+    }
 }
 
 /// [`preview_within`] with a fold that meets the tail kept (`refold`
 /// false) or shortened; and whether one met the tail.
-fn preview_shaped(
-    text: &str,
+fn preview_shaped<'t>(
+    text: &'t str,
     budget: &Budget,
     index: &LineIndex<'_>,
     outcome: Saved<'_>,
     notice: &NoticeParts<'_>,
-    patterns: &Patterns,
-    Folding { refold, runs }: Folding<'_>,
+    shared: &Shared<'t, '_>,
+    refold: bool,
 ) -> (Preview, bool) {
+    let patterns = shared.patterns;
     let bytes = text.len() as u64;
     let lines = index.lines();
     let max_bytes = budget.max_bytes as usize;
@@ -85,7 +108,7 @@ fn preview_shaped(
     let full_room = call_room(bytes, lines, outcome, notice, NoticeForm::Full);
     let form = notice.form(budget, full_room.0 + full_room.1);
     if features.json
-        && let Some(json) = json_within(text, budget, index, outcome, notice, form, patterns)
+        && let Some(json) = json_within(text, budget, index, outcome, notice, form, shared)
     {
         return (json, false);
     }
@@ -103,7 +126,7 @@ fn preview_shaped(
         fold_reach: features.fold.then_some(0),
         spare_last_line: false,
         refold,
-        runs: Some(runs),
+        runs: Some(&shared.runs),
     };
     let leaning = lean_to_tail(budget, notice);
     let terms = notice.call.search_terms().unwrap_or_default();
@@ -650,29 +673,21 @@ struct Searched<'a> {
 /// The JSON preview of a whole JSON document: [`JSON_HEADER`], the preview,
 /// the notice. `None` when the text is not one JSON object or array, or no
 /// preview fits (then the text preview applies).
-fn json_within(
-    text: &str,
+fn json_within<'t>(
+    text: &'t str,
     budget: &Budget,
     index: &LineIndex<'_>,
     outcome: Saved<'_>,
     notice: &NoticeParts<'_>,
     form: NoticeForm,
-    patterns: &Patterns,
+    shared: &Shared<'t, '_>,
 ) -> Option<Preview> {
     if text.len() > JSON_MAX_INPUT {
         return None;
     }
-    // An item or string that holds a hit of the call's search is notable,
-    // as one with a host pattern is.
     let terms = notice.call.search_terms().unwrap_or_default();
-    let searched;
-    let patterns = if terms.is_empty() {
-        patterns
-    } else {
-        searched = patterns.with_terms(&terms);
-        &searched
-    };
-    let doc = json::parse_document_with(text, patterns)?;
+    debug_assert!(std::ptr::eq(text, shared.text));
+    let doc = shared.json(&terms)?;
     let bytes = text.len() as u64;
     let lines = index.lines();
     let (notice_room, _) = call_room(bytes, lines, outcome, notice, form);
@@ -685,10 +700,10 @@ fn json_within(
         return None;
     }
     let pretty = text.trim().contains('\n');
-    let json = match json::preview_unless_taller(&doc, max_json, pretty, max_lines) {
+    let json = match json::preview_unless_taller(doc, max_json, pretty, max_lines) {
         Ok(json) => json?,
         // Too many lines pretty: one compact line keeps the structure.
-        Err(json::TooTall) => json::preview(&doc, max_json, false)
+        Err(json::TooTall) => json::preview(doc, max_json, false)
             .filter(|json| count_lines(json.text.as_bytes()) <= max_lines as u64)?,
     };
     let same = text

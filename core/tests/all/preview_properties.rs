@@ -1008,6 +1008,38 @@ fn cuts_keep_emoji_flags_and_combining_marks_whole() {
     }
 }
 
+/// Under a token limit the preview is rendered again in less room, from
+/// the document parsed once: it stays a JSON preview, within the limit.
+#[test]
+fn a_json_document_under_a_token_limit_keeps_its_structure() {
+    let items: Vec<String> = (0..4000)
+        .map(|i| format!("    {{\"id\": {i}, \"name\": \"item-{i}\"}}"))
+        .collect();
+    let text = format!("{{\n  \"items\": [\n{}\n  ]\n}}\n", items.join(",\n"));
+    let capper = capper(PreviewFeatures::ALL, Vec::new());
+    let bytes_only = Budget {
+        max_bytes: 16 * 1024,
+        max_lines: None,
+        ..Budget::default()
+    };
+    let free = capper.cap(&text, &bytes_only, "api", &mut Discard).unwrap();
+    let limit = (free.tokens / 3) as u32;
+    let budget = Budget {
+        max_tokens: Some(limit),
+        ..bytes_only
+    };
+    let c = capper.cap(&text, &budget, "api", &mut Discard).unwrap();
+    assert!(c.tokens <= u64::from(limit), "{} > {limit}", c.tokens);
+    assert!(
+        c.text
+            .starts_with(&format!("{JSON_HEADER}\n{{\n  \"items\": [\n")),
+        "{}",
+        c.text
+    );
+    check(&text, &budget, PreviewFeatures::ALL, &c).unwrap();
+    assert!(c.omitted_bytes > free.omitted_bytes);
+}
+
 #[test]
 fn a_json_document_keeps_its_structure() {
     let items: Vec<String> = (0..4000)

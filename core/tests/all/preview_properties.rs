@@ -1008,14 +1008,29 @@ fn cuts_keep_emoji_flags_and_combining_marks_whole() {
     }
 }
 
+/// A pretty JSON object whose `items` are 4000 small objects.
+fn items_document() -> String {
+    let items: Vec<String> = (0..4000)
+        .map(|i| format!("    {{\"id\": {i}, \"name\": \"item-{i}\"}}"))
+        .collect();
+    format!("{{\n  \"items\": [\n{}\n  ]\n}}\n", items.join(",\n"))
+}
+
+/// `c` is a JSON preview of [`items_document`], kept as its text starts.
+fn assert_items_preview(c: &Capped) {
+    assert!(
+        c.text
+            .starts_with(&format!("{JSON_HEADER}\n{{\n  \"items\": [\n")),
+        "{}",
+        c.text
+    );
+}
+
 /// Under a token limit the preview is rendered again in less room, from
 /// the document parsed once: it stays a JSON preview, within the limit.
 #[test]
 fn a_json_document_under_a_token_limit_keeps_its_structure() {
-    let items: Vec<String> = (0..4000)
-        .map(|i| format!("    {{\"id\": {i}, \"name\": \"item-{i}\"}}"))
-        .collect();
-    let text = format!("{{\n  \"items\": [\n{}\n  ]\n}}\n", items.join(",\n"));
+    let text = items_document();
     let capper = capper(PreviewFeatures::ALL, Vec::new());
     let bytes_only = Budget {
         max_bytes: 16 * 1024,
@@ -1030,22 +1045,14 @@ fn a_json_document_under_a_token_limit_keeps_its_structure() {
     };
     let c = capper.cap(&text, &budget, "api", &mut Discard).unwrap();
     assert!(c.tokens <= u64::from(limit), "{} > {limit}", c.tokens);
-    assert!(
-        c.text
-            .starts_with(&format!("{JSON_HEADER}\n{{\n  \"items\": [\n")),
-        "{}",
-        c.text
-    );
+    assert_items_preview(&c);
     check(&text, &budget, PreviewFeatures::ALL, &c).unwrap();
     assert!(c.omitted_bytes > free.omitted_bytes);
 }
 
 #[test]
 fn a_json_document_keeps_its_structure() {
-    let items: Vec<String> = (0..4000)
-        .map(|i| format!("    {{\"id\": {i}, \"name\": \"item-{i}\"}}"))
-        .collect();
-    let text = format!("{{\n  \"items\": [\n{}\n  ]\n}}\n", items.join(",\n"));
+    let text = items_document();
     let budget = Budget {
         max_bytes: 16 * 1024,
         max_lines: None,
@@ -1054,12 +1061,7 @@ fn a_json_document_keeps_its_structure() {
     let c = capper(PreviewFeatures::ALL, Vec::new())
         .cap(&text, &budget, "api", &mut Discard)
         .unwrap();
-    assert!(
-        c.text
-            .starts_with(&format!("{JSON_HEADER}\n{{\n  \"items\": [\n")),
-        "{}",
-        c.text
-    );
+    assert_items_preview(&c);
     check(&text, &budget, PreviewFeatures::ALL, &c).unwrap();
     // The preview keeps the document's own lines: the gap is where it
     // first differs from them.

@@ -1,10 +1,10 @@
-//! Runs of similar lines measured in one text, kept while its preview is
+//! Runs of similar lines measured in one text, kept while its previews are
 //! chosen. The whole-text preview chooses head and tail more than once over
 //! the same text (with the notable lines' share set aside, then without it
-//! when the middle has no notable line; once more folding less), and a run
-//! of lines alike is compared up to the fold reach (1 MiB a side) each
-//! time: a 4 MiB log of lines alike and no failure compared all of it, for
-//! the half it needed.
+//! when the middle has no notable line; once more folding less; again in
+//! each round a token limit asks for), and a run of lines alike is compared
+//! up to the fold reach (1 MiB a side) each time: a 4 MiB log of lines
+//! alike and no failure compared all of it, for the half it needed.
 
 use std::cell::RefCell;
 

@@ -267,7 +267,7 @@ impl Capper {
         };
         let shared = Shared::new(text, &self.patterns);
         let preview = self.within_tokens(budget, |b| {
-            preview_within(text, b, &index, outcome, &notice, &shared)
+            preview_within(b, &index, outcome, &notice, &shared)
         })?;
         let (spill, spill_error) = match saved {
             Ok(r) => (Some(r), None),

@@ -25,23 +25,22 @@ pub const JSON_HEADER: &str =
 /// preview, which needs no more memory than the budget.
 pub const JSON_MAX_INPUT: usize = 8 * 1024 * 1024;
 
-/// Build the preview and notice for a text that does not fit. When a head's
-/// fold ran up to the tail, the preview that folds less is tried too, and
-/// the one that shows more of the text kept: folding is worth it only when
-/// it frees room for something better.
-pub(crate) fn preview_within<'t>(
-    text: &'t str,
+/// Build the preview and notice for `shared`'s text, which does not fit.
+/// When a head's fold ran up to the tail, the preview that folds less is
+/// tried too, and the one that shows more of the text kept: folding is
+/// worth it only when it frees room for something better.
+pub(crate) fn preview_within(
     budget: &Budget,
     index: &LineIndex<'_>,
     outcome: Saved<'_>,
     notice: &NoticeParts<'_>,
-    shared: &Shared<'t, '_>,
+    shared: &Shared<'_, '_>,
 ) -> Preview {
-    let (folded, refoldable) = preview_shaped(text, budget, index, outcome, notice, shared, false);
+    let (folded, refoldable) = preview_shaped(budget, index, outcome, notice, shared, false);
     if !refoldable {
         return folded;
     }
-    let (refolded, _) = preview_shaped(text, budget, index, outcome, notice, shared, true);
+    let (refolded, _) = preview_shaped(budget, index, outcome, notice, shared, true);
     if refolded.loss.omitted_bytes < folded.loss.omitted_bytes {
         refolded
     } else {
@@ -91,16 +90,15 @@ impl<'t, 'p> Shared<'t, 'p> {
 
 /// [`preview_within`] with a fold that meets the tail kept (`refold`
 /// false) or shortened; and whether one met the tail.
-fn preview_shaped<'t>(
-    text: &'t str,
+fn preview_shaped(
     budget: &Budget,
     index: &LineIndex<'_>,
     outcome: Saved<'_>,
     notice: &NoticeParts<'_>,
-    shared: &Shared<'t, '_>,
+    shared: &Shared<'_, '_>,
     refold: bool,
 ) -> (Preview, bool) {
-    let patterns = shared.patterns;
+    let Shared { text, patterns, .. } = *shared;
     let bytes = text.len() as u64;
     let lines = index.lines();
     let max_bytes = budget.max_bytes as usize;
@@ -108,7 +106,7 @@ fn preview_shaped<'t>(
     let full_room = call_room(bytes, lines, outcome, notice, NoticeForm::Full);
     let form = notice.form(budget, full_room.0 + full_room.1);
     if features.json
-        && let Some(json) = json_within(text, budget, index, outcome, notice, form, shared)
+        && let Some(json) = json_within(budget, index, outcome, notice, form, shared)
     {
         return (json, false);
     }
@@ -673,20 +671,19 @@ struct Searched<'a> {
 /// The JSON preview of a whole JSON document: [`JSON_HEADER`], the preview,
 /// the notice. `None` when the text is not one JSON object or array, or no
 /// preview fits (then the text preview applies).
-fn json_within<'t>(
-    text: &'t str,
+fn json_within(
     budget: &Budget,
     index: &LineIndex<'_>,
     outcome: Saved<'_>,
     notice: &NoticeParts<'_>,
     form: NoticeForm,
-    shared: &Shared<'t, '_>,
+    shared: &Shared<'_, '_>,
 ) -> Option<Preview> {
+    let text = shared.text;
     if text.len() > JSON_MAX_INPUT {
         return None;
     }
     let terms = notice.call.search_terms().unwrap_or_default();
-    debug_assert!(std::ptr::eq(text, shared.text));
     let doc = shared.json(&terms)?;
     let bytes = text.len() as u64;
     let lines = index.lines();

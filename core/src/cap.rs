@@ -286,7 +286,7 @@ impl Capper {
             original_tokens: sampled_estimate(
                 &self.estimator,
                 text,
-                Sampling::unless_max_tokens(budget, Sampling::REPORT),
+                Sampling::under(budget, Sampling::REPORT),
             ),
             tokens: preview.tokens,
             spill,

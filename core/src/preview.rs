@@ -71,7 +71,8 @@
 //! (`original-tokens` of a cut output, and `tokens` of a result that fits
 //! a budget without `max-tokens`) only report, so a large input's are
 //! estimated from evenly spread samples ([`crate::token_sample`], which
-//! states the bounds); with `max-tokens` they are counted whole.
+//! states the bounds); with `max-tokens` an input within `max-bytes` is
+//! counted whole.
 //!
 //! # Large inputs
 //!

@@ -21,7 +21,9 @@
 //!
 //! Whatever decides (`max-tokens`, the token budgets of `plan` and
 //! `prune`, `estimate-tokens`) counts the whole text exactly as before: a
-//! sampled number never decides whether anything fits.
+//! sampled number never decides whether anything fits. Under `max-tokens`
+//! a text within `max-bytes` is counted whole for the report too, since
+//! its tokens may be what cut it ([`Sampling::under`]).
 //!
 //! The samples depend only on the text, so [`SampledTokens`], fed a text in
 //! pieces split anywhere between chars (the one-pass preview and
@@ -83,21 +85,29 @@ impl Sampling {
         min_samples: 24,
     };
 
-    /// Every text counted whole: what a budget with `max-tokens` reports.
+    /// Every text counted whole.
     pub const WHOLE: Sampling = Sampling {
         exact_up_to: usize::MAX,
         sample: 256,
         min_samples: 1,
     };
 
-    /// The sampling of what a cap under `budget` only reports: whole when
-    /// the budget has `max-tokens` (the host asked about tokens; a cut
-    /// output's count then says why it was cut), else `sampling`.
-    pub fn unless_max_tokens(budget: &crate::budget::Budget, sampling: Sampling) -> Sampling {
-        if budget.max_tokens.is_some() {
-            Sampling::WHOLE
-        } else {
-            sampling
+    /// The sampling of what a cap under `budget` only reports. Under
+    /// `max-tokens`, a text within `max-bytes` is counted whole (its tokens
+    /// may be what cut it: the count then says why) and so is every text of
+    /// a disabled budget (nothing is cut); a larger text is cut for its
+    /// bytes whatever its tokens, so it is sampled as without `max-tokens`,
+    /// and its count costs what the budget's bytes cost, not its own size
+    /// (the whole count was three quarters of a 4 MiB cap). Without
+    /// `max-tokens`: `sampling`.
+    pub fn under(budget: &crate::budget::Budget, sampling: Sampling) -> Sampling {
+        match budget.max_tokens {
+            None => sampling,
+            Some(_) if budget.is_disabled() => Sampling::WHOLE,
+            Some(_) => Sampling {
+                exact_up_to: sampling.exact_up_to.max(budget.max_bytes as usize),
+                ..sampling
+            },
         }
     }
 

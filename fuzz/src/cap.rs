@@ -239,11 +239,7 @@ pub fn check_cap(data: &[u8]) -> Option<CapPath> {
     } else {
         Sampling::FIT
     };
-    let original = sampled_estimate(
-        estimator,
-        &text,
-        Sampling::unless_max_tokens(&budget, sampling),
-    );
+    let original = sampled_estimate(estimator, &text, Sampling::under(&budget, sampling));
     assert_eq!(capped.original_tokens, original);
     let shown = if capped.truncated {
         estimator.estimate(&capped.text)

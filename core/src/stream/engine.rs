@@ -138,7 +138,7 @@ impl OnePass {
             lfs: 0,
             last_byte: None,
             hasher: Some(blake3::Hasher::new()),
-            tokens: SampledTokens::new(Sampling::unless_max_tokens(budget, Sampling::REPORT)),
+            tokens: SampledTokens::new(Sampling::under(budget, Sampling::REPORT)),
             head: Vec::new(),
             lf_after_head: None,
             ring: Vec::new(),

@@ -37,7 +37,7 @@
 //! tail lines of the last `max-bytes`; a notable line is found by its
 //! first 4 KiB. `original-tokens` is what `cap` reports for the whole text
 //! ([`crate::token_sample`]: from evenly spread samples, or counted whole
-//! under `max-tokens`), counted as it goes by a
+//! under `max-tokens` while within `max-bytes`), counted as it goes by a
 //! [`SampledTokens`](crate::token_sample::SampledTokens).
 //!
 //! A disabled budget (`max-bytes` 0) returns the text unchanged, so the

@@ -365,7 +365,7 @@ proptest! {
         prop_assert!(c.omitted_lines <= c.original_lines);
         prop_assert!(c.gap_line.unwrap() <= c.original_lines + 1);
         // What `cap` reports of a cut text: from samples, whole under max-tokens.
-        let sampling = Sampling::unless_max_tokens(&budget, Sampling::REPORT);
+        let sampling = Sampling::under(&budget, Sampling::REPORT);
         prop_assert_eq!(c.original_tokens, sampled_estimate(capper.estimator(), &text, sampling));
         prop_assert_eq!(c.folded_lines, 0);
         let r = c.spill.clone().unwrap();
@@ -774,7 +774,7 @@ fn a_huge_single_line_shows_both_of_its_ends() {
             assert_eq!((c.original_lines, c.omitted_lines), (1, 0), "{what}");
             assert_eq!(c.gap_line, Some(1), "{what}");
             assert_eq!(c.original_bytes, text.len() as u64);
-            let sampling = Sampling::unless_max_tokens(&budget, Sampling::REPORT);
+            let sampling = Sampling::under(&budget, Sampling::REPORT);
             assert_eq!(
                 c.original_tokens,
                 sampled_estimate(one_pass.estimator(), &text, sampling)
@@ -797,32 +797,56 @@ fn a_huge_single_line_shows_both_of_its_ends() {
 fn original_tokens_are_the_estimate_of_the_whole_text() {
     // Long runs of letters and of blanks across every 64 KiB: a sum of
     // block estimates would count them differently from the whole text.
-    // Under max-tokens the whole text is counted; without, its samples
-    // (`token_sample`); `cap` and the stream agree on both.
+    // Under max-tokens a text within max-bytes is counted whole (its tokens
+    // cut it); one over max-bytes, like one without max-tokens, from its
+    // samples (`token_sample`); `cap` and the stream agree on each.
     let capper = capper_with(PreviewFeatures::ALL, toolcap_core::stream::LARGE_INPUT);
     let text = runs(9 << 20);
+    let whole_count = capper.estimator().estimate(&text);
+    let samples = sampled_estimate(capper.estimator(), &text, Sampling::REPORT);
+    assert_ne!(
+        whole_count, samples,
+        "the two counts must tell the rules apart"
+    );
     let cuts = [3, 70_000, 1 << 20, 1 << 22, 7_777_777];
-    for budget in [
-        Budget {
-            max_tokens: Some(4000),
-            ..Budget::default()
-        },
-        Budget::default(),
+    let cut_by_tokens = Budget {
+        max_bytes: 16 << 20,
+        max_tokens: Some(4000),
+        ..Budget::default()
+    };
+    let cut_by_bytes = Budget {
+        max_tokens: Some(4000),
+        ..Budget::default()
+    };
+    let just_over_its_bytes = Budget {
+        max_bytes: text.len() as u32 - 1,
+        max_tokens: Some(4000),
+        ..Budget::default()
+    };
+    for (budget, want) in [
+        (cut_by_tokens, whole_count),
+        (cut_by_bytes, samples),
+        (just_over_its_bytes, samples),
+        (Budget::default(), samples),
     ] {
         let (c, _) = whole(&capper, &text, budget, &Call::new("t"));
-        let want = match budget.max_tokens {
-            Some(_) => capper.estimator().estimate(&text),
-            None => sampled_estimate(capper.estimator(), &text, Sampling::REPORT),
-        };
-        assert_eq!(c.original_tokens, want);
+        assert!(c.truncated);
+        assert_eq!(c.original_tokens, want, "{budget:?}");
         let got = stream(
             &capper,
             &chunks(text.as_bytes(), &cuts, false),
             budget,
             &Call::new("t"),
         );
-        assert_eq!(got.0.original_tokens, want);
+        assert_eq!(got.0.original_tokens, want, "{budget:?}");
     }
+    // Within max-bytes to the byte: counted whole.
+    let at_its_bytes = Budget {
+        max_bytes: text.len() as u32,
+        ..cut_by_tokens
+    };
+    let (c, _) = whole(&capper, &text, at_its_bytes, &Call::new("t"));
+    assert_eq!(c.original_tokens, whole_count);
 }
 
 /// `len` bytes and more of long runs of letters, digits, blanks and

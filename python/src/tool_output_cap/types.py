@@ -173,9 +173,10 @@ class CapReport:
     the one above" markers. `original_tokens` and `tokens` are the session's
     token estimates of the input and of what is returned (for parts: of the
     text, plus the fixed cost of each image and audio part and the estimate
-    of each resource blob and `Other` part); without `max_tokens` in the
-    budget, a large input's are estimated from evenly spread samples (the
-    WIT's `original-tokens` states the bounds). A cut result has exactly one of
+    of each resource blob and `Other` part); a large input's are estimated
+    from evenly spread samples unless the budget has `max_tokens` and the
+    input is within `max_bytes` (the WIT's `original-tokens` states the
+    bounds). A cut result has exactly one of
     `spill` (where the full output was saved) and `spill_error` (why it
     could not be). `redactions` counts the secrets the session's
     `RedactionPolicy` replaced, per kind (empty without a policy or when

@@ -168,9 +168,11 @@ pub fn parts_body(session: &mut dyn Host, costs: MediaCosts, parts: &[ContentPar
 }
 
 /// Whether the report may give `input`'s tokens from samples
-/// (`toolcap_core::token_sample`, as the WIT's `original-tokens` says): with
-/// no `max-tokens`, a cut input over 64 KiB or one that fits over 8 KiB.
-/// Then the count must be within the stated bound of the whole estimate.
+/// (`toolcap_core::token_sample`, as the WIT's `original-tokens` says): a
+/// cut input over 64 KiB or one that fits over 8 KiB, unless the budget has
+/// `max-tokens` and the input is within `max-bytes` (its tokens may be what
+/// cut it). Then the count must be within the stated bound of the whole
+/// estimate.
 fn sampled_bound(input: &str, budget: &Budget, truncated: bool) -> Option<u64> {
     use toolcap_core::token_sample::{self as sample, Sampling};
     let (sampling, bound) = if truncated {
@@ -178,7 +180,9 @@ fn sampled_bound(input: &str, budget: &Budget, truncated: bool) -> Option<u64> {
     } else {
         (Sampling::FIT, sample::FIT_BOUND_PERCENT)
     };
-    (budget.max_tokens.is_none() && input.len() > sampling.exact_up_to).then_some(bound)
+    let tokens_decide = budget.max_tokens.is_some()
+        && (budget.max_bytes == 0 || input.len() <= budget.max_bytes as usize);
+    (!tokens_decide && input.len() > sampling.exact_up_to).then_some(bound)
 }
 
 /// Whether a reported count agrees with the whole estimate `want`: equal,

@@ -5,8 +5,9 @@
 //! time at 64 MiB), memcpy writes into one allocated once.
 
 use std::hint::black_box;
+use std::time::Duration;
 
-use toolcap_core::PreviewFeatures;
+use toolcap_core::{Budget, Capper, PreviewFeatures};
 
 use crate::corpus::{self, Kind, MIB, SIZES};
 use crate::measure::{self, Plan};
@@ -15,10 +16,55 @@ use crate::setup::{self, CALL_ID};
 use crate::table::Row;
 
 /// Every kind at every size: cap without the write, naive, memcpy; then the
-/// full-feature cap against the plain one.
+/// full-feature cap against the plain one, and under a token limit against
+/// without.
 pub fn run(plan: Plan, rows: &mut Vec<Row>) {
     run_against_memcpy(plan, rows);
     run_features(plan, rows);
+    run_token_limit(plan, rows);
+}
+
+/// Tokens a budget of [`run_token_limit`] allows: fewer than the 16 KiB
+/// preview of each input holds, so the limit binds and the preview is
+/// built again in less room.
+const TOKEN_LIMIT: u32 = 4000;
+
+/// The full-feature cap of 4 MiB under a budget with `max-tokens`, against
+/// the same budget without: what a host that budgets in tokens pays. The
+/// input is cut for its bytes either way; its own count only reports.
+fn run_token_limit(plan: Plan, rows: &mut Vec<Row>) {
+    let capper = setup::capper_with(PreviewFeatures::ALL);
+    let size = 4 * MIB;
+    for (name, text) in [
+        ("log", corpus::text(Kind::Ascii, size)),
+        ("JSON", corpus::json(size)),
+    ] {
+        let bytes_only = setup::cut_budget(size);
+        let tokens_too = Budget {
+            max_tokens: Some(TOKEN_LIMIT),
+            ..bytes_only
+        };
+        let tokens_of = |budget| {
+            let capped = capper.cap(&text, budget, CALL_ID, &mut Discard).unwrap();
+            assert!(capped.truncated, "{name} must be cut");
+            capped.tokens
+        };
+        let limit = u64::from(TOKEN_LIMIT);
+        assert!(tokens_of(&tokens_too) <= limit, "{name}: within the limit");
+        assert!(tokens_of(&bytes_only) > limit, "{name}: the limit binds");
+        let m = caps_medians(
+            plan,
+            &text,
+            [(&capper, &tokens_too), (&capper, &bytes_only)],
+        );
+        rows.push(Row::vs(
+            format!("cap, core native, all preview features, {name}, max-tokens {TOKEN_LIMIT}"),
+            Some(size),
+            m[0],
+            "the same without max-tokens",
+            m[1],
+        ));
+    }
 }
 
 /// The full-feature cap against `PreviewFeatures::NONE` at 4 and 64 MiB,
@@ -44,13 +90,7 @@ fn run_features(plan: Plan, rows: &mut Vec<Row>) {
                 let capped = capper.cap(&text, &budget, CALL_ID, &mut Discard).unwrap();
                 assert!(capped.truncated, "{name} {size} must be cut");
             }
-            let mut with_full = || {
-                black_box(full.cap(black_box(&text), &budget, CALL_ID, &mut Discard)).ok();
-            };
-            let mut with_none = || {
-                black_box(plain.cap(black_box(&text), &budget, CALL_ID, &mut Discard)).ok();
-            };
-            let m = measure::medians(&mut [&mut with_full, &mut with_none], plan);
+            let m = caps_medians(plan, &text, [(&full, &budget), (&plain, &budget)]);
             rows.push(Row::vs(
                 format!("cap, core native, all preview features, {name}"),
                 Some(size),
@@ -60,6 +100,19 @@ fn run_features(plan: Plan, rows: &mut Vec<Row>) {
             ));
         }
     }
+}
+
+/// Medians of `text` capped by each `(capper, budget)`, spill discarded,
+/// in the interleaved rounds of one comparison.
+fn caps_medians(plan: Plan, text: &str, sides: [(&Capper, &Budget); 2]) -> Vec<Duration> {
+    let [(a, a_budget), (b, b_budget)] = sides;
+    let mut first = || {
+        black_box(a.cap(black_box(text), a_budget, CALL_ID, &mut Discard)).ok();
+    };
+    let mut second = || {
+        black_box(b.cap(black_box(text), b_budget, CALL_ID, &mut Discard)).ok();
+    };
+    measure::medians(&mut [&mut first, &mut second], plan)
 }
 
 fn run_against_memcpy(plan: Plan, rows: &mut Vec<Row>) {

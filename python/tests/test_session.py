@@ -641,13 +641,17 @@ def test_estimate_tokens(tmp_path: Path, session: Session) -> None:
     assert session.estimate_tokens("") == 0
     tokens = session.estimate_tokens(LOG)
     assert type(tokens) is int and 0 < tokens < len(LOG)
-    # The reports count with the same estimator: the whole input under
-    # max-tokens; without, a cut input over 64 KiB from samples, within 20%
-    # (the WIT's `original-tokens`).
-    limited = dataclasses.replace(SMALL, max_tokens=1000)
-    assert session.cap(LOG, limited, "call-1").report.original_tokens == tokens
-    sampled = session.cap(LOG, SMALL, "call-1").report.original_tokens
-    assert len(LOG) > 64 * 1024 and abs(sampled - tokens) * 100 <= tokens * 20
+    # The reports count with the same estimator (the WIT's
+    # `original-tokens`): under max-tokens an input within max-bytes whole,
+    # since its tokens cut it; a cut input over 64 KiB and over max-bytes,
+    # with max-tokens or without, from samples within 20%.
+    cut_by_tokens = dataclasses.replace(SMALL, max_bytes=len(LOG), max_lines=None, max_tokens=1000)
+    report = session.cap(LOG, cut_by_tokens, "call-1").report
+    assert report.truncated and report.original_tokens == tokens
+    assert len(LOG) > 64 * 1024
+    for budget in [SMALL, dataclasses.replace(SMALL, max_tokens=1000)]:
+        sampled = session.cap(LOG, budget, "call-1").report.original_tokens
+        assert sampled != tokens and abs(sampled - tokens) * 100 <= tokens * 20
     # CJK takes more tokens per byte than ASCII (and is not under-counted).
     cjk = "日本語のテキストです。" * 100
     assert session.estimate_tokens(cjk) >= len(cjk) // 2

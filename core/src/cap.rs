@@ -183,16 +183,19 @@ impl Capper {
         store: &mut dyn SpillStore,
         original: Option<Original<'_>>,
     ) -> Result<Capped, CapError> {
-        if let Some((lines, tokens)) = self.measure_if_fits(&text, budget) {
-            return Ok(unchanged(text.into_owned(), lines, tokens));
-        }
+        let counted = match self.measure(&text, budget) {
+            Measured::Fits { lines, tokens } => {
+                return Ok(unchanged(text.into_owned(), lines, tokens));
+            }
+            Measured::Over { counted } => counted,
+        };
         // A no-op for `cap`'s own budgets; a share of one is checked here.
         budget.validate(self.room)?;
         let looks_json = crate::stream::looks_json(text.as_bytes(), self.large_input);
         if crate::stream::is_large(text.len(), looks_json, budget, self.large_input) {
             return crate::stream::cap_whole(self, &text, budget, call, store, original);
         }
-        self.cut(&text, budget, call, store, original)
+        self.cut(&text, budget, call, store, original, counted)
     }
 
     /// Whether `text`, redacted as this session redacts, fits `budget`
@@ -201,7 +204,9 @@ impl Capper {
     pub fn fits_whole(&self, text: &str, budget: &Budget) -> bool {
         let fits = |text: &str| {
             lines_if_fit(text, budget).is_some()
-                && self.exact_tokens_if_fit(text, budget) != Some(None)
+                && self
+                    .tokens_if_limited(text, budget)
+                    .is_none_or(|(_, within)| within)
         };
         match self.redactor.as_ref().map(|r| r.redact(text).0) {
             Some(redacted) => fits(&redacted),
@@ -209,29 +214,37 @@ impl Capper {
         }
     }
 
-    /// The lines and estimated tokens of `text` when it fits `budget` whole.
-    /// Without `max-tokens` no token limit can bind, so the tokens only
-    /// report, and a large text's are estimated from samples
-    /// ([`Sampling::FIT`]).
-    fn measure_if_fits(&self, text: &str, budget: &Budget) -> Option<(u64, u64)> {
-        let lines = lines_if_fit(text, budget)?;
-        let tokens = match self.exact_tokens_if_fit(text, budget) {
-            Some(exact) => exact?,
+    /// Whether `text` fits `budget` whole, with its lines and estimated
+    /// tokens when it does. Without `max-tokens` no token limit can bind,
+    /// so the tokens only report, and a large text's are estimated from
+    /// samples ([`Sampling::FIT`]).
+    fn measure(&self, text: &str, budget: &Budget) -> Measured {
+        let Some(lines) = lines_if_fit(text, budget) else {
+            return Measured::Over { counted: None };
+        };
+        let tokens = match self.tokens_if_limited(text, budget) {
+            Some((tokens, true)) => tokens,
+            Some((tokens, false)) => {
+                return Measured::Over {
+                    counted: Some(tokens),
+                };
+            }
             None => sampled_estimate(&self.estimator, text, Sampling::FIT),
         };
-        Some((lines, tokens))
+        Measured::Fits { lines, tokens }
     }
 
-    /// With `max-tokens`: `Some` of the exact estimate of `text` when it is
-    /// within the limit (or the budget is disabled), `Some(None)` when it
-    /// is over. Without: `None`, nothing counted.
-    fn exact_tokens_if_fit(&self, text: &str, budget: &Budget) -> Option<Option<u64>> {
+    /// With `max-tokens`: the whole estimate of `text`, and whether it is
+    /// within the limit (or the budget is disabled). Without: `None`,
+    /// nothing counted.
+    fn tokens_if_limited(&self, text: &str, budget: &Budget) -> Option<(u64, bool)> {
         let limit = budget.max_tokens?;
         let tokens = self.estimator.estimate(text);
-        Some((budget.is_disabled() || tokens <= u64::from(limit)).then_some(tokens))
+        Some((tokens, budget.is_disabled() || tokens <= u64::from(limit)))
     }
 
-    /// Spill and preview a text that does not fit.
+    /// Spill and preview a text that does not fit; `counted` is its token
+    /// estimate when it was counted whole to decide.
     fn cut(
         &self,
         text: &str,
@@ -239,6 +252,7 @@ impl Capper {
         call: &Call,
         store: &mut dyn SpillStore,
         original: Option<Original<'_>>,
+        counted: Option<u64>,
     ) -> Result<Capped, CapError> {
         let bytes = text.len() as u64;
         // Count the lines while hashing: one pass over memory, not two; the
@@ -283,11 +297,14 @@ impl Capper {
             gap_line: Some(preview.loss.gap_line),
             notable_lines: preview.notable,
             folded_lines: preview.folded,
-            original_tokens: sampled_estimate(
-                &self.estimator,
-                text,
-                Sampling::under(budget, Sampling::REPORT),
-            ),
+            // Counted whole already when its tokens decided the cut.
+            original_tokens: counted.unwrap_or_else(|| {
+                sampled_estimate(
+                    &self.estimator,
+                    text,
+                    Sampling::under(budget, Sampling::REPORT),
+                )
+            }),
             tokens: preview.tokens,
             spill,
             spill_error,
@@ -335,6 +352,15 @@ impl Capper {
         }
         Ok(preview)
     }
+}
+
+/// What [`Capper::measure`] found of a text under a budget.
+enum Measured {
+    /// It fits whole: its lines and estimated tokens.
+    Fits { lines: u64, tokens: u64 },
+    /// It must be cut; its tokens, when they were counted whole to decide
+    /// (the count its report gives, as [`Sampling::under`] says).
+    Over { counted: Option<u64> },
 }
 
 /// Rounds of [`Capper::within_tokens`] at most.

@@ -847,6 +847,18 @@ fn original_tokens_are_the_estimate_of_the_whole_text() {
     };
     let (c, _) = whole(&capper, &text, at_its_bytes, &Call::new("t"));
     assert_eq!(c.original_tokens, whole_count);
+    // The same rules where the whole text is previewed at once (under the
+    // one-pass threshold): whole within max-bytes, samples over.
+    let text = runs(200 << 10);
+    assert!(text.len() < toolcap_core::stream::LARGE_INPUT);
+    let whole_count = capper.estimator().estimate(&text);
+    let samples = sampled_estimate(capper.estimator(), &text, Sampling::REPORT);
+    assert_ne!(whole_count, samples);
+    for (budget, want) in [(cut_by_tokens, whole_count), (cut_by_bytes, samples)] {
+        let (c, _) = whole(&capper, &text, budget, &Call::new("t"));
+        assert!(c.truncated);
+        assert_eq!(c.original_tokens, want, "{budget:?}");
+    }
 }
 
 /// `len` bytes and more of long runs of letters, digits, blanks and

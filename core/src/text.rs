@@ -42,10 +42,19 @@ pub fn line_of(s: &[u8], offset: usize) -> u64 {
 pub struct LineIndex<'a> {
     text: &'a [u8],
     lfs: u64,
-    /// Offsets asked, in order, with their lines: a preview asks a few
-    /// hundred at most.
+    /// Offsets asked, in order, with their lines, each at least
+    /// [`MEMO_GAP`] bytes from the others (the ends excepted): a cut of a
+    /// few MiB keeps a few thousand at most, whatever it asks.
     known: RefCell<Vec<(usize, u64)>>,
 }
+
+/// Bytes from the nearest known offset under which an offset asked is
+/// counted but not remembered: counting that far costs about what looking
+/// it up would, and a preview under a budget of MiBs asks for every line
+/// it shows, which remembered one by one in a sorted vector cost a move of
+/// the whole vector each (a 1 MiB log under a 2 MiB budget and a token
+/// limit: 42 ms, two thirds of them moving it).
+const MEMO_GAP: usize = 4096;
 
 impl<'a> LineIndex<'a> {
     /// Index `text`, which holds `lfs` LFs (see [`count_lfs`]).
@@ -79,8 +88,16 @@ impl<'a> LineIndex<'a> {
         } else {
             after_line - count_lfs(&self.text[offset..after])
         };
-        known.insert(i, (offset, line));
+        if (offset - before).min(after - offset) >= MEMO_GAP {
+            known.insert(i, (offset, line));
+        }
         line
+    }
+
+    /// Offsets remembered, the ends included.
+    #[cfg(test)]
+    fn remembered(&self) -> usize {
+        self.known.borrow().len()
     }
 }
 
@@ -261,14 +278,47 @@ mod tests {
         #[test]
         fn line_index_asked_in_any_order_agrees_with_line_of(
             text in "[a\n]{0,200}",
-            offsets in proptest::collection::vec(0usize..210, 0..40),
+            copies in 1usize..100,
+            offsets in proptest::collection::vec(0usize..20_100, 0..40),
         ) {
+            // Up to 20 KB: offsets far enough apart to be remembered, and
+            // near enough to one another to be counted from it.
+            let text = text.repeat(copies);
             let s = text.as_bytes();
             let index = LineIndex::with_lfs(s, count_lfs(s));
             for offset in offsets {
                 proptest::prop_assert_eq!(index.line_of(offset), line_of(s, offset));
             }
         }
+    }
+
+    #[test]
+    fn every_line_asked_from_both_ends_is_not_every_line_remembered() {
+        // The offsets a preview under a budget of MiBs asks, round after
+        // round: every line of the head, then of the tail from its end.
+        let line = b"2026-11-22T11:00:00.304Z INFO  worker-3 GET /api/v1/items/543505\n";
+        let s = line.repeat((1 << 20) / line.len());
+        let index = LineIndex::with_lfs(&s, count_lfs(&s));
+        let half = s.len() / 2;
+        let starts = (0..s.len()).step_by(line.len());
+        for offset in starts.clone().filter(|&o| o < half) {
+            assert_eq!(index.line_of(offset), line_of(&s, offset));
+        }
+        for offset in starts.rev().filter(|&o| o >= half) {
+            assert_eq!(index.line_of(offset), line_of(&s, offset));
+        }
+        assert!(
+            index.remembered() <= s.len() / MEMO_GAP + 2,
+            "{} remembered",
+            index.remembered()
+        );
+        // An offset far from every one known is remembered; one near it
+        // is counted from it.
+        let index = LineIndex::with_lfs(&s, count_lfs(&s));
+        assert_eq!(index.line_of(half), line_of(&s, half));
+        assert_eq!(index.remembered(), 3);
+        assert_eq!(index.line_of(half + 100), line_of(&s, half + 100));
+        assert_eq!(index.remembered(), 3);
     }
 
     proptest::proptest! {

@@ -4,7 +4,7 @@
 //! A line ends at LF. CRLF ends with LF, so it is one break; a lone CR is not
 //! a break. A last line without LF still counts.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use unicode_segmentation::{GraphemeCursor, GraphemeIncomplete};
 
@@ -46,6 +46,10 @@ pub struct LineIndex<'a> {
     /// [`MEMO_GAP`] bytes from the others (the ends excepted): a cut of a
     /// few MiB keeps a few thousand at most, whatever it asks.
     known: RefCell<Vec<(usize, u64)>>,
+    /// The offset asked last, with its line: lines asked in order (a side's
+    /// shown lines) are counted from the one before, not from the nearest
+    /// remembered offset up to [`MEMO_GAP`] away.
+    last: Cell<(usize, u64)>,
 }
 
 /// Bytes from the nearest known offset under which an offset asked is
@@ -64,6 +68,7 @@ impl<'a> LineIndex<'a> {
             text,
             lfs,
             known: RefCell::new(vec![(0, 1), (text.len(), 1 + lfs)]),
+            last: Cell::new((0, 1)),
         }
     }
 
@@ -83,14 +88,26 @@ impl<'a> LineIndex<'a> {
             return after_line;
         }
         let (before, before_line) = known[i - 1];
-        let line = if offset - before <= after - offset {
-            before_line + count_lfs(&self.text[before..offset])
+        let nearer = if offset - before <= after - offset {
+            (before, before_line)
         } else {
-            after_line - count_lfs(&self.text[offset..after])
+            (after, after_line)
+        };
+        let last = self.last.get();
+        let (from, from_line) = if last.0.abs_diff(offset) < nearer.0.abs_diff(offset) {
+            last
+        } else {
+            nearer
+        };
+        let line = if from <= offset {
+            from_line + count_lfs(&self.text[from..offset])
+        } else {
+            from_line - count_lfs(&self.text[offset..from])
         };
         if (offset - before).min(after - offset) >= MEMO_GAP {
             known.insert(i, (offset, line));
         }
+        self.last.set((offset, line));
         line
     }
 
@@ -141,6 +158,7 @@ impl BlockLines {
             text,
             lfs: self.lfs,
             known: RefCell::new(self.ends),
+            last: Cell::new((0, 1)),
         }
     }
 }

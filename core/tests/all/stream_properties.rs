@@ -364,7 +364,8 @@ proptest! {
         prop_assert!(c.omitted_bytes > 0 && c.omitted_bytes <= c.original_bytes);
         prop_assert!(c.omitted_lines <= c.original_lines);
         prop_assert!(c.gap_line.unwrap() <= c.original_lines + 1);
-        // What `cap` reports of a cut text: from samples, whole under max-tokens.
+        // What `cap` reports of a cut text: from samples, whole under
+        // max-tokens within max-bytes.
         let sampling = Sampling::under(&budget, Sampling::REPORT);
         prop_assert_eq!(c.original_tokens, sampled_estimate(capper.estimator(), &text, sampling));
         prop_assert_eq!(c.folded_lines, 0);
@@ -847,8 +848,10 @@ fn original_tokens_are_the_estimate_of_the_whole_text() {
     };
     let (c, _) = whole(&capper, &text, at_its_bytes, &Call::new("t"));
     assert_eq!(c.original_tokens, whole_count);
-    // The same rules where the whole text is previewed at once (under the
-    // one-pass threshold): whole within max-bytes, samples over.
+    // 9 MiB over a small max-bytes went through the one-pass engine, within
+    // 16 MiB through the whole-text cut; a text under the one-pass
+    // threshold takes the whole-text cut under both: whole within
+    // max-bytes, samples over.
     let text = runs(200 << 10);
     assert!(text.len() < toolcap_core::stream::LARGE_INPUT);
     let whole_count = capper.estimator().estimate(&text);

@@ -135,6 +135,7 @@ mod pairs;
 mod scan;
 mod select;
 mod similar;
+mod split;
 mod walk;
 
 #[cfg(any(test, feature = "test-support"))]

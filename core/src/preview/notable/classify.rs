@@ -17,10 +17,13 @@ use super::pairs::Pairs;
 /// over a long one, one automaton finds them all
 /// ([`super::Patterns::anchored_lines`]). A hit counts if
 /// [`LEVEL_ANCHORS`] allow it. Where it can, an anchor starts on
-/// bytes rare in text (`ddrinfo`, not `getaddrinfo`): natively the one-pass
+/// bytes rare in text (`ddrinfo`, not `getaddrinfo`): the one-pass
 /// preview's automaton ([`super::Patterns`]) is prefiltered on first bytes,
-/// three of them when no anchor is shorter (one `FA` for `FAIL` and `FATAL`
-/// made that search of a 4 MiB log 2.5 times slower).
+/// natively four of the anchors of four bytes or more and three of the
+/// shorter ones, which go in an automaton of their own
+/// ([`super::split`]); in wasm three, then four where a literal has them
+/// ([`super::fingerprint`]). One `FA` for `FAIL` and `FATAL` made that
+/// search of a 4 MiB log 2.5 times slower.
 pub(super) const ANCHORS: [&str; 54] = [
     "rror",             // error, Error, TypeError, make's `Error 2`, `error TS2322`
     "ERR",              // ERROR, npm ERR!, docker `ERROR [`

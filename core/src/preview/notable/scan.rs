@@ -15,7 +15,8 @@ use super::classify::{ANCHORS, LEVEL_ANCHORS, RARE, RARE_SIGNS, classify};
 use super::context::{Kind, MAX_LINE, context_lines};
 use super::fingerprint::Fingerprints;
 use super::similar::{Sketch, dedupe_key};
-use super::walk::{First, Occurrence, Search, Starts, walks_alike};
+use super::split::{HAS_PREFILTER, Split};
+use super::walk::{First, Search, Starts, walks_alike};
 
 /// Middles at least this long are searched for anchors in one pass of the
 /// automaton of every search ([`Patterns::anchored_lines`]) rather than one
@@ -69,27 +70,31 @@ pub struct Patterns {
     host: Vec<Finder<'static>>,
     /// The host's patterns as given.
     host_text: Vec<String>,
-    /// Every anchor, rare sign and host pattern in one automaton: a line
+    /// Every anchor, rare sign and host pattern in one search: a line
     /// none of them occurs in is not notable, so one pass over it decides
-    /// (the one-pass preview asks this of every line). A DFA itself, as in
-    /// [`crate::redact`]: the same matches as `AhoCorasick`, a smaller
+    /// (the one-pass preview asks this of every line). DFAs themselves, as
+    /// in [`crate::redact`]: the same matches as `AhoCorasick`, a smaller
     /// component. Built when first asked: building takes about 120 us
     /// natively and 420 us in the component (most of opening a session),
     /// and only the one-pass preview and the scan of a long middle ask.
     any: OnceLock<Compiled>,
 }
 
-/// A session's searches compiled: their automaton, and their fingerprints
-/// where it walks (the standard semantics of wasm), which find the lines
-/// it walks ([`super::walk`]).
+/// A session's searches compiled.
 #[derive(Debug, Clone)]
-struct Compiled {
-    dfa: DFA,
-    /// Whether walks ([`super::walk`]) find what `dfa`'s search finds:
-    /// with the standard semantics that wasm uses, where no SIMD prefilter
-    /// of aho-corasick's runs ahead of it ([`walks_alike`]).
-    walks: bool,
-    fingerprints: Option<Fingerprints>,
+enum Compiled {
+    /// With the standard semantics that wasm uses, where no SIMD prefilter
+    /// of aho-corasick's runs ahead of the automaton, walks
+    /// ([`super::walk`]) find what its search finds ([`walks_alike`]): the
+    /// automaton, and the fingerprints of its patterns, which find the
+    /// lines it walks.
+    Walked {
+        dfa: Box<DFA>,
+        fingerprints: Option<Box<Fingerprints>>,
+    },
+    /// Otherwise the automata's own searches: natively split by length,
+    /// for the prefilter ([`Split`]).
+    Searched(Split),
 }
 
 impl Patterns {
@@ -114,20 +119,17 @@ impl Patterns {
     /// An automaton of every anchor, rare sign and host pattern, in that
     /// order (the order [`Patterns::anchored_lines`] reads its ids in).
     fn automaton(&self, kind: MatchKind) -> Compiled {
-        let dfa = DFA::builder()
-            .match_kind(kind)
-            .build(self.searches())
-            .expect("a few short literals build an automaton");
-        let walks = walks_alike(&dfa, self.searches());
-        let fingerprints = if walks {
-            Fingerprints::new(self.searches().map(str::as_bytes))
-        } else {
-            None
-        };
-        Compiled {
-            dfa,
-            walks,
-            fingerprints,
+        if !walks_alike(kind, self.searches()) {
+            return Compiled::Searched(Split::new(self.searches(), kind, HAS_PREFILTER));
+        }
+        Compiled::Walked {
+            dfa: Box::new(
+                DFA::builder()
+                    .match_kind(kind)
+                    .build(self.searches())
+                    .expect("a few short literals build an automaton"),
+            ),
+            fingerprints: Fingerprints::new(self.searches().map(str::as_bytes)).map(Box::new),
         }
     }
 
@@ -143,21 +145,25 @@ impl Patterns {
     /// How `automaton` walks, with its fingerprints when `fingerprinted`;
     /// none when it cannot walk.
     fn walker(automaton: &Compiled, fingerprinted: bool) -> Option<Search<'_>> {
-        let fingerprints = automaton.fingerprints.as_ref().filter(|_| fingerprinted);
-        automaton.walks.then_some(Search {
-            dfa: &automaton.dfa,
-            fingerprints,
-        })
+        match automaton {
+            Compiled::Walked { dfa, fingerprints } => Some(Search {
+                dfa,
+                fingerprints: fingerprints.as_deref().filter(|_| fingerprinted),
+            }),
+            Compiled::Searched(_) => None,
+        }
     }
 
     /// False when `line` holds no anchor, rare sign or host pattern: then it
     /// is not notable, whatever [`classify`] would make of it.
     pub fn may_be_notable(&self, line: &str) -> bool {
-        self.any()
-            .dfa
-            .try_find(&Input::new(line).earliest(true))
-            .expect("an unanchored DFA searches")
-            .is_some()
+        match self.any() {
+            Compiled::Walked { dfa, .. } => dfa
+                .try_find(&Input::new(line).earliest(true))
+                .expect("an unanchored DFA searches")
+                .is_some(),
+            Compiled::Searched(split) => split.occurs(line),
+        }
     }
 
     /// Where anchors, rare signs and host patterns occur in `hay`
@@ -166,15 +172,13 @@ impl Patterns {
     /// [`may_be_notable`](Self::may_be_notable) of any part of it is false:
     /// one search of a whole buffer stands in for a call per line.
     pub fn occurrences<'a>(&'a self, hay: &'a str) -> Box<dyn Iterator<Item = usize> + 'a> {
-        let any = self.any();
-        if let Some(search) = Self::walker(any, true) {
-            return Box::new(Starts::new(search, hay.as_bytes()));
+        match self.any() {
+            any @ Compiled::Walked { .. } => {
+                let search = Self::walker(any, true).expect("walked");
+                Box::new(Starts::new(search, hay.as_bytes()))
+            }
+            Compiled::Searched(split) => Box::new(split.starts(hay.as_bytes())),
         }
-        let found = any
-            .dfa
-            .try_find_iter(Input::new(hay))
-            .expect("an unanchored DFA searches");
-        Box::new(found.map(|m| m.start()))
     }
 
     /// The lines of `b[lo..hi]` (`lo` starts a line) where an anchor or a
@@ -239,16 +243,14 @@ impl Patterns {
         // walks answer the same: of the lines the fingerprints find, or of
         // the piece's parts at once.
         let mut walked = Self::walker(automaton, true).map(|search| First::new(search, b, lo, hi));
-        let mut first_from = |q: usize| match &mut walked {
-            Some(first) => first.from(q),
-            None => automaton
-                .dfa
-                .try_find(&Input::new(b).range(q..hi))
-                .expect("an unanchored DFA searches")
-                .map(|m| Occurrence {
-                    start: m.start(),
-                    pattern: m.pattern().as_usize(),
-                }),
+        let mut searched = match automaton {
+            Compiled::Searched(split) => Some(split.searcher(b)),
+            Compiled::Walked { .. } => None,
+        };
+        let mut first_from = |q: usize| match (&mut walked, &mut searched) {
+            (Some(first), _) => first.from(q),
+            (None, Some(searcher)) => searcher.first(q, hi).map(|(o, _)| o),
+            (None, None) => unreachable!("a compiled search walks or searches"),
         };
         // `p` starts the first line not yet decided; `q` is where to search.
         let (mut p, mut q) = (lo, lo);
@@ -335,18 +337,20 @@ impl Patterns {
     pub fn walk_oracle(&self, text: &str, lo: usize) -> WalkOracle {
         let automaton = self.automaton(MatchKind::Standard);
         let b = text.as_bytes();
-        let walks = automaton.walks;
+        let walks = matches!(automaton, Compiled::Walked { .. });
         let starts = |fingerprinted| match Self::walker(&automaton, fingerprinted) {
             Some(search) => Starts::new(search, &b[lo..]).map(|s| lo + s).collect(),
             None => Vec::new(),
         };
         let (walked_starts, fingerprinted_starts) = (starts(false), starts(true));
-        let searched_starts = automaton
-            .dfa
-            .try_find_iter(Input::new(b).range(lo..))
-            .expect("an unanchored DFA searches")
-            .map(|m| m.start())
-            .collect();
+        let searched_starts = match &automaton {
+            Compiled::Walked { dfa, .. } => dfa
+                .try_find_iter(Input::new(b).range(lo..))
+                .expect("an unanchored DFA searches")
+                .map(|m| m.start())
+                .collect(),
+            Compiled::Searched(split) => split.starts_from(b, lo).collect(),
+        };
         let line_starts = |mut found: Vec<(usize, bool)>| {
             let mut starts: Vec<usize> = found.drain(..).map(|(s, _)| s).collect();
             starts.sort_unstable();
@@ -358,7 +362,13 @@ impl Patterns {
         self.anchored_lines_each(b, lo, b.len(), &mut each);
         WalkOracle {
             walks,
-            fingerprinted: automaton.fingerprints.is_some(),
+            fingerprinted: matches!(
+                automaton,
+                Compiled::Walked {
+                    fingerprints: Some(_),
+                    ..
+                }
+            ),
             walked_starts,
             fingerprinted_starts,
             searched_starts,
@@ -885,17 +895,19 @@ mod tests {
         }
     }
 
-    /// Natively the automaton's prefilter (aho-corasick's Teddy) takes at
-    /// most 64 patterns: with 66 built-in ones the search of a 4 MiB log
-    /// took 4.8 ms instead of 1.8. A session's own patterns come on top.
+    /// Natively the automata's prefilter (aho-corasick's Teddy) takes at
+    /// most 64 patterns: with 66 built-in ones in one automaton the search
+    /// of a 4 MiB log took 4.8 ms instead of 1.8. A session's own patterns
+    /// come on top.
     #[test]
     fn the_built_in_searches_fit_the_native_prefilter() {
         assert!(ANCHORS.len() + RARE_SIGNS.len() <= 64);
     }
 
-    /// Natively the automaton's prefilter fingerprints as many first bytes
-    /// as the shortest pattern has, up to three: a two-byte anchor made the
-    /// search of a 4 MiB log 2.5 times slower.
+    /// Natively the prefilter of the short searches' automaton
+    /// ([`super::split`]) fingerprints as many first bytes as the shortest
+    /// has: a two-byte anchor made the search of a 4 MiB log 2.5 times
+    /// slower.
     #[test]
     fn no_anchor_or_sign_is_shorter_than_three_bytes() {
         for a in ANCHORS.iter().chain(&RARE_SIGNS) {

@@ -8,9 +8,11 @@
 //! Looking up sixteen positions' bytes in the tables (one swizzle each) and
 //! ANDing the results leaves, per position, the buckets whose literals may
 //! start there. A position that survives is checked exactly: its first
-//! three bytes in a bitmap of the literals' first three bytes, then the
-//! literals that start so compared whole. Nothing is missed: a literal
-//! that starts at a position sets its bucket's bit in every table there.
+//! four bytes in a bitmap of the first four of the literals that have
+//! four, its first three in one of the shorter literals ([`Heads`]), then
+//! the literals that start with its first three compared whole. Nothing is
+//! missed: a literal that starts at a position sets its bucket's bit in
+//! every table there, and its head's bit.
 //!
 //! [`super::walk`] runs the automaton over the lines this finds only.
 
@@ -34,8 +36,8 @@ pub(super) struct Fingerprints {
     /// Per offset, the buckets of each value of a byte's low nibble and of
     /// its high nibble, as the lanes take them.
     tables: lanes::Tables,
-    /// The literals' first three bytes, a bit each (hashed, 4096 bits).
-    heads: [u64; 64],
+    /// The literals' first bytes.
+    heads: Heads,
     /// The literals, sorted.
     literals: Vec<Box<[u8]>>,
 }
@@ -54,15 +56,14 @@ impl Fingerprints {
         crate::order::sort_by(&mut literals, |a, b| a.cmp(b));
         literals.dedup();
         let (mut low, mut high) = ([[0u8; 16]; MIN_LEN], [[0u8; 16]; MIN_LEN]);
-        let mut heads = [0u64; 64];
+        let mut heads = Heads::default();
         for (literal, bucket) in literals.iter().zip(buckets(&literals)) {
             let bit = 1 << bucket;
             for (k, &byte) in literal[..MIN_LEN].iter().enumerate() {
                 low[k][usize::from(byte & 0xf)] |= bit;
                 high[k][usize::from(byte >> 4)] |= bit;
             }
-            let head = head_slot(literal);
-            heads[head / 64] |= 1 << (head % 64);
+            heads.insert(literal);
         }
         Some(Fingerprints {
             tables: lanes::Tables::new(&low, &high),
@@ -79,7 +80,7 @@ impl Fingerprints {
             let mut maybe = lanes::survivors(&self.tables, &hay[at..at + BLOCK]);
             while maybe != 0 {
                 let p = at + maybe.trailing_zeros() as usize;
-                if self.head_known(&hay[p..p + MIN_LEN]) && self.literal_at(&hay[p..]) {
+                if self.heads.may_start(&hay[p..]) && self.literal_at(&hay[p..]) {
                     return Some(p);
                 }
                 maybe &= maybe - 1;
@@ -92,15 +93,7 @@ impl Fingerprints {
     /// Whether a literal starts at `p` of `hay` and ends in it.
     fn starts_at(&self, hay: &[u8], p: usize) -> bool {
         let rest = &hay[p..];
-        rest.len() >= MIN_LEN && self.head_known(&rest[..MIN_LEN]) && self.literal_at(rest)
-    }
-
-    /// Whether some literal starts with the three bytes `head`: the check
-    /// of most positions that survive the tables, made in the loop.
-    #[inline]
-    fn head_known(&self, head: &[u8]) -> bool {
-        let slot = head_slot(head);
-        self.heads[slot / 64] & (1 << (slot % 64)) != 0
+        rest.len() >= MIN_LEN && self.heads.may_start(rest) && self.literal_at(rest)
     }
 
     /// Whether a literal starts `rest`.
@@ -150,10 +143,66 @@ fn buckets(literals: &[Box<[u8]>]) -> Vec<usize> {
         .collect()
 }
 
-/// The bit of `bytes`'s first three in the 4096 of [`Fingerprints::heads`].
-fn head_slot(bytes: &[u8]) -> usize {
-    let head = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], 0]);
-    (head.wrapping_mul(0x9E37_79B1) >> 20) as usize
+/// Bytes of a head where the literal has them: four. In source code,
+/// prose and JSON, the first three bytes of the built-in searches (`ter` of
+/// `terminate called`, `and` of `and not used`, `not`) start about 10,000
+/// places a MiB, their first four (`term`, `and `, `not `) about 3,000, and
+/// each place a head passes costs a search of the literals.
+const HEAD_BYTES: usize = 4;
+
+/// The heads of the literals, a bit each (hashed, 4096 bits a table): the
+/// first [`HEAD_BYTES`] of those that have them, the first [`MIN_LEN`] of
+/// the shorter ones.
+#[derive(Debug, Clone, Default)]
+struct Heads {
+    long: Bits,
+    short: Bits,
+}
+
+#[derive(Debug, Clone)]
+struct Bits([u64; 64]);
+
+impl Default for Bits {
+    fn default() -> Bits {
+        Bits([0; 64])
+    }
+}
+
+impl Bits {
+    fn set(&mut self, slot: usize) {
+        self.0[slot / 64] |= 1 << (slot % 64);
+    }
+
+    fn has(&self, slot: usize) -> bool {
+        self.0[slot / 64] & (1 << (slot % 64)) != 0
+    }
+}
+
+impl Heads {
+    fn insert(&mut self, literal: &[u8]) {
+        match literal.get(..HEAD_BYTES) {
+            Some(head) => self.long.set(slot(head)),
+            None => self.short.set(slot(&literal[..MIN_LEN])),
+        }
+    }
+
+    /// Whether a literal may start `rest` (at least [`MIN_LEN`] bytes):
+    /// the check of most positions that survive the tables, made in the
+    /// loop.
+    #[inline]
+    fn may_start(&self, rest: &[u8]) -> bool {
+        self.short.has(slot(&rest[..MIN_LEN]))
+            || rest
+                .get(..HEAD_BYTES)
+                .is_some_and(|head| self.long.has(slot(head)))
+    }
+}
+
+/// The bit of `head` (three or four bytes) in a table of [`Heads`].
+fn slot(head: &[u8]) -> usize {
+    let mut word = [0u8; 4];
+    word[..head.len()].copy_from_slice(head);
+    (u32::from_le_bytes(word).wrapping_mul(0x9E37_79B1) >> 20) as usize
 }
 
 /// In the component, wasm SIMD: a swizzle looks a nibble up in sixteen

@@ -114,6 +114,78 @@ pub fn json(size: usize) -> String {
     out
 }
 
+/// Source code nobody tuned the preview on, from the token corpus's
+/// packages (`make bench-corpus`): Django 5.1.4's Python files, and
+/// TypeScript 5.7.2's `lib/typescript.js`. Words such as `error`, `fail`
+/// and `panic` are everywhere in code, and the failure lines' searches find
+/// and judge every line that holds one.
+#[derive(Debug, Clone, Copy)]
+pub enum Source {
+    Python,
+    JavaScript,
+}
+
+impl Source {
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Python => "Python source (Django)",
+            Source::JavaScript => "JavaScript source (TypeScript's compiler)",
+        }
+    }
+}
+
+/// `size` bytes of `source`: its files in path order, repeated as needed
+/// and cut at a line end (then padded with spaces), or why it cannot be
+/// read (the corpus is not installed).
+pub fn source(source: Source, size: usize) -> Result<String, String> {
+    let root = crate::suite::tokens::real::root();
+    let files = match source {
+        Source::Python => {
+            let mut files = Vec::new();
+            python_files(&root.join("py/django"), &mut files)
+                .map_err(|e| format!("{}: {e}", root.join("py/django").display()))?;
+            files.sort();
+            files
+        }
+        Source::JavaScript => vec![root.join("node_modules/typescript/lib/typescript.js")],
+    };
+    let mut all = String::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).map_err(|e| {
+            format!(
+                "{}: {e} (the token corpus installs it: `make bench-corpus`)",
+                file.display()
+            )
+        })?;
+        all.push_str(&text);
+        if !all.ends_with('\n') {
+            all.push('\n');
+        }
+    }
+    if all.is_empty() {
+        return Err(format!("no {} under {}", source.name(), root.display()));
+    }
+    let mut out = String::with_capacity(size + all.len());
+    while out.len() < size {
+        out.push_str(&all);
+    }
+    let end = out[..size].rfind('\n').map_or(0, |i| i + 1);
+    out.truncate(end);
+    Ok(fit(out, size))
+}
+
+fn python_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            python_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "py") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
 /// `size` bytes of a C build's output where a third of the lines are
 /// compiler warnings: every such line is a candidate failure line, so the
 /// notable lines' rules read a third of the lines, not one in 500.

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use toolcap_core::{Budget, Capper, PreviewFeatures};
 
-use crate::corpus::{self, Kind, MIB, SIZES};
+use crate::corpus::{self, Kind, MIB, SIZES, Source};
 use crate::measure::{self, Plan};
 use crate::native::Discard;
 use crate::setup::{self, CALL_ID};
@@ -69,12 +69,13 @@ fn run_token_limit(plan: Plan, rows: &mut Vec<Row>) {
 
 /// The full-feature cap against `PreviewFeatures::NONE` at 4 and 64 MiB,
 /// the same text, budget and notice on both sides. The log of alike lines
-/// is folding's worst case, the build log of warnings the failure lines'.
+/// is folding's worst case, the build log of warnings the failure lines';
+/// the sources are real text, which no part of the preview was tuned on.
 fn run_features(plan: Plan, rows: &mut Vec<Row>) {
     let full = setup::capper_with(PreviewFeatures::ALL);
     let plain = setup::capper_with(PreviewFeatures::NONE);
     for size in [4 * MIB, 64 * MIB] {
-        let inputs = [
+        let mut inputs = vec![
             ("log", corpus::text(Kind::Ascii, size)),
             ("log of alike lines", corpus::alike_lines(size)),
             ("minified", corpus::text(Kind::Minified, size)),
@@ -84,6 +85,10 @@ fn run_features(plan: Plan, rows: &mut Vec<Row>) {
                 corpus::warnings_build_log(size),
             ),
         ];
+        for source in [Source::Python, Source::JavaScript] {
+            let text = corpus::source(source, size).unwrap_or_else(|why| panic!("{why}"));
+            inputs.push((source.name(), text));
+        }
         for (name, text) in inputs {
             let budget = setup::cut_budget(size);
             for capper in [&full, &plain] {

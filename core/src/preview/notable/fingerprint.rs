@@ -151,12 +151,14 @@ fn buckets(literals: &[Box<[u8]>]) -> Vec<usize> {
 const HEAD_BYTES: usize = 4;
 
 /// The heads of the literals, a bit each (hashed, 4096 bits a table): the
-/// first [`HEAD_BYTES`] of those that have them, the first [`MIN_LEN`] of
-/// the shorter ones.
+/// first [`MIN_LEN`] bytes of every literal, which most positions fail as
+/// they did before there was more; then those of the literals shorter than
+/// [`HEAD_BYTES`], and the first [`HEAD_BYTES`] of the others.
 #[derive(Debug, Clone, Default)]
 struct Heads {
-    long: Bits,
+    all: Bits,
     short: Bits,
+    long: Bits,
 }
 
 #[derive(Debug, Clone)]
@@ -180,6 +182,7 @@ impl Bits {
 
 impl Heads {
     fn insert(&mut self, literal: &[u8]) {
+        self.all.set(slot(&literal[..MIN_LEN]));
         match literal.get(..HEAD_BYTES) {
             Some(head) => self.long.set(slot(head)),
             None => self.short.set(slot(&literal[..MIN_LEN])),
@@ -191,7 +194,11 @@ impl Heads {
     /// loop.
     #[inline]
     fn may_start(&self, rest: &[u8]) -> bool {
-        self.short.has(slot(&rest[..MIN_LEN]))
+        let three = slot(&rest[..MIN_LEN]);
+        if !self.all.has(three) {
+            return false;
+        }
+        self.short.has(three)
             || rest
                 .get(..HEAD_BYTES)
                 .is_some_and(|head| self.long.has(slot(head)))

@@ -28,12 +28,12 @@ fn main() {
         return;
     }
     let runs = |name: &str| wanted.is_empty() || wanted.iter().any(|w| w == name);
-    if (runs("tokens") || runs("core"))
+    if ["tokens", "core", "spill"].into_iter().any(runs)
         && let Err(why) = suite::tokens::real::texts()
     {
-        // Before the other suites' minutes, not after. The core suite's
-        // real sources come from the same packages.
-        eprintln!("tokens and core: {why}");
+        // Before the other suites' minutes, not after. The real sources
+        // of the core and spill suites come from the same packages.
+        eprintln!("tokens, core and spill: {why}");
         std::process::exit(2);
     }
     let plan = Plan::from_env();

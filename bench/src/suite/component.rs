@@ -82,6 +82,11 @@ fn cjk_text(size: usize) -> String {
     corpus::text(Kind::Cjk, size)
 }
 
+/// Django's Python files, real code: `error` and `fail` on many lines.
+fn python_source(size: usize) -> String {
+    corpus::source(corpus::Source::Python, size).unwrap_or_else(|why| panic!("{why}"))
+}
+
 /// Cut and spill through the component vs native core + `std::fs` doing the
 /// guest's steps; and the same with no spill directory, to tell compute from
 /// I/O. Every call has its own call id on both sides, so each spill creates a
@@ -101,14 +106,17 @@ pub fn run_spill(plan: Plan, rows: &mut Vec<Row>) {
     // The log at two sizes; then new-file rows only of a JSON reply (its
     // preview parses the whole document), of Chinese and Japanese text
     // (the notable lines' search walks in the component what no
-    // fingerprint excludes) and of log lines all alike (the fold's worst
-    // case: each side compares up to its reach, and folds nothing).
-    let cases: [(&str, usize, TextOf); 5] = [
+    // fingerprint excludes), of log lines all alike (the fold's worst
+    // case: each side compares up to its reach, and folds nothing) and of
+    // real source code (the failure lines' rules judge every line that
+    // says `error`).
+    let cases: [(&str, usize, TextOf); 6] = [
         ("", 4 * MIB, ascii_log),
         ("", 64 * MIB, ascii_log),
         (", JSON", 4 * MIB, corpus::json),
         (", CJK text", 4 * MIB, cjk_text),
         (", log of alike lines", 4 * MIB, corpus::alike_lines),
+        (", Python source (Django)", 4 * MIB, python_source),
     ];
     for (label, size, text_of) in cases {
         let text = text_of(size);

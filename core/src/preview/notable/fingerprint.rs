@@ -8,11 +8,12 @@
 //! Looking up sixteen positions' bytes in the tables (one swizzle each) and
 //! ANDing the results leaves, per position, the buckets whose literals may
 //! start there. A position that survives is checked exactly: its first
-//! four bytes in a bitmap of the first four of the literals that have
-//! four, its first three in one of the shorter literals ([`Heads`]), then
-//! the literals that start with its first three compared whole. Nothing is
+//! three bytes in a bitmap of the literals' first three, then its first
+//! four in one of the first four of the literals that have four (or its
+//! first three in one of the shorter literals: [`Heads`]), then the
+//! literals that start with its first three compared whole. Nothing is
 //! missed: a literal that starts at a position sets its bucket's bit in
-//! every table there, and its head's bit.
+//! every table there, and its heads' bits.
 //!
 //! [`super::walk`] runs the automaton over the lines this finds only.
 
@@ -312,6 +313,21 @@ mod tests {
     /// The first start of a literal whole in `b[from..to]`, byte by byte.
     fn naive(b: &[u8], from: usize, to: usize) -> Option<usize> {
         (from..to).find(|&p| LITERALS.iter().any(|l| b[p..to].starts_with(l.as_bytes())))
+    }
+
+    /// A position that starts like a literal of four bytes or more but
+    /// goes on otherwise fails the heads, not the literals' search; one
+    /// that starts like a three-byte literal passes.
+    #[test]
+    fn four_bytes_of_a_long_literal_are_checked_three_of_a_short_one() {
+        let heads = &fingerprints().heads;
+        for literal in LITERALS {
+            assert!(heads.may_start(literal.as_bytes()), "{literal}");
+        }
+        assert!(!heads.may_start(b"rroW"), "rror's first three only");
+        assert!(!heads.may_start(b"FAIr"), "FAIL's first three only");
+        assert!(heads.may_start(b"ERRx"), "ERR is three bytes long");
+        assert!(heads.may_start(b"ERR"));
     }
 
     #[test]

@@ -116,7 +116,7 @@ impl Patterns {
         self.any.get_or_init(|| self.automaton(ANY_MATCH_KIND))
     }
 
-    /// An automaton of every anchor, rare sign and host pattern, in that
+    /// The search of every anchor, rare sign and host pattern, in that
     /// order (the order [`Patterns::anchored_lines`] reads its ids in).
     fn automaton(&self, kind: MatchKind) -> Compiled {
         if !walks_alike(kind, self.searches()) {

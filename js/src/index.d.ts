@@ -88,9 +88,10 @@ export interface CapReport {
   /**
    * Estimated tokens of the input (for parts: its text plus the fixed cost of
    * each image, audio, resource blob and other part). Counted whole under a
-   * budget with `maxTokens` when within `maxBytes`; otherwise a large input is
-   * estimated from evenly spread samples (the WIT's `original-tokens` states
-   * the bounds).
+   * budget with `maxTokens` when within `maxBytes` (for parts and MCP
+   * results: the texts within what the rest leaves them of `maxBytes`);
+   * otherwise a large input is estimated from evenly spread samples (the
+   * WIT's `original-tokens` states the bounds).
    */
   originalTokens: number;
   /** Estimated tokens of what is returned (the text, or the parts likewise). */

@@ -175,8 +175,9 @@ class CapReport:
     text, plus the fixed cost of each image and audio part and the estimate
     of each resource blob and `Other` part); a large input's are estimated
     from evenly spread samples unless the budget has `max_tokens` and the
-    input is within `max_bytes` (the WIT's `original-tokens` states the
-    bounds). A cut result has exactly one of
+    input is within `max_bytes` (for parts and MCP results: the texts within
+    what the rest leaves them of `max_bytes`; the WIT's `original-tokens`
+    states the bounds). A cut result has exactly one of
     `spill` (where the full output was saved) and `spill_error` (why it
     could not be). `redactions` counts the secrets the session's
     `RedactionPolicy` replaced, per kind (empty without a policy or when

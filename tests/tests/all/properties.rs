@@ -307,6 +307,7 @@ const SIGNS: &[&str] = &[
     "\"GET / HTTP/1.1\" 503 0",
     "warning: unused variable",
     "Permission denied",
+    "the upload failed",
     "thread 'main' panicked at",
     "ECONNREFUSED",
     "x509: certificate signed by unknown authority",

@@ -69,7 +69,44 @@ impl Sketch {
     /// least [`SIMILAR_PERCENT`]: exact for lines of up to [`SKETCH_WORDS`]
     /// distinct words, estimated from the smallest hashes of their union
     /// beyond.
+    ///
+    /// Most pairs compared are unlike (each candidate line is compared with
+    /// the families and the lines shown before it), and the merge stops as
+    /// soon as no end can reach the share: each of `m` hashes both still share adds one
+    /// to both counts, so the share is at most `(both + m) / (union + m)`,
+    /// which grows with `m`, and `m` is at most what either side has left
+    /// and what the union has room for. (4 MiB of Django's Python, natively:
+    /// 10.7 -> 10.1 ms.)
     pub(super) fn similar(&self, other: &Sketch) -> bool {
+        let (a, b) = (&self.0, &other.0);
+        let (mut i, mut j, mut union, mut both) = (0, 0, 0, 0);
+        while union < SKETCH_WORDS && (i < a.len() || j < b.len()) {
+            match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) if x == y => {
+                    both += 1;
+                    i += 1;
+                    j += 1;
+                }
+                unlike => {
+                    match unlike {
+                        (Some(x), Some(y)) if x > y => j += 1,
+                        (Some(_), _) => i += 1,
+                        (None, _) => j += 1,
+                    }
+                    let left = (a.len() - i).min(b.len() - j).min(SKETCH_WORDS - union - 1);
+                    if (both + left) * 100 < (union + 1 + left) * SIMILAR_PERCENT {
+                        return false;
+                    }
+                }
+            }
+            union += 1;
+        }
+        union > 0 && both * 100 >= union * SIMILAR_PERCENT
+    }
+
+    /// [`Sketch::similar`] without stopping early: what the tests hold it to.
+    #[cfg(test)]
+    fn similar_merged_whole(&self, other: &Sketch) -> bool {
         let (a, b) = (&self.0, &other.0);
         let (mut i, mut j, mut union, mut both) = (0, 0, 0, 0);
         while union < SKETCH_WORDS && (i < a.len() || j < b.len()) {
@@ -308,6 +345,45 @@ mod tests {
             key("open /Users/John/Projects/app2/src/main.rs failed"),
             key("open /Users/John/Projects/app3/src/main.rs failed"),
         );
+    }
+
+    /// A word of its own for each `n` (no digits: a digit makes every word
+    /// one).
+    fn word(n: u16) -> String {
+        let letters = "abcdefghij".chars().cycle().skip(usize::from(n % 10));
+        letters.take(1 + usize::from(n / 10)).collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+        /// Stopping early answers as the whole merge, on pairs of lines
+        /// that share a varying part of their words (so that pairs fall on
+        /// both sides of the share), short ones and ones past
+        /// [`SKETCH_WORDS`] words.
+        #[test]
+        fn an_early_stop_answers_as_the_whole_merge(
+            shared in proptest::collection::vec(0u16..400, 0..50),
+            kept_a in proptest::collection::vec(proptest::bool::weighted(0.8), 50),
+            kept_b in proptest::collection::vec(proptest::bool::weighted(0.8), 50),
+            own_a in proptest::collection::vec(400u16..800, 0..12),
+            own_b in proptest::collection::vec(400u16..800, 0..12),
+        ) {
+            let line = |kept: &[bool], own: &[u16]| {
+                let words: Vec<String> = shared
+                    .iter()
+                    .zip(kept)
+                    .filter(|(_, k)| **k)
+                    .map(|(w, _)| *w)
+                    .chain(own.iter().copied())
+                    .map(word)
+                    .collect();
+                Sketch::of(words.join(" ").as_bytes())
+            };
+            let (a, b) = (line(&kept_a, &own_a), line(&kept_b, &own_b));
+            proptest::prop_assert_eq!(a.similar(&b), a.similar_merged_whole(&b));
+            proptest::prop_assert_eq!(b.similar(&a), b.similar_merged_whole(&a));
+        }
     }
 
     #[test]

@@ -50,6 +50,10 @@ pub(super) struct Fingerprints {
     heads: Heads,
     /// The literals, sorted.
     literals: Vec<Box<[u8]>>,
+    /// Each literal's first [`MIN_LEN`] bytes as a number that sorts as
+    /// they do: the literals a position may start are found by comparing
+    /// numbers, not slices.
+    firsts: Vec<u32>,
 }
 
 impl Fingerprints {
@@ -87,6 +91,7 @@ impl Fingerprints {
         Some(Fingerprints {
             tables: lanes::Tables::new(&low, &high),
             heads,
+            firsts: literals.iter().map(|l| first_bytes(l)).collect(),
             literals,
         })
     }
@@ -117,14 +122,20 @@ impl Fingerprints {
 
     /// Whether a literal starts `rest`.
     fn literal_at(&self, rest: &[u8]) -> bool {
-        let first = self
-            .literals
-            .partition_point(|l| l[..MIN_LEN] < rest[..MIN_LEN]);
-        self.literals[first..]
+        let key = first_bytes(rest);
+        let first = self.firsts.partition_point(|&f| f < key);
+        self.firsts[first..]
             .iter()
-            .take_while(|l| l[..MIN_LEN] == rest[..MIN_LEN])
-            .any(|l| rest.starts_with(l))
+            .zip(&self.literals[first..])
+            .take_while(|(f, _)| **f == key)
+            .any(|(_, l)| rest.starts_with(l))
     }
+}
+
+/// The first [`MIN_LEN`] bytes of `bytes` (at least that long), big-endian
+/// in a number: numbers of two slices compare as the bytes do.
+fn first_bytes(bytes: &[u8]) -> u32 {
+    u32::from_be_bytes([bytes[0], bytes[1], bytes[2], 0])
 }
 
 /// A bucket for each of `literals` (sorted). Those shorter than

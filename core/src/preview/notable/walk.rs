@@ -87,7 +87,9 @@ fn walk_lines(
     while let Some(at) = fingerprints.find(b, from, hi) {
         let line = memrchr(b'\n', &b[from..at]).map_or(from, |i| from + i + 1);
         let end = memchr(b'\n', &b[at..hi]).map_or(hi, |i| at + i + 1);
-        Walker::new(start, line, end).rest(dfa, b, start, out);
+        // From `at`, not the line's start: no pattern starts before it on
+        // the line, so what the walk would have begun there never matches.
+        Walker::new(start, at, end).rest(dfa, b, start, out);
         walked += end - line;
         from = end;
         if walked >= DENSE_AFTER && walked * 2 > from - lo {

@@ -733,6 +733,14 @@ fn is_program_prefix(head: &str) -> bool {
 
 /// The confidence a word gives its line.
 pub(super) fn word_signal(t: &Line<'_>, w: Word<'_>, first: bool) -> Option<(u8, Kind)> {
+    // Every word below starts with a capital or one of these letters: most
+    // words of code and prose are ruled out before their context is read.
+    if !matches!(
+        w.text.as_bytes()[0],
+        b'A'..=b'Z' | b'a' | b'c' | b'e' | b'f' | b'p' | b's'
+    ) {
+        return None;
+    }
     let b = t.as_bytes();
     let before = b[..w.start].last().copied();
     let after = b.get(w.end).copied();
@@ -1375,6 +1383,25 @@ mod tests {
             score("10.0.0.1 - - [01/May/2024] \"GET /api HTTP/1.1\" 502 173"),
             2
         );
+    }
+
+    /// Lines only a word of theirs makes notable, one for each first letter
+    /// [`word_signal`] reads words of (its first check rules out the rest).
+    #[test]
+    fn each_first_letter_of_a_signal_word_is_read() {
+        for (line, expected) in [
+            ("the sync job failed after 3 retries", 3),
+            ("kernel panic - not syncing", 3),
+            ("level=alert msg=\"disk almost full\"", 3),
+            ("level=crit msg=\"disk full\"", 3),
+            ("level=emerg msg=\"raid degraded\"", 3),
+            ("app[42]: segfault at 0 ip 00007f3a", 4),
+            ("unhandled exception in worker 3", 3),
+            ("the pod was Evicted by the kubelet", 3),
+            ("worker 3: ValueError: bad input", 3),
+        ] {
+            assert_eq!(score(line), expected, "{line}");
+        }
     }
 
     /// A rule here only sees lines that an anchor or rare sign lets

@@ -5,7 +5,7 @@
 //! The method is Teddy's (Geoff Langdale's, as aho-corasick's
 //! `packed::teddy` describes it): each literal's first four bytes put its
 //! bucket's bit into tables of low and high nibbles, one pair per offset;
-//! the literals of three bytes have buckets of their own, whose bit every
+//! the literals of three bytes have a bucket of their own, whose bit every
 //! value of a fourth byte sets ([`TABLES`]). Looking up sixteen positions'
 //! bytes in the tables (one swizzle each) and ANDing the results leaves,
 //! per position, the buckets whose literals may start there. A position

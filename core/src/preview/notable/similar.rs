@@ -72,11 +72,11 @@ impl Sketch {
     ///
     /// Most pairs compared are unlike (each candidate line is compared with
     /// the families and the lines shown before it), and the merge stops as
-    /// soon as no end can reach the share: each of `m` hashes both still share adds one
-    /// to both counts, so the share is at most `(both + m) / (union + m)`,
-    /// which grows with `m`, and `m` is at most what either side has left
-    /// and what the union has room for. (4 MiB of Django's Python, natively:
-    /// 10.7 -> 10.1 ms.)
+    /// soon as the share can no longer be reached: each of `m` hashes both
+    /// still share adds one to both counts, so the share is at most
+    /// `(both + m) / (union + m)`, which grows with `m`, and `m` is at most
+    /// what either side has left and what the union has room for. (4 MiB of
+    /// Django's Python, natively: 10.7 -> 10.1 ms.)
     pub(super) fn similar(&self, other: &Sketch) -> bool {
         let (a, b) = (&self.0, &other.0);
         let (mut i, mut j, mut union, mut both) = (0, 0, 0, 0);

@@ -519,3 +519,79 @@ proptest! {
         prop_assert_eq!(component.text, native.text);
     }
 }
+
+/// Text that a JSON string writes with every kind of escape: quotes,
+/// backslashes, line breaks, tabs and control bytes (serde_json's own), and
+/// plain runs of every length, so that escapes land at every place of the
+/// sixteen-byte blocks the guest's searches (wasm SIMD) read.
+fn escaped_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        "[a-z ]{0,40}",
+        Just("\"".to_owned()),
+        Just("\\".to_owned()),
+        Just("\n".to_owned()),
+        Just("\t".to_owned()),
+        Just("\u{1}".to_owned()),
+        Just("\u{1f}".to_owned()),
+        Just("\u{7f}".to_owned()),
+        Just("/".to_owned()),
+        Just("é".to_owned()),
+        Just("中文".to_owned()),
+        Just("😀".to_owned()),
+        Just("error: step failed\n".to_owned()),
+    ];
+    prop::collection::vec(piece, 1..200).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(config(cases().min(12)))]
+
+    /// A result over 1 MiB whose one text is sure to be cut goes to the
+    /// component in pieces (`stream-mcp`), whose body the guest decodes as
+    /// it arrives: the capped result is the native core's for the whole
+    /// result (which decodes the string otherwise), and the spill holds the
+    /// text byte for byte. The escapes a JSON writer may choose
+    /// (`\/`, `\u00e9`, a surrogate pair) are written too. Half the texts
+    /// hold no quote: a decoder that missed a backslash would then give a
+    /// wrong text, not fail (and be answered by the host's fallback to the
+    /// whole result, as a quote it then met would be).
+    #[test]
+    fn decodes_huge_mcp_texts_as_the_native_core(
+        unit in escaped_text(),
+        quotes in any::<bool>(),
+        max_bytes in 2000u32..16_000,
+    ) {
+        let unit = if quotes { unit } else { unit.replace('"', "'") };
+        let text = unit.repeat((1_200_000 / unit.len().max(1)).max(1) + 1);
+        let block = serde_json::json!({"type": "text", "text": text});
+        let result = serde_json::json!({"content": [block], "isError": false})
+            .to_string()
+            .replace('/', "\\/")
+            .replace('é', "\\u00e9")
+            .replace('😀', "\\ud83d\\ude00");
+        prop_assert!(result.len() > 1 << 20);
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = crate::common::open(dir.path(), "thread-1");
+        let budget = crate::common::budget(max_bytes);
+        let options = tool_output_cap::types::McpOptions {
+            resource_link: false,
+        };
+        let component = session.cap_mcp(&result, &budget, "call", &options).unwrap();
+        let scheme =
+            toolcap_core::RefScheme::new(DISPLAY_ROOT, "thread-1", KEY.to_vec()).unwrap();
+        let capper = toolcap_core::Capper::new(scheme);
+        let native = toolcap_core::cap_mcp(
+            &capper,
+            result.clone(),
+            &native_budget(&budget),
+            &toolcap_core::Call::new("call"),
+            toolcap_core::McpOptions::default(),
+            &mut Discard,
+        )
+        .unwrap();
+        prop_assert_eq!(&component.result, &native.result);
+        let spill = component.report.spill.expect("the text is saved");
+        let path = session.host_path(&spill.path).unwrap().unwrap();
+        prop_assert!(fs::read(path).unwrap() == text.as_bytes());
+    }
+}

@@ -2,8 +2,10 @@
 //! parses as one object or array, and a document it accepts renders whole as
 //! its own text, so every span it noted is where its value is.
 
+use std::fmt;
+
 use arbitrary::{Arbitrary, Unstructured};
-use serde_json::Value;
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use toolcap_core::preview::json::{parse_document, preview};
 
 /// Tokens of JSON and near-JSON: escapes valid and not (paired and lone
@@ -158,16 +160,16 @@ pub enum JsonPath {
 pub fn check_json_document(data: &[u8]) -> Option<JsonPath> {
     let input = Input::arbitrary_take_rest(Unstructured::new(data)).ok()?;
     let text = text_of(&input);
-    let theirs = serde_json::from_str::<Value>(&text)
+    let theirs = serde_json::from_str::<Shape>(&text)
         .ok()
-        .filter(|v| v.is_array() || v.is_object());
+        .filter(|shape| *shape != Shape::Scalar);
     let ours = parse_document(&text);
     assert_eq!(
         ours.is_some(),
         theirs.is_some(),
         "{text:?}: serde_json {theirs:?}"
     );
-    let (Some(doc), Some(value)) = (ours, theirs) else {
+    let (Some(doc), Some(shape)) = (ours, theirs) else {
         return Some(JsonPath::Refused);
     };
     // A document that fits is its text, byte for byte: each value was
@@ -175,11 +177,78 @@ pub fn check_json_document(data: &[u8]) -> Option<JsonPath> {
     let trimmed = text.trim_matches([' ', '\t', '\n', '\r']);
     let whole = preview(&doc, trimmed.len(), trimmed.contains('\n')).expect("the whole fits");
     assert_eq!(whole.text, trimmed);
-    Some(if value.is_array() {
+    Some(if shape == Shape::Array {
         JsonPath::Array
     } else {
         JsonPath::Object
     })
+}
+
+/// What serde_json parses a text as: the oracle. Not `serde_json::Value`:
+/// with serde_json's `raw_value` feature (on here, as in the core) `Value`
+/// reads an object whose first key is serde_json's private token
+/// `$serde_json::private::RawValue` as the JSON its string holds, so it
+/// refuses `{"$serde_json::private::RawValue":"x"}`, which is JSON (this
+/// target found it). `Shape` goes through serde_json's own parser as
+/// `Value` does, with the same numbers, strings, escapes and nesting limit,
+/// and takes every key as a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Array,
+    Object,
+    Scalar,
+}
+
+impl<'de> Deserialize<'de> for Shape {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Shape, D::Error> {
+        deserializer.deserialize_any(ShapeVisitor)
+    }
+}
+
+struct ShapeVisitor;
+
+impl<'de> Visitor<'de> for ShapeVisitor {
+    type Value = Shape;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
+        Ok(Shape::Scalar)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
+        Ok(Shape::Scalar)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
+        Ok(Shape::Scalar)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
+        Ok(Shape::Scalar)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
+        Ok(Shape::Scalar)
+    }
+
+    fn visit_unit<E>(self) -> Result<Shape, E> {
+        Ok(Shape::Scalar)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<Shape, A::Error> {
+        while items.next_element::<Shape>()?.is_some() {}
+        Ok(Shape::Array)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<Shape, A::Error> {
+        while members.next_key::<String>()?.is_some() {
+            members.next_value::<Shape>()?;
+        }
+        Ok(Shape::Object)
+    }
 }
 
 #[cfg(test)]
@@ -210,8 +279,38 @@ mod tests {
             "{\"a\":1,\"a\":2}",
             "[\"\u{1}\"]",
         ] {
-            let theirs = serde_json::from_str::<Value>(text).is_ok();
+            let theirs = serde_json::from_str::<serde_json::Value>(text).is_ok();
             assert_eq!(parse_document(text).is_some(), theirs, "{text:?}");
+            let shape = serde_json::from_str::<Shape>(text).is_ok();
+            assert_eq!(shape, theirs, "{text:?}");
         }
+    }
+
+    /// serde_json's private raw-value key is an ordinary key of JSON: the
+    /// core takes the object, and so does the oracle, where `Value`
+    /// refuses it (the fuzzer's find) or reads it as its string's JSON.
+    #[test]
+    fn serde_jsons_private_key_is_a_key() {
+        for text in [
+            r#"{"$serde_json::private::RawValue":"RRRRRRRR\fDD"}"#,
+            r#"{"$serde_json::private::RawValue":"[1]"}"#,
+        ] {
+            assert!(parse_document(text).is_some(), "{text:?}");
+            assert_eq!(
+                serde_json::from_str::<Shape>(text).ok(),
+                Some(Shape::Object)
+            );
+        }
+        assert!(
+            serde_json::from_str::<serde_json::Value>(r#"{"$serde_json::private::RawValue":"x"}"#)
+                .is_err()
+        );
+        assert!(
+            serde_json::from_str::<serde_json::Value>(
+                r#"{"$serde_json::private::RawValue":"[1]"}"#
+            )
+            .unwrap()
+            .is_array()
+        );
     }
 }

@@ -153,9 +153,23 @@ const PATTERNS: &[Pattern] = &[
     // (M tokens)."
     ctx(&["is longer than the model's context length"]),
     // Ollama: "the input length exceeds the context length" and "prompt too long; exceeded max
-    // context length by N tokens".
+    // context length by N tokens"; Z.ai (GLM), code 1261: "Prompt too long".
     ctx(&["exceeds the context length"]),
     ctx(&["exceeded max context length"]),
+    ctx(&["prompt too long"]),
+    // vLLM: "The decoder prompt (length N) is longer than the maximum model length of M."
+    ctx(&["longer than the maximum model length"]),
+    // llama-cpp-python: "Requested tokens (N) exceed context window of M".
+    ctx(&["exceed context window of"]),
+    // Poolside (through OpenRouter): "Input length N exceeds the maximum allowed input length
+    // of M tokens."; OpenAI-compatible servers: "Requested input length N exceeds maximum input
+    // length M".
+    ctx(&["exceeds the maximum allowed input length"]),
+    ctx(&["exceeds maximum input length"]),
+    // DS4 server: "Prompt has N tokens, but the configured context size is M tokens".
+    ctx(&["but the configured context size is"]),
+    // Z.ai: its finish reason for a prompt over the window, surfaced as an error.
+    ctx(&["model_context_window_exceeded"]),
     // llama.cpp server: "request (N tokens) exceeds the available context size (M tokens), try
     // increasing it", type "exceed_context_size_error".
     ctx(&["exceeds the available context size"]),
@@ -250,6 +264,9 @@ enum Num {
     /// The number of this JSON field (given as `"name`, quote included), anywhere in the body:
     /// field order is the server's to choose.
     Field(&'static str),
+    /// The first of these ways that reads a number: for a message whose wordings differ in
+    /// which numbers they state.
+    FirstOf(&'static [Num]),
 }
 
 /// How to read the numbers of one known message.
@@ -298,7 +315,7 @@ const fn bytes(at: &'static str, limit: Num, requested: Num) -> Rule {
     }
 }
 
-use Num::{After, Field, Sum, Unstated};
+use Num::{After, Field, FirstOf, Sum, Unstated};
 use SizeUnit::{Characters, Tokens};
 
 /// How far after its anchor a rule looks for its phrases, in bytes. Real messages state their
@@ -325,16 +342,26 @@ const RULES: &[Rule] = &[
     // OpenAI, Azure, Groq, DeepSeek, vLLM, OpenRouter ("you requested about N"), Perplexity:
     // "This model's maximum context length is 128000 tokens. However, your messages resulted
     // in 412933 tokens" / "you requested 130000 tokens (120000 in the messages, 10000 in the
-    // completion)" (the total) / vLLM "your request has N input tokens".
+    // completion)" (the total) / vLLM "your request has N input tokens". vLLM (and Bedrock
+    // and LiteLLM in front of it) also says "However, you requested 8192 output tokens and your
+    // prompt contains at least 24577 input tokens, for a total of at least 32769 tokens": its
+    // first number is the output alone, so the total is read first, else the sum.
     rule(
         "maximum context length is",
         Tokens,
         After(&["maximum context length is"]),
-        After(&[
-            "resulted in",
-            "you requested",
-            "you requested about",
-            "your request has",
+        FirstOf(&[
+            After(&["for a total of at least"]),
+            Sum(&[
+                "you requested",
+                "output tokens and your prompt contains at least",
+            ]),
+            After(&[
+                "resulted in",
+                "you requested",
+                "you requested about",
+                "your request has",
+            ]),
         ]),
     ),
     // SGLang, Fireworks: "Requested token count exceeds the model's maximum context length of
@@ -464,6 +491,27 @@ const RULES: &[Rule] = &[
         After(&["available context size"]),
         After(&["request ("]),
     ),
+    // vLLM: "The decoder prompt (length 12324) is longer than the maximum model length of
+    // 8192." (and "The encoder prompt ...").
+    rule(
+        "prompt (length",
+        Tokens,
+        After(&["maximum model length of"]),
+        After(&["prompt (length"]),
+    ),
+    // llama-cpp-python: "Requested tokens (9437) exceed context window of 8192".
+    rule(
+        "requested tokens (",
+        Tokens,
+        After(&["context window of"]),
+        After(&["requested tokens ("]),
+    ),
+    // DS4 server: "Prompt has 256468 tokens, but the configured context size is 256000 tokens".
+    tokens(
+        "prompt has",
+        After(&["configured context size is"]),
+        After(&["prompt has"]),
+    ),
     // LM Studio: "Trying to keep the first 14538 tokens when context the overflows. However,
     // the model is loaded with context length of only 2048 tokens".
     rule(
@@ -488,11 +536,20 @@ const RULES: &[Rule] = &[
         After(&["max input tokens"]),
         After(&["request input tokens"]),
     ),
-    // AWS Bedrock: "Input length 140012 exceeds the model limit of 131072".
+    // AWS Bedrock: "Input length 140012 exceeds the model limit of 131072"; OpenAI-compatible
+    // servers: "Input length (265330) exceeds model's maximum context length (262144)." and
+    // "Requested input length 600010 exceeds maximum input length 131071"; Poolside (through
+    // OpenRouter): "Input length 131393 exceeds the maximum allowed input length of 131040
+    // tokens."
     rule(
         "input length",
         Tokens,
-        After(&["model limit of"]),
+        After(&[
+            "model limit of",
+            "maximum context length",
+            "maximum allowed input length of",
+            "maximum input length",
+        ]),
         After(&["input length"]),
     ),
     // OpenAI, Groq: "Request too large for gpt-4o in organization org-x on tokens per min
@@ -707,6 +764,9 @@ fn read_num(
             Some(total)
         }
         Field(name) => number_after_phrase(hay, 0..hay.len(), name, then).map(|(value, _)| value),
+        FirstOf(ways) => ways
+            .iter()
+            .find_map(|&way| read_num(hay, window.clone(), way, then)),
     }
 }
 
@@ -1092,13 +1152,23 @@ mod tests {
             assert!(lowercase(rule.at), "{:?}", rule.at);
             assert!(rule.then.is_none_or(lowercase), "{:?}", rule.then);
             for num in [rule.limit, rule.requested] {
-                match num {
-                    Unstated => {}
-                    After(phrases) | Sum(phrases) => {
-                        assert!(!phrases.is_empty(), "{:?}", rule.at);
-                        assert!(phrases.iter().all(|p| lowercase(p)), "{phrases:?}");
-                    }
-                    Field(name) => assert!(lowercase(name) && name.starts_with('"'), "{name:?}"),
+                check_num(num, rule.at, &lowercase);
+            }
+        }
+    }
+
+    fn check_num(num: Num, at: &str, lowercase: &dyn Fn(&str) -> bool) {
+        match num {
+            Unstated => {}
+            After(phrases) | Sum(phrases) => {
+                assert!(!phrases.is_empty(), "{at:?}");
+                assert!(phrases.iter().all(|p| lowercase(p)), "{phrases:?}");
+            }
+            Field(name) => assert!(lowercase(name) && name.starts_with('"'), "{name:?}"),
+            FirstOf(ways) => {
+                assert!(ways.len() > 1, "{at:?}");
+                for &way in ways {
+                    check_num(way, at, lowercase);
                 }
             }
         }

@@ -374,6 +374,22 @@ fn tool_name(entry: &RawValue) -> Option<String> {
     named.name?.as_str().map(str::to_owned)
 }
 
+/// The protocol version an `initialize` result agreed on.
+pub fn protocol_version(message: &[u8]) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Answer {
+        result: Initialized,
+    }
+    #[derive(Deserialize)]
+    struct Initialized {
+        #[serde(rename = "protocolVersion")]
+        protocol_version: String,
+    }
+    serde_json::from_slice::<Answer>(message)
+        .ok()
+        .map(|a| a.result.protocol_version)
+}
+
 /// The result size a host may show whole for a tool capped to `bytes`: the
 /// budget (characters never outnumber bytes) plus a quarter, and at least
 /// 4 KiB, for what a capped result carries beside its texts (a kept
@@ -426,6 +442,19 @@ fn capped_tool(object: &str, chars: u64) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_protocol_version_of_an_initialize_answer_is_read() {
+        let answer = br#"{"id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}"#;
+        assert_eq!(protocol_version(answer).as_deref(), Some("2025-06-18"));
+        for other in [
+            &br#"{"id":0,"error":{"code":-32602,"message":"no"}}"#[..],
+            br#"{"id":0,"result":{}}"#,
+            b"not json",
+        ] {
+            assert_eq!(protocol_version(other), None);
+        }
+    }
 
     #[test]
     fn messages_with_a_member_written_twice_are_malformed() {

@@ -4,7 +4,9 @@ a 3 MiB file capped with the notice first and paged back exactly through
 the read tool and through resources/read; an image byte for byte; 200 calls in flight; each client
 session in its own spill folder. With raw HTTP (httpx2, the SDK's own HTTP
 library): a client that drops its stream resumes it with Last-Event-ID; a
-foreign Origin and a missing or wrong client token are refused."""
+foreign Origin and a missing or wrong client token are refused; a body that
+is no JSON-RPC message, or an MCP-Protocol-Version other than the session's,
+gets a 400 and the session goes on."""
 
 import base64
 import json
@@ -212,6 +214,34 @@ def test_foreign_origins_and_missing_tokens_are_refused(proxy: Proxy, shared: Pa
             async with http_session(url, {"authorization": f"Bearer {TOKEN}"}) as s:
                 assert READ_TOOL in {t.name for t in (await s.list_tools()).tools}
         assert TOKEN not in (proxy.logs / "listen.log").read_text()
+
+    run(body)
+
+
+def test_bodies_that_are_no_message_and_other_protocol_versions_get_a_400(proxy: Proxy):
+    async def body():
+        with listening(proxy, everything_server()) as url:
+            async with httpx2.AsyncClient(timeout=60) as client:
+                opened = await client.post(url, json=INIT, headers=ACCEPT)
+                assert opened.status_code == 200, opened.text
+                agreed = opened.json()["result"]["protocolVersion"]
+                session = {**ACCEPT, "mcp-session-id": opened.headers["mcp-session-id"]}
+                # Not a notification to accept with a 202: a JSON-RPC error
+                # without an id says what is wrong.
+                for sent, code in [(b'{"jsonrpc":"2.0","id":8,', -32700), (b"42", -32600), (b"[]", -32600)]:
+                    refused = await client.post(url, content=sent, headers=session)
+                    assert refused.status_code == 400, (sent, refused.text)
+                    assert refused.json()["id"] is None and refused.json()["error"]["code"] == code
+                ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+                other = {**session, "mcp-protocol-version": "2024-01-01"}
+                for method in ("POST", "GET", "DELETE"):
+                    wrong = await client.request(method, url, json=ping if method == "POST" else None, headers=other)
+                    assert wrong.status_code == 400 and agreed in wrong.text, (method, wrong.text)
+                # The session is untouched: the agreed version, or none, goes on.
+                right = await client.post(url, json=ping, headers={**session, "mcp-protocol-version": agreed})
+                assert right.status_code == 200 and right.json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+                assert (await client.post(url, json={**ping, "id": 2}, headers=session)).status_code == 200
+                assert (await client.delete(url, headers=session)).status_code == 200
 
     run(body)
 

@@ -15,6 +15,7 @@ use hyper::body::{Frame, Incoming};
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use serde_json::value::RawValue;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
@@ -25,6 +26,7 @@ use crate::mcp::lines::{Credit, Event, Line};
 use crate::signals::Signal;
 
 const SESSION_ID: &str = "mcp-session-id";
+const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const LAST_EVENT_ID: &str = "last-event-id";
 const ENDPOINT: &str = "/mcp";
 
@@ -149,6 +151,7 @@ async fn post(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
     let accepts_sse = accept.contains("text/event-stream") || accept.contains("*/*");
     let accepts_json = accept.contains("application/json") || accept.contains("*/*");
     let session_id = header_text(&request, SESSION_ID);
+    let request_version = header_text(&request, PROTOCOL_VERSION);
     let limit = shared.setup.max_line();
     let body = match Limited::new(request.into_body(), limit).collect().await {
         Ok(body) => body.to_bytes(),
@@ -159,6 +162,9 @@ async fn post(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
             ));
         }
     };
+    if let Some(refusal) = unreadable(&body) {
+        return refusal;
+    }
     let asked = Asked::of(&body);
     let initialize = is_initialize(&body);
     let (id, session) = match (session_id, initialize) {
@@ -183,6 +189,9 @@ async fn post(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
             );
         }
     };
+    if !initialize && let Some(refusal) = other_version(&session, &request_version) {
+        return refusal;
+    }
     if asked.ids.is_empty() {
         // Notifications and answers to the server: nothing comes back.
         send_line(&session, &body);
@@ -225,6 +234,9 @@ fn get(shared: &Shared, request: &Request<Incoming>) -> Response<Body> {
     let Some(session) = shared.session(&id) else {
         return plain(StatusCode::NOT_FOUND, "no such session: initialize again");
     };
+    if let Some(refusal) = other_version(&session, &header_text(request, PROTOCOL_VERSION)) {
+        return refusal;
+    }
     let mut streams = session.streams.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(last) = header_text(request, LAST_EVENT_ID) {
         return match streams.resume(&last) {
@@ -245,6 +257,11 @@ fn delete(shared: &Shared, request: &Request<Incoming>) -> Response<Body> {
     let Some(id) = header_text(request, SESSION_ID) else {
         return plain(StatusCode::BAD_REQUEST, "no Mcp-Session-Id");
     };
+    if let Some(session) = shared.session(&id)
+        && let Some(refusal) = other_version(&session, &header_text(request, PROTOCOL_VERSION))
+    {
+        return refusal;
+    }
     match shared.remove(&id) {
         Some(session) => {
             session.close();
@@ -268,6 +285,60 @@ fn send_line(session: &Session, body: &[u8]) {
         too_long: None,
         credit: Credit::none(),
     }));
+}
+
+/// A 400 for a body that is no JSON-RPC message (nor a batch of them),
+/// with a JSON-RPC error that has no id, as the transport asks: taken as a
+/// notification, it would get a 202 and its sender no word of the fault.
+fn unreadable(body: &[u8]) -> Option<Response<Body>> {
+    let (code, why) = match serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+        Err(e) => (-32700, format!("Parse error: the body is not JSON ({e})")),
+        Ok(_) if is_message_or_batch(body) => return None,
+        Ok(_) => (
+            -32600,
+            "Invalid Request: the body is not a JSON-RPC message".to_owned(),
+        ),
+    };
+    let error = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": { "code": code, "message": why },
+    });
+    let mut response = Response::new(Full::new(Bytes::from(error.to_string())).boxed());
+    *response.status_mut() = StatusCode::BAD_REQUEST;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    Some(response)
+}
+
+/// A 400 for a request whose `MCP-Protocol-Version` is not the one the
+/// session's `initialize` agreed on. Without the header, or before the
+/// version is known, the request goes on (the transport then assumes the
+/// version the client negotiated or an older one).
+fn other_version(session: &Session, given: &Option<String>) -> Option<Response<Body>> {
+    let given = given.as_deref()?;
+    let streams = session.streams.lock().unwrap_or_else(|e| e.into_inner());
+    let agreed = streams.protocol_version()?;
+    (given != agreed).then(|| {
+        plain(
+            StatusCode::BAD_REQUEST,
+            &format!(
+                "unsupported MCP-Protocol-Version {given:?}: this session agreed on {agreed:?}"
+            ),
+        )
+    })
+}
+
+/// An object, or a batch of objects (JSON `body`).
+fn is_message_or_batch(body: &[u8]) -> bool {
+    match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => true,
+        Some(b'[') => serde_json::from_slice::<Vec<&RawValue>>(body)
+            .is_ok_and(|items| !items.is_empty() && items.iter().all(|i| i.get().starts_with('{'))),
+        _ => false,
+    }
 }
 
 fn is_initialize(body: &[u8]) -> bool {
@@ -361,5 +432,48 @@ mod tests {
         ));
         assert!(constant_time_eq(b"abc", b"abc") && !constant_time_eq(b"abc", b"abd"));
         assert!(!constant_time_eq(b"abc", b"ab"));
+    }
+
+    #[test]
+    fn a_body_that_is_no_message_gets_a_400_with_a_jsonrpc_error() {
+        for body in [
+            &br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#[..],
+            br#" [{"jsonrpc":"2.0","id":1,"method":"ping"}, {"jsonrpc":"2.0","method":"n"}] "#,
+        ] {
+            assert!(unreadable(body).is_none());
+        }
+        for (body, code) in [
+            (&br#"{"jsonrpc":"2.0","id":8,"#[..], -32700),
+            (b"", -32700),
+            (b"\xff", -32700),
+            (b"42", -32600),
+            (b"[]", -32600),
+            (br#"[{"id":1,"method":"ping"}, 3]"#, -32600),
+            (br#""ping""#, -32600),
+        ] {
+            let response = unreadable(body).expect("refused");
+            assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+            assert_eq!(
+                response.headers()[header::CONTENT_TYPE],
+                "application/json",
+                "{body:?}"
+            );
+            let text = body_text(response);
+            let error: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(error["id"], serde_json::Value::Null);
+            assert_eq!(error["error"]["code"], code, "{body:?}: {text}");
+        }
+    }
+
+    /// The bytes of a response built from a `Full` body.
+    fn body_text(response: Response<Body>) -> String {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let bytes = runtime
+            .block_on(response.into_body().collect())
+            .unwrap()
+            .to_bytes();
+        String::from_utf8(bytes.to_vec()).unwrap()
     }
 }

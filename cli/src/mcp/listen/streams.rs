@@ -32,6 +32,10 @@ pub struct Streams {
     standalone: Option<u64>,
     held: VecDeque<Bytes>,
     finished: VecDeque<u64>,
+    /// The id key of an `initialize` request still waiting for its answer.
+    initialize: Option<String>,
+    /// The protocol version the server's `initialize` answer agreed on.
+    protocol_version: Option<String>,
 }
 
 struct Stream {
@@ -46,6 +50,8 @@ struct Stream {
 pub struct Asked {
     pub ids: Vec<String>,
     pub progress_tokens: Vec<String>,
+    /// The id key of the `initialize` request among them.
+    pub initialize: Option<String>,
 }
 
 impl Asked {
@@ -63,7 +69,10 @@ impl Asked {
             let Ok(peek) = serde_json::from_str::<Peek>(raw.get()) else {
                 continue;
             };
-            if let (Some(id), Some(_)) = (&peek.id, &peek.method) {
+            if let (Some(id), Some(method)) = (&peek.id, &peek.method) {
+                if method == "initialize" {
+                    asked.initialize = Some(message::key_of(id));
+                }
                 asked.ids.push(message::key_of(id));
                 if let Some(token) = peek.progress_token() {
                     asked.progress_tokens.push(token);
@@ -114,9 +123,17 @@ impl Streams {
         for token in &asked.progress_tokens {
             self.by_progress.insert(token.clone(), id);
         }
+        if asked.initialize.is_some() {
+            self.initialize.clone_from(&asked.initialize);
+        }
         let (sender, live) = unbounded_channel();
         self.streams.get_mut(&id).expect("just made").live = Some(sender);
         (id, live)
+    }
+
+    /// The protocol version the session's `initialize` agreed on, once known.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.protocol_version.as_deref()
     }
 
     /// The GET stream; `None` if one is open already.
@@ -176,6 +193,10 @@ impl Streams {
         match (&peek.id, peek.method.as_deref()) {
             (Some(id), None) => {
                 let key = message::key_of(id);
+                if self.initialize.as_ref() == Some(&key) {
+                    self.initialize = None;
+                    self.protocol_version = message::protocol_version(&data);
+                }
                 match self.by_request.remove(&key) {
                     Some(stream) => self.answer(stream, data),
                     None => self.for_standalone(data),

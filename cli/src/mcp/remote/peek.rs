@@ -37,22 +37,6 @@ impl Peek {
     }
 }
 
-/// The protocol version an `initialize` result agreed on.
-pub fn protocol_version(message: &[u8]) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Answer {
-        result: Initialized,
-    }
-    #[derive(Deserialize)]
-    struct Initialized {
-        #[serde(rename = "protocolVersion")]
-        protocol_version: String,
-    }
-    serde_json::from_slice::<Answer>(message)
-        .ok()
-        .map(|a| a.result.protocol_version)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,9 +50,5 @@ mod tests {
         assert!(!request.answered_by(&Peek::of(br#"{"id":7,"method":"ping"}"#)));
         assert!(!Peek::of(br#"{"method":"notifications/initialized"}"#).is_request());
         assert!(!Peek::of(b"not json").is_request());
-        assert_eq!(
-            protocol_version(br#"{"id":0,"result":{"protocolVersion":"2025-06-18"}}"#).as_deref(),
-            Some("2025-06-18")
-        );
     }
 }

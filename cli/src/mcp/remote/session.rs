@@ -16,10 +16,11 @@ use reqwest::{Response, StatusCode, Url};
 use sse_stream::SseStream;
 
 use super::inbox::{EventSize, Inbox};
-use super::peek::{self, Peek};
+use super::peek::Peek;
 use crate::log;
 use crate::mcp::answers::{self, HTTP_ERROR, SERVER_GONE, TOO_LARGE};
 use crate::mcp::lines::TOO_LONG_START_BYTES;
+use crate::mcp::message;
 
 const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -199,7 +200,7 @@ impl Session {
     async fn pass_on(&self, asked: &Peek, message: &[u8]) {
         if asked.method_is("initialize")
             && asked.answered_by(&Peek::of(message))
-            && let Some(version) = peek::protocol_version(message)
+            && let Some(version) = message::protocol_version(message)
             && let Ok(value) = HeaderValue::from_str(&version)
         {
             self.state().protocol_version = Some(value);
@@ -421,7 +422,7 @@ impl Session {
         } else {
             response.bytes().await.ok().map(|b| b.to_vec())
         };
-        let version = answer.as_deref().and_then(peek::protocol_version);
+        let version = answer.as_deref().and_then(message::protocol_version);
         {
             let mut state = self.state();
             state.session_id = session_id;

@@ -107,6 +107,9 @@ const PATTERNS: &[Pattern] = &[
     // OpenAI, Azure OpenAI, Groq, OpenRouter, LiteLLM, Cerebras: the error `code` of a context
     // overflow.
     ctx(&["context_length_exceeded"]),
+    // The same in words, from OpenAI-compatible servers and proxies: "context length exceeded",
+    // "maximum context length exceeded".
+    ctx(&["context length exceeded"]),
     // OpenAI / Azure / DeepSeek / vLLM: "This model's maximum context length is N tokens";
     // OpenRouter: "This endpoint's maximum context length ..."; Mistral: "too large for model
     // with N maximum context length"; Fireworks: "model maximum context length: N"; SGLang:

@@ -137,6 +137,12 @@ impl<'a> Params<'a> {
         self.name.as_ref()?.as_str()
     }
 
+    /// The protocol version a request states in its `_meta` (2026-07-28
+    /// and later: every request, with no `initialize` before it).
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.meta.as_ref()?.get(PROTOCOL_VERSION_META_KEY)?.as_str()
+    }
+
     /// The progress token a request asks progress notifications under, as a key.
     pub fn request_progress_token(&self) -> Option<String> {
         let token = self.meta.as_ref()?.get("progressToken")?;
@@ -374,6 +380,15 @@ fn tool_name(entry: &RawValue) -> Option<String> {
     named.name?.as_str().map(str::to_owned)
 }
 
+/// Where a request of 2026-07-28 and later states its protocol version.
+const PROTOCOL_VERSION_META_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// Whether results of protocol `version` carry `resultType`: it came with
+/// 2026-07-28 (dated versions compare as text).
+pub fn has_result_type(version: &str) -> bool {
+    version >= "2026-07-28"
+}
+
 /// The protocol version an `initialize` result agreed on.
 pub fn protocol_version(message: &[u8]) -> Option<String> {
     #[derive(Deserialize)]
@@ -442,6 +457,20 @@ fn capped_tool(object: &str, chars: u64) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_of_2026_07_28_states_its_version_in_meta() {
+        let raw = |text: &str| RawValue::from_string(text.to_owned()).unwrap();
+        let modern =
+            raw(r#"{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#);
+        let params = Params::of(Some(&modern));
+        assert_eq!(params.protocol_version(), Some("2026-07-28"));
+        assert!(params.protocol_version().is_some_and(has_result_type));
+        for older in [r#"{"name":"t"}"#, r#"{"_meta":{"progressToken":1}}"#] {
+            assert_eq!(Params::of(Some(&raw(older))).protocol_version(), None);
+        }
+        assert!(!has_result_type("2025-11-25") && has_result_type("2027-01-01"));
+    }
 
     #[test]
     fn the_protocol_version_of_an_initialize_answer_is_read() {

@@ -29,6 +29,9 @@ pub struct Request {
     pub deadline: Option<Instant>,
     /// Every key a client could read its id as (see `message::aliases_of`).
     pub aliases: Vec<String>,
+    /// Its protocol version has `resultType` (2026-07-28 and later): the
+    /// proxy's own answers to it carry one.
+    pub result_type: bool,
 }
 
 #[derive(Debug)]

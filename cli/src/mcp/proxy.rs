@@ -218,6 +218,12 @@ impl Router {
     /// Registers a request on its way to the server, or answers it here
     /// (the read tool, a reused id, or a server that is gone).
     fn client_request(&mut self, id: &RawValue, method: &str, params: &Params) -> Option<Vec<u8>> {
+        // A client of 2026-07-28 and later states its version in every
+        // request and sends no `initialize`.
+        let result_type = self.result_type
+            || params
+                .protocol_version()
+                .is_some_and(message::has_result_type);
         let tool = (method == "tools/call")
             .then(|| params.tool_name().map(str::to_owned))
             .flatten();
@@ -225,12 +231,12 @@ impl Router {
         if tool.as_deref() == Some(self.proxy.read_tool_name.as_str()) && !self.read_tool_shadowed {
             let arguments = params.arguments.map_or("{}", RawValue::get);
             let output = self.proxy.capper.read_tool(arguments);
-            return Some(answers::read_tool_response(id, output, self.result_type));
+            return Some(answers::read_tool_response(id, output, result_type));
         }
         // So do the spills' resources.
         if let Some(answer) =
             self.resources
-                .request(&mut self.proxy.capper, id, method, params, self.result_type)
+                .request(&mut self.proxy.capper, id, method, params, result_type)
         {
             return Some(answer);
         }
@@ -277,6 +283,7 @@ impl Router {
             progress_token: params.request_progress_token(),
             deadline: None,
             aliases,
+            result_type,
         };
         self.proxy.pending.insert(message::key_of(id), request);
         None
@@ -443,7 +450,7 @@ impl Router {
                     &mut self.proxy.capper,
                     &request,
                     error,
-                    self.result_type,
+                    request.result_type,
                 ) {
                     return Route::Replace(answer);
                 }
@@ -474,6 +481,8 @@ impl Router {
                     self.note_protocol_version(result);
                     self.resources.initialized(text, result)
                 }
+                // 2026-07-28's handshake: its capabilities as `initialize`'s.
+                "server/discover" => self.resources.initialized(text, result),
                 "resources/list" => {
                     self.resources
                         .server_list(&mut self.proxy.capper, text, result)
@@ -509,7 +518,7 @@ impl Router {
         if !self.proxy.capper.caps(tool) {
             return Ok(None);
         }
-        let refuse = |this: &mut Self, why: String| {
+        let refuse = |why: String| {
             log::line(&format!(
                 "the result of `{tool}` (request {}) was not passed on: {why}",
                 log::excerpt(request.id.get().as_bytes(), EXCERPT_BYTES)
@@ -517,17 +526,14 @@ impl Router {
             Err(answers::tool_error_response(
                 &request.id,
                 format!("[toolcap] The result of `{tool}` was not passed on: {why}."),
-                this.result_type,
+                request.result_type,
             ))
         };
         if let Some(path) = message::duplicate_anywhere(result.get()) {
-            return refuse(
-                self,
-                format!(
-                    "the server's answer writes the member `{path}` twice, which clients read \
+            return refuse(format!(
+                "the server's answer writes the member `{path}` twice, which clients read \
                      differently"
-                ),
-            );
+            ));
         }
         let call_id = match serde_json::from_str::<serde_json::Value>(request.id.get()) {
             Ok(serde_json::Value::String(id)) => format!("{tool}-{id}"),
@@ -542,13 +548,10 @@ impl Router {
             Capping::Capped(capped) => Ok(Some(capped)),
             // What keeps the budget anyway may go on as it is.
             Capping::Failed(_) if self.proxy.capper.within_budget(tool, result.get()) => Ok(None),
-            Capping::Failed(why) => refuse(
-                self,
-                format!(
-                    "it is {} bytes, over the budget, and could not be capped ({why})",
-                    result.get().len()
-                ),
-            ),
+            Capping::Failed(why) => refuse(format!(
+                "it is {} bytes, over the budget, and could not be capped ({why})",
+                result.get().len()
+            )),
         }
     }
 
@@ -635,7 +638,7 @@ impl Router {
             return Some(answers::tool_error_response(
                 &request.id,
                 format!("[toolcap] The result of `{tool}` was not passed on: {why}."),
-                self.result_type,
+                request.result_type,
             ));
         }
         Some(answers::error_response(&request.id, TOO_LARGE, why))
@@ -679,8 +682,7 @@ impl Router {
         let version = serde_json::from_str::<Initialized>(result.get())
             .ok()
             .and_then(|i| i.protocol_version);
-        // Dated versions compare as text; `resultType` came with 2026-07-28.
-        self.result_type = version.is_some_and(|v| v.as_str() >= "2026-07-28");
+        self.result_type = version.is_some_and(|v| message::has_result_type(&v));
     }
 
     /// A server line that is not JSON: said on stderr and skipped; if it

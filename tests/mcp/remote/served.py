@@ -13,7 +13,11 @@ under test; what it does on purpose:
   the answer stream of the tool `cut_stream` is closed after its first
   event, before the answer: a client must resume it with `Last-Event-ID`.
 
-Usage: served.py --port N [--token-env NAME] [--record FILE] [--resumable]"""
+With `--stdio` it serves the same tools over stdio instead (the SDK speaks
+2026-07-28 there too: `server/discover`, no `initialize`).
+
+Usage: served.py --port N [--token-env NAME] [--record FILE] [--resumable]
+       served.py --stdio"""
 
 import argparse
 import json
@@ -162,11 +166,17 @@ async def respond(send, status: int, body: bytes, headers: list) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--port", type=int)
+    parser.add_argument("--stdio", action="store_true")
     parser.add_argument("--token-env")
     parser.add_argument("--record")
     parser.add_argument("--resumable", action="store_true")
     args = parser.parse_args()
+    if args.stdio:
+        server.run("stdio")
+        return
+    if args.port is None:
+        parser.error("--port is needed (or --stdio)")
     token = os.environ[args.token_env] if args.token_env else None
     events = Events() if args.resumable else None
     app = Faults(server.streamable_http_app(event_store=events), token, args.record)

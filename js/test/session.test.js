@@ -162,6 +162,15 @@ test('errors are ToolCapError with the cap-error case', async () => {
   session.close();
 });
 
+test('a string with lone surrogates is capped with U+FFFD in their place', async () => {
+  // No UTF-8 string holds a lone surrogate: jco encodes the string as
+  // TextEncoder does, so the component sees U+FFFD (and so does the spill).
+  const session = await openSession({ threadId: 't', spillDir: tempDir(), key: KEY });
+  const capped = session.cap('ok \ud800 bad\n'.repeat(2), budget(4096), 'c1');
+  assert.equal(capped.text, 'ok \ufffd bad\n'.repeat(2));
+  session.close();
+});
+
 test('capParts passes media through untouched and in place', async () => {
   const session = await openSession({ threadId: 't', spillDir: tempDir(), key: KEY });
   const image = { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' };

@@ -255,6 +255,19 @@ def test_ints_must_be_ints(session: Session) -> None:
             session.cap("x", SMALL, Call("c", exit_code=code))  # type: ignore[arg-type]
 
 
+def test_a_str_with_lone_surrogates_is_refused_and_the_session_goes_on(session: Session) -> None:
+    # What `bytes.decode("utf-8", "surrogateescape")` makes of bytes that are
+    # not UTF-8: no UTF-8 string holds it. The bytes themselves go whole
+    # through `stream`, which saves them as they are.
+    escaped = b"ok \xff bad\n".decode("utf-8", "surrogateescape") * 10
+    with pytest.raises(UnicodeEncodeError):
+        session.cap(escaped, SMALL, "c1")
+    assert session.cap("after\n", SMALL, "c2").text == "after\n"
+    stream = session.stream(SMALL, "c3")
+    stream.write(escaped.encode("utf-8", "surrogateescape"))
+    assert stream.finish().text.startswith("ok \ufffd bad\n")
+
+
 def test_a_missing_spill_directory_is_created_and_granted(tmp_path: Path) -> None:
     missing = tmp_path / "does" / "not" / "exist"
     with open_session("thread-a", missing, key=KEY) as s:

@@ -82,6 +82,14 @@ async def connect(
                 yield session
 
 
+def logged(argv: list[str], log: Path) -> StdioServerParameters:
+    """`argv` for the SDK's `Client` (which takes no log file), its stderr
+    appended to `log`."""
+    shell = 'exec "$0" "$@" 2>>"$TOOLCAP_TEST_LOG"'
+    env = {**os.environ, "TOOLCAP_TEST_LOG": str(log)}
+    return StdioServerParameters(command="sh", args=["-c", shell, *argv], env=env)
+
+
 def dump(model: Any) -> Any:
     """An SDK result as the JSON object it was on the wire."""
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -4,19 +4,20 @@ Streamable HTTP mode gives the same answers through the proxy as to the
 SDK's own HTTP client, big results are capped and read back exactly; the
 Python SDK's server (remote/served.py) checks that a bearer header reaches
 it and never shows up anywhere else, and breaks on purpose: HTTP 500, an
-expired session, a server gone in the middle of a call."""
+expired session, a server gone in the middle of a call. A client of MCP
+2026-07-28 reaches it without a session, even when it refuses `initialize`."""
 
 import json
 from pathlib import Path
 
 import anyio
 import pytest
-from mcp import ClientSession
+from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from paths import everything_http_server, served_fixture
-from proxy import READ_TOOL, Proxy, connect, dump, run
+from proxy import READ_TOOL, Proxy, connect, dump, logged, run
 from remote import free_port, serving
 from spill import read_all, refs_in
 
@@ -234,5 +235,32 @@ def test_an_answer_stream_cut_before_the_answer_is_resumed(proxy: Proxy, tmp_pat
         seen = [json.loads(line) for line in record.read_text().splitlines()]
         resumed = [s for s in seen if s["method"] == "GET" and "last-event-id" in s["headers"]]
         assert resumed, "the proxy resumed the stream with Last-Event-ID"
+
+    run(body)
+
+
+@pytest.mark.parametrize("modern_only", [False, True], ids=["both-eras", "modern-only"])
+def test_a_client_of_2026_07_28_reaches_the_server_without_a_session(proxy: Proxy, modern_only: bool):
+    """The SDK's `Client` in its default mode speaks 2026-07-28: each
+    request POSTed alone, no session, its version, method and name in
+    headers the server checks against the body. A server of that version
+    alone (`--modern-only` refuses `initialize`) is reached too."""
+
+    async def body():
+        flags = ["--modern-only"] if modern_only else []
+        with served(proxy, *flags) as url:
+            argv = proxy.argv_url(url, "--max-bytes", "4000")
+            async with Client(logged(argv, proxy.logs / "proxy.log"), mode="auto") as client:
+                assert client.protocol_version == "2026-07-28"
+                assert {"echo", READ_TOOL} <= {t.name for t in (await client.list_tools()).tools}
+                echoed = await client.call_tool("echo", {"text": "ünï"})
+                assert echoed.content[0].text == "ünï"
+                capped = await client.call_tool("numbered", {"lines": 20_000})
+                notice = capped.content[0].text
+                assert "full content at" in notice, notice
+                last = await client.call_tool(READ_TOOL, {"path": notice, "line": 20_000, "lines": 1})
+                assert "019999 a line" in last.content[0].text
+        # No request of the client met an HTTP error on its way.
+        assert "answered HTTP" not in (proxy.logs / "proxy.log").read_text()
 
     run(body)

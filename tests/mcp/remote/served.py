@@ -13,10 +13,14 @@ under test; what it does on purpose:
   the answer stream of the tool `cut_stream` is closed after its first
   event, before the answer: a client must resume it with `Last-Event-ID`.
 
+- with `--modern-only`, an `initialize` is refused with -32022 (the
+  protocol version is not supported), as a server of MCP 2026-07-28 alone
+  does: a client reaches it only with that version's sessionless requests.
+
 With `--stdio` it serves the same tools over stdio instead (the SDK speaks
 2026-07-28 there too: `server/discover`, no `initialize`).
 
-Usage: served.py --port N [--token-env NAME] [--record FILE] [--resumable]
+Usage: served.py --port N [--token-env NAME] [--record FILE] [--resumable] [--modern-only]
        served.py --stdio"""
 
 import argparse
@@ -96,10 +100,11 @@ class Events(EventStore):
 class Faults:
     """ASGI middleware: the checks and faults above, around the SDK's app."""
 
-    def __init__(self, app, token: str | None, record: str | None):
+    def __init__(self, app, token: str | None, record: str | None, modern_only: bool = False):
         self.app = app
         self.token = token
         self.record = record
+        self.modern_only = modern_only
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -116,6 +121,17 @@ class Faults:
             message = await receive()
             body += message.get("body", b"")
             more = message.get("more_body", False)
+        if self.modern_only and json.loads(body or b"{}").get("method") == "initialize":
+            refusal = {
+                "jsonrpc": "2.0",
+                "id": json.loads(body).get("id"),
+                "error": {
+                    "code": -32022,
+                    "message": "Unsupported protocol version",
+                    "data": {"supported": ["2026-07-28"], "requested": "initialize"},
+                },
+            }
+            return await respond(send, 400, json.dumps(refusal).encode(), [(b"content-type", b"application/json")])
         if b'"fail_500"' in body:
             return await respond(send, 500, b"internal error: the fixture failed on purpose", [])
         session = headers.get("mcp-session-id")
@@ -171,6 +187,7 @@ def main() -> None:
     parser.add_argument("--token-env")
     parser.add_argument("--record")
     parser.add_argument("--resumable", action="store_true")
+    parser.add_argument("--modern-only", action="store_true")
     args = parser.parse_args()
     if args.stdio:
         server.run("stdio")
@@ -179,7 +196,7 @@ def main() -> None:
         parser.error("--port is needed (or --stdio)")
     token = os.environ[args.token_env] if args.token_env else None
     events = Events() if args.resumable else None
-    app = Faults(server.streamable_http_app(event_store=events), token, args.record)
+    app = Faults(server.streamable_http_app(event_store=events), token, args.record, args.modern_only)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 

@@ -3,8 +3,10 @@
 //! or as an SSE stream, which is resumed with `Last-Event-ID` if it drops
 //! before the answer; server-initiated messages come on a GET stream. The
 //! session id and the agreed protocol version go with every request after
-//! `initialize`. What goes wrong at the HTTP level becomes a JSON-RPC error
-//! to the request that met it, saying what happened.
+//! `initialize`. A request of a client of MCP 2026-07-28 goes alone, with no
+//! session and the headers that version asks for. What goes wrong at the
+//! HTTP level becomes a JSON-RPC error to the request that met it, saying
+//! what happened.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -16,7 +18,7 @@ use reqwest::{Response, StatusCode, Url};
 use sse_stream::SseStream;
 
 use super::inbox::{EventSize, Inbox};
-use super::peek::Peek;
+use super::peek::{Modern, Peek};
 use crate::log;
 use crate::mcp::answers::{self, HTTP_ERROR, SERVER_GONE, TOO_LARGE};
 use crate::mcp::lines::TOO_LONG_START_BYTES;
@@ -24,6 +26,8 @@ use crate::mcp::message;
 
 const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+const METHOD: &str = "mcp-method";
+const NAME: &str = "mcp-name";
 const LAST_EVENT_ID: &str = "last-event-id";
 /// Times a dropped answer stream is resumed before the request fails.
 const RESUME_ATTEMPTS: u32 = 3;
@@ -89,6 +93,9 @@ impl Session {
     /// Sends one message from the client and passes on what comes back.
     pub async fn send(self: Arc<Self>, message: Vec<u8>) {
         let peek = Peek::of(&message);
+        if let Some(modern) = peek.modern() {
+            return self.send_modern(&peek, &message, &modern).await;
+        }
         if peek.method_is("initialize") {
             let mut state = self.state();
             state.initialize = Some(message.clone());
@@ -127,6 +134,40 @@ impl Session {
         self.answer(&peek, response).await;
         if peek.method_is("notifications/initialized") {
             self.start_listening();
+        }
+    }
+
+    /// A message of a 2026-07-28 client: one exchange, no session, its
+    /// version, method and name repeated in headers as that version asks
+    /// (a server checks they match the body).
+    async fn send_modern(&self, peek: &Peek, message: &[u8], modern: &Modern) {
+        let mut headers = HeaderMap::new();
+        let mut put = |name: &'static str, value: &str| {
+            if let Ok(value) = HeaderValue::from_str(value) {
+                headers.insert(name, value);
+            }
+        };
+        put(PROTOCOL_VERSION, &modern.version);
+        if let Some(method) = &peek.method {
+            put(METHOD, &header_text(method));
+        }
+        if let Some(name) = &modern.name {
+            put(NAME, &header_text(name));
+        }
+        let request = self
+            .client
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .headers(headers)
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json")
+            .body(message.trim_ascii_end().to_vec());
+        match request.send().await {
+            Ok(response) => self.answer(peek, response).await,
+            Err(e) => {
+                let why = self.unreachable(e);
+                self.fail(peek, SERVER_GONE, why).await;
+            }
         }
     }
 
@@ -567,6 +608,21 @@ pub fn shown_url(url: &Url) -> String {
     shown.to_string()
 }
 
+/// `text` as a header value: as it is when it is printable ASCII without
+/// spaces at its ends, else as `=?base64?<UTF-8 in base64>?=`, the form
+/// 2026-07-28 gives a header that must carry any text.
+fn header_text(text: &str) -> String {
+    use base64::Engine as _;
+    let plain = text.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && text.trim() == text
+        && !(text.starts_with("=?base64?") && text.ends_with("?="));
+    if plain {
+        return text.to_owned();
+    }
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+    format!("=?base64?{encoded}?=")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -575,5 +631,16 @@ mod tests {
     fn the_shown_url_has_no_credentials_nor_query() {
         let url = Url::parse("https://me:pw@api.example.com:8443/mcp?token=abc#x").unwrap();
         assert_eq!(shown_url(&url), "https://api.example.com:8443/mcp");
+    }
+
+    #[test]
+    fn a_name_no_header_holds_as_it_is_goes_in_base64() {
+        assert_eq!(header_text("read_file"), "read_file");
+        assert_eq!(header_text("file:///a b.txt"), "file:///a b.txt");
+        // The base64 of the text's UTF-8, in the sentinel 2026-07-28 reads.
+        assert_eq!(header_text("ünï"), "=?base64?w7xuw68=?=");
+        assert_eq!(header_text(" edge"), "=?base64?IGVkZ2U=?=");
+        assert_eq!(header_text("a\nb"), "=?base64?YQpi?=");
+        assert_eq!(header_text("=?base64?x?="), "=?base64?PT9iYXNlNjQ/eD89?=");
     }
 }

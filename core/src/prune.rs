@@ -85,8 +85,11 @@ struct Totals {
 }
 
 /// Prune `messages` (oldest first) under `policy`, counting tokens with
-/// `estimator`. A body is replaced only if that makes it smaller; already
-/// pruned bodies are never touched.
+/// `estimator`. A body is replaced only if that makes it smaller, and one
+/// that becomes a marker only if that at least halves it: the marker keeps
+/// none of its text, and a short result (`42`, `ok: 3 files`) is worth more
+/// to the model than the bytes it would save. Already pruned bodies are
+/// never touched.
 pub fn prune(
     scheme: &RefScheme,
     messages: &[String],
@@ -109,7 +112,12 @@ pub fn prune(
             return;
         }
         let new = replacement(scheme, &out[i]);
-        if new.len() < out[i].len() {
+        let worth_it = if is_marker(&new) {
+            new.len().saturating_mul(2) <= out[i].len()
+        } else {
+            new.len() < out[i].len()
+        };
+        if worth_it {
             let new_tokens = estimator.estimate(&new);
             total.bytes -= (out[i].len() - new.len()) as u64;
             total.tokens = total.tokens - tokens[i] + new_tokens;
@@ -269,6 +277,21 @@ mod tests {
             },
         );
         assert_eq!(tiny.messages, vec!["ok".to_owned()]);
+        // A short result is kept until its marker would at least halve it.
+        let short = "answer: 42, from the service status page (HTTP 200)".to_owned();
+        let long = format!("{short} and more{}", " words".repeat(10));
+        let pruned = prune_test(
+            &s,
+            &[short.clone(), long.clone()],
+            PrunePolicy {
+                keep_last: Some(0),
+                max_total_bytes: None,
+                max_total_tokens: None,
+            },
+        );
+        assert!(marker(short.len()).len() < short.len());
+        assert_eq!(pruned.messages, vec![short, marker(long.len())]);
+        assert_eq!(pruned.replaced, vec![1]);
     }
 
     #[test]

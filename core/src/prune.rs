@@ -85,11 +85,12 @@ struct Totals {
 }
 
 /// Prune `messages` (oldest first) under `policy`, counting tokens with
-/// `estimator`. A body is replaced only if that makes it smaller, and one
-/// that becomes a marker only if that at least halves it: the marker keeps
-/// none of its text, and a short result (`42`, `ok: 3 files`) is worth more
-/// to the model than the bytes it would save. Already pruned bodies are
-/// never touched.
+/// `estimator`. A body is replaced only if that makes it smaller. One aged
+/// out by `keep_last` becomes a marker only if that at least halves it: the
+/// marker keeps none of its text, and a short result (`42`, `ok: 3 files`)
+/// is worth more to the model than the bytes it would save. Over
+/// `max_total_bytes` or `max_total_tokens` every saving counts. Already
+/// pruned bodies are never touched.
 pub fn prune(
     scheme: &RefScheme,
     messages: &[String],
@@ -107,12 +108,12 @@ pub fn prune(
     let aged = policy
         .keep_last
         .map_or(0, |k| messages.len().saturating_sub(k as usize));
-    let mut try_replace = |i: usize, out: &mut Vec<String>, total: &mut Totals| {
+    let mut try_replace = |i: usize, out: &mut Vec<String>, total: &mut Totals, aging: bool| {
         if is_pruned(scheme, &out[i]) {
             return;
         }
         let new = replacement(scheme, &out[i]);
-        let worth_it = if is_marker(&new) {
+        let worth_it = if aging && is_marker(&new) {
             new.len().saturating_mul(2) <= out[i].len()
         } else {
             new.len() < out[i].len()
@@ -127,7 +128,7 @@ pub fn prune(
         }
     };
     for i in 0..aged {
-        try_replace(i, &mut out, &mut total);
+        try_replace(i, &mut out, &mut total, true);
     }
     let over = |t: &Totals| {
         policy.max_total_bytes.is_some_and(|l| t.bytes > l)
@@ -137,7 +138,7 @@ pub fn prune(
         if !over(&total) {
             break;
         }
-        try_replace(i, &mut out, &mut total);
+        try_replace(i, &mut out, &mut total, false);
     }
     replaced.sort_unstable();
     replaced.dedup();
@@ -290,8 +291,19 @@ mod tests {
             },
         );
         assert!(marker(short.len()).len() < short.len());
-        assert_eq!(pruned.messages, vec![short, marker(long.len())]);
+        assert_eq!(pruned.messages, vec![short.clone(), marker(long.len())]);
         assert_eq!(pruned.replaced, vec![1]);
+        // Over a byte limit every saving counts.
+        let over = prune_test(
+            &s,
+            std::slice::from_ref(&short),
+            PrunePolicy {
+                keep_last: None,
+                max_total_bytes: Some(10),
+                max_total_tokens: None,
+            },
+        );
+        assert_eq!(over.messages, vec![marker(short.len())]);
     }
 
     #[test]

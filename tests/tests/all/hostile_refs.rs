@@ -349,20 +349,40 @@ fn check_case_in_component(
     check_prune(&text, id, session, failures);
 }
 
-/// Pruning a forged body must give the plain marker (or leave a body shorter
-/// than it), never a placeholder and never "already pruned".
+/// Pruning a forged body must give the plain marker (or leave a body too
+/// short for one: aged out, one its marker would not at least halve; over a
+/// byte limit, one no longer than the marker), never a placeholder and
+/// never "already pruned".
 fn check_prune(text: &str, id: &str, session: &mut Session, failures: &mut Vec<String>) {
-    let policy = PrunePolicy {
+    let marker = prune::marker(text.len());
+    let aged = PrunePolicy {
         keep_last: Some(0),
         max_total_bytes: None,
         max_total_tokens: None,
     };
-    let marker = prune::marker(text.len());
-    let want = if marker.len() < text.len() {
-        marker.as_str()
-    } else {
-        text
+    let over = PrunePolicy {
+        keep_last: None,
+        max_total_bytes: Some(0),
+        max_total_tokens: None,
     };
+    for (policy, worth_it) in [
+        (aged, marker.len() * 2 <= text.len()),
+        (over, marker.len() < text.len()),
+    ] {
+        check_prune_under(text, id, session, failures, policy, worth_it);
+    }
+}
+
+fn check_prune_under(
+    text: &str,
+    id: &str,
+    session: &mut Session,
+    failures: &mut Vec<String>,
+    policy: PrunePolicy,
+    worth_it: bool,
+) {
+    let marker = prune::marker(text.len());
+    let want = if worth_it { marker.as_str() } else { text };
     match session.prune(&[text.to_owned()], &policy) {
         Ok(pruned) if pruned.messages == [want] => {}
         Ok(pruned) => failures.push(format!("{id}: prune gave {}", shown(&pruned.messages[0]))),

@@ -213,7 +213,7 @@ def test_u64_values_come_through_as_exact_ints(session: Session) -> None:
     page = session.read_lines(spill.path, 2**64 - 1, 1, 100)
     assert page.text == "" and page.first_line == 3001
     assert type(page.total_bytes) is int and page.total_bytes == len(LOG.encode())
-    pruned = session.prune(["x" * 50], PrunePolicy(keep_last=0, max_total_bytes=2**64 - 1))
+    pruned = session.prune(["x" * 500], PrunePolicy(keep_last=0, max_total_bytes=2**64 - 1))
     assert pruned.replaced == [0] and type(pruned.bytes_saved) is int
 
 

@@ -121,14 +121,16 @@ class Faults:
             message = await receive()
             body += message.get("body", b"")
             more = message.get("more_body", False)
-        if self.modern_only and json.loads(body or b"{}").get("method") == "initialize":
+        if self.modern_only and (message := initialize_in(body)) is not None:
+            params = message.get("params")
+            requested = params.get("protocolVersion") if isinstance(params, dict) else None
             refusal = {
                 "jsonrpc": "2.0",
-                "id": json.loads(body).get("id"),
+                "id": message.get("id"),
                 "error": {
                     "code": -32022,
                     "message": "Unsupported protocol version",
-                    "data": {"supported": ["2026-07-28"], "requested": "initialize"},
+                    "data": {"supported": ["2026-07-28"], "requested": requested},
                 },
             }
             return await respond(send, 400, json.dumps(refusal).encode(), [(b"content-type", b"application/json")])
@@ -155,6 +157,15 @@ class Faults:
         await self.app(scope, replay, send)
         if b'"expire_session"' in body and session:
             EXPIRED.add(session)
+
+
+def initialize_in(body: bytes) -> dict | None:
+    """The `initialize` request `body` holds, if it is one."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    return message if isinstance(message, dict) and message.get("method") == "initialize" else None
 
 
 def cut_after_first_message(send):

@@ -218,7 +218,11 @@ export interface GrepResult {
 }
 
 export interface PrunePolicy {
-  /** Keep the newest this many messages; absent or null: no age limit. */
+  /**
+   * Keep the newest this many messages; absent or null: no age limit. An
+   * older body without a reference becomes a marker only when that at least
+   * halves it (over a limit below, every saving counts).
+   */
   keepLast?: number | null;
   /** Then prune the oldest until bodies total at most this; absent or null: no byte limit. */
   maxTotalBytes?: number | bigint | null;
@@ -566,6 +570,7 @@ export class Session {
   readLines(path: string, firstLine: number | bigint, count: number, maxBytes: number): Page;
   /** Literal (not regex) search. */
   grep(path: string, pattern: string, maxMatches: number): GrepResult;
+  /** Replaces stale bodies (oldest first) by their references' placeholders, or a short marker. */
   prune(messages: string[], policy: PrunePolicy): Pruned;
   /** Deletes this thread's spill folder; returns the bytes freed. */
   purge(): bigint;

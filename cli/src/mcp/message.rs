@@ -381,7 +381,7 @@ fn tool_name(entry: &RawValue) -> Option<String> {
 }
 
 /// Where a request of 2026-07-28 and later states its protocol version.
-pub const PROTOCOL_VERSION_META_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+const PROTOCOL_VERSION_META_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// Whether results of protocol `version` carry `resultType`: it came with
 /// 2026-07-28 (dated versions compare as text).

@@ -342,7 +342,10 @@ class Session(ClosesOnExit):
         return cv.grep_out(cv.unwrap(self._call("grep", path, pattern, max_matches), Record))
 
     def prune(self, messages: Sequence[str], policy: PrunePolicy) -> Pruned:
-        """Replace stale tool message bodies (given oldest first)."""
+        """Replace stale tool message bodies (given oldest first): one with
+        genuine references by their placeholders, any other by a short marker
+        (one aged out by `keep_last` only when the marker at least halves it;
+        over `max_total_bytes` or `max_total_tokens` every saving counts)."""
         out = self._call("prune", list(messages), cv.policy_in(policy))
         return cv.pruned_out(cv.unwrap(out, Record))
 

@@ -317,7 +317,9 @@ class PrunePolicy:
 
     Keep the newest `keep_last`, then prune the oldest remaining until the
     bodies total at most `max_total_bytes` and `max_total_tokens` (the
-    session's estimate); both targets hold when both are set."""
+    session's estimate); both targets hold when both are set. A body aged
+    out by `keep_last` alone becomes a marker only when that at least halves
+    it; over a limit every saving counts."""
 
     keep_last: Optional[int] = None
     max_total_bytes: Optional[int] = None

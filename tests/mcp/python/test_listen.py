@@ -78,6 +78,13 @@ async def http_session(url: str, headers: dict | None = None):
                 yield session
 
 
+async def open_raw(client: httpx2.AsyncClient, url: str) -> tuple[httpx2.Response, dict]:
+    """`initialize` over raw HTTP: the answer, and the headers of the session it opened."""
+    opened = await client.post(url, json=INIT, headers=ACCEPT)
+    assert opened.status_code == 200, opened.text
+    return opened, {**ACCEPT, "mcp-session-id": opened.headers["mcp-session-id"]}
+
+
 async def call(session, name: str, arguments: dict) -> dict:
     request = types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=arguments))
     return dump(await session.send_request(request, types.CallToolResult))
@@ -152,9 +159,7 @@ def test_a_dropped_stream_is_resumed_with_last_event_id(proxy: Proxy):
     async def body():
         with listening(proxy, everything_server()) as url:
             async with httpx2.AsyncClient(timeout=60) as client:
-                opened = await client.post(url, json=INIT, headers=ACCEPT)
-                assert opened.status_code == 200, opened.text
-                session = {**ACCEPT, "mcp-session-id": opened.headers["mcp-session-id"]}
+                _, session = await open_raw(client, url)
                 note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
                 assert (await client.post(url, json=note, headers=session)).status_code == 202
                 slow = {
@@ -222,10 +227,8 @@ def test_bodies_that_are_no_message_and_other_protocol_versions_get_a_400(proxy:
     async def body():
         with listening(proxy, everything_server()) as url:
             async with httpx2.AsyncClient(timeout=60) as client:
-                opened = await client.post(url, json=INIT, headers=ACCEPT)
-                assert opened.status_code == 200, opened.text
+                opened, session = await open_raw(client, url)
                 agreed = opened.json()["result"]["protocolVersion"]
-                session = {**ACCEPT, "mcp-session-id": opened.headers["mcp-session-id"]}
                 # Not a notification to accept with a 202: a JSON-RPC error
                 # without an id says what is wrong.
                 for sent, code in [(b'{"jsonrpc":"2.0","id":8,', -32700), (b"42", -32600), (b"[]", -32600)]:
@@ -250,8 +253,7 @@ def test_a_session_left_without_delete_is_ended_after_the_idle_timeout(proxy: Pr
     async def body():
         with listening(proxy, everything_server(), "--idle-timeout", "1") as url:
             async with httpx2.AsyncClient(timeout=60) as client:
-                opened = await client.post(url, json=INIT, headers=ACCEPT)
-                session = {**ACCEPT, "mcp-session-id": opened.headers["mcp-session-id"]}
+                _, session = await open_raw(client, url)
                 ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
                 assert (await client.post(url, json=ping, headers=session)).status_code == 200
                 # While a stream is open the session lives, however quiet.

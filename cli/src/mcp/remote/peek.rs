@@ -4,7 +4,6 @@
 //! of MCP 2026-07-28, what its request's headers must repeat.
 
 use serde::Deserialize;
-use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::mcp::message;
@@ -45,27 +44,13 @@ impl Peek {
 
     /// The message's protocol version and name when its client speaks 2026-07-28 or later.
     pub fn modern(&self) -> Option<Modern> {
-        #[derive(Deserialize)]
-        struct Params {
-            #[serde(default)]
-            name: Option<Value>,
-            #[serde(default)]
-            uri: Option<Value>,
-            #[serde(rename = "_meta", default)]
-            meta: Option<Value>,
-        }
-        let params: Params = serde_json::from_str(self.params.as_ref()?.get()).ok()?;
+        let params = message::Params::of(self.params.as_deref());
         let version = params
-            .meta
-            .as_ref()?
-            .get(message::PROTOCOL_VERSION_META_KEY)?
-            .as_str()?;
-        if !message::has_result_type(version) {
-            return None;
-        }
+            .protocol_version()
+            .filter(|v| message::has_result_type(v))?;
         let named = match self.method.as_deref() {
-            Some("tools/call" | "prompts/get") => params.name,
-            Some("resources/read") => params.uri,
+            Some("tools/call" | "prompts/get") => params.name.as_ref(),
+            Some("resources/read") => params.uri.as_ref(),
             _ => None,
         };
         Some(Modern {

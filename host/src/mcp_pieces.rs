@@ -2,8 +2,8 @@
 //! pieces (the WIT's `stream-mcp`): the component then holds the result's
 //! small rest and what the preview needs, not the result and its decoded
 //! text side by side, and a result larger than its memory limit is capped
-//! too. The text is found here with serde_json over the borrowed result:
-//! nothing is copied but the small rest.
+//! too. The text is found here in the borrowed result: nothing is copied
+//! but the small rest.
 
 use std::borrow::Cow;
 
@@ -57,10 +57,44 @@ struct Embedded<'a> {
 /// no escape is longer than six bytes per byte it decodes to). `None`
 /// sends the result whole; so does anything unexpected, which `cap-mcp`
 /// then judges.
+///
+/// The result's longest string is found with a search for quotes alone,
+/// and only the small rest is parsed: when that string is a text's, it is
+/// the largest text. Otherwise the whole result is parsed (structured
+/// content or an image larger than every text).
 pub(crate) fn largest_text<'r>(result: &'r str, budget: &Budget) -> Option<Lifted<'r>> {
     if result.len() < IN_PIECES_MIN_BYTES || budget.max_bytes == 0 {
         return None;
     }
+    lift(result, budget)
+}
+
+/// [`largest_text`] of a result of any size.
+fn lift<'r>(result: &'r str, budget: &Budget) -> Option<Lifted<'r>> {
+    let (start, end) = longest_string(result.as_bytes())?;
+    if !sure_to_be_cut(end - start - 1, budget) {
+        // No string is longer: no text is sure to be cut.
+        return None;
+    }
+    let skeleton = without_string(result, start, end);
+    let shape: Shape<'_> = serde_json::from_str(&skeleton).ok()?;
+    let block = shape.content.iter().position(|block| {
+        block
+            .text_string()
+            .is_some_and(|s| s.get().as_ptr() as usize - skeleton.as_ptr() as usize == start)
+    });
+    match block {
+        Some(block) => Some(Lifted {
+            block: u32::try_from(block).ok()?,
+            body: &result[start + 1..end],
+            skeleton,
+        }),
+        None => largest_text_parsed(result, budget),
+    }
+}
+
+/// [`largest_text`] by parsing the whole result.
+fn largest_text_parsed<'r>(result: &'r str, budget: &Budget) -> Option<Lifted<'r>> {
     let shape: Shape<'r> = serde_json::from_str(result).ok()?;
     let (block, string) = shape
         .content
@@ -68,21 +102,70 @@ pub(crate) fn largest_text<'r>(result: &'r str, budget: &Budget) -> Option<Lifte
         .enumerate()
         .filter_map(|(i, block)| Some((i, block.text_string()?)))
         .max_by_key(|(i, raw)| (raw.get().len(), std::cmp::Reverse(*i)))?;
-    let body_len = string.get().len() - 2;
-    if body_len as u64 / 6 <= u64::from(budget.max_bytes) {
+    let start = string.get().as_ptr() as usize - result.as_ptr() as usize;
+    let end = start + string.get().len() - 1;
+    if !sure_to_be_cut(end - start - 1, budget) {
         return None;
     }
-    let start = string.get().as_ptr() as usize - result.as_ptr() as usize;
-    let end = start + string.get().len();
-    let mut skeleton = String::with_capacity(result.len() - body_len);
+    Some(Lifted {
+        skeleton: without_string(result, start, end),
+        block: u32::try_from(block).ok()?,
+        body: &result[start + 1..end],
+    })
+}
+
+/// Whether a string body of `body_len` bytes decodes to more than the
+/// budget's bytes, whatever its escapes.
+fn sure_to_be_cut(body_len: usize, budget: &Budget) -> bool {
+    body_len as u64 / 6 > u64::from(budget.max_bytes)
+}
+
+/// `result` with the string between the quotes at `start` and `end`
+/// written `""`.
+fn without_string(result: &str, start: usize, end: usize) -> String {
+    let mut skeleton = String::with_capacity(result.len() - (end - start - 1));
     skeleton.push_str(&result[..start]);
     skeleton.push_str("\"\"");
-    skeleton.push_str(&result[end..]);
-    Some(Lifted {
-        skeleton,
-        block: u32::try_from(block).ok()?,
-        body: &result[start + 1..end - 1],
-    })
+    skeleton.push_str(&result[end + 1..]);
+    skeleton
+}
+
+/// The quotes around the longest string of the JSON `text` (the first of
+/// the longest), or `None` when it has none or one does not end. Only
+/// quotes are searched for: outside strings JSON has none, and inside one
+/// a quote ends it unless an odd run of backslashes comes before it. A
+/// text that is not JSON gives some pair of quotes, which the parse of
+/// the rest or the component then refuses.
+fn longest_string(text: &[u8]) -> Option<(usize, usize)> {
+    let mut longest: Option<(usize, usize)> = None;
+    let mut from = 0;
+    while let Some(found) = memchr::memchr(b'"', &text[from..]) {
+        let start = from + found;
+        let end = string_end(text, start + 1)?;
+        if longest.is_none_or(|(s, e)| end - start > e - s) {
+            longest = Some((start, end));
+        }
+        from = end + 1;
+    }
+    longest
+}
+
+/// The quote that ends the string whose body starts at `body`: the first
+/// quote after an even run of backslashes.
+fn string_end(text: &[u8], body: usize) -> Option<usize> {
+    let mut from = body;
+    loop {
+        let at = from + memchr::memchr(b'"', &text[from..])?;
+        let backslashes = text[body..at]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if backslashes % 2 == 0 {
+            return Some(at);
+        }
+        from = at + 1;
+    }
 }
 
 impl<'a> Block<'a> {
@@ -118,6 +201,7 @@ pub(crate) fn pieces(body: &str) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn budget(max_bytes: u32) -> Budget {
         Budget::new(max_bytes)
@@ -177,6 +261,67 @@ mod tests {
         ];
         for result in &odd {
             assert_eq!(largest_text(result, &budget(100)), None, "{:.80}", result);
+        }
+    }
+
+    #[test]
+    fn a_longer_string_that_is_no_text_leaves_the_largest_text_found_by_the_parse() {
+        let text = "line \\\\\\\"x\\\\\\n".repeat(80_000);
+        let data = "A".repeat(1_500_000);
+        let result = format!(
+            r#"{{"content":[{{"type":"text","text":"{text}"}},{{"type":"image","data":"{data}","mimeType":"image/png"}}],"structuredContent":{{"{data}":"{data}"}}}}"#
+        );
+        let lifted = largest_text(&result, &budget(1000)).unwrap();
+        assert_eq!((lifted.block, lifted.body), (0, text.as_str()));
+        assert_eq!(lifted.skeleton, result.replace(&text, ""));
+    }
+
+    /// A result's JSON from its blocks, each a kind and a text (or data).
+    fn result_of(blocks: &[(u8, String)], structured: Option<&str>) -> String {
+        let blocks: Vec<serde_json::Value> = blocks
+            .iter()
+            .map(|(kind, text)| match kind % 4 {
+                0 => serde_json::json!({"type": "text", "text": text}),
+                1 => serde_json::json!({"type": "resource", "resource": {"uri": "a:b", "text": text}}),
+                2 => serde_json::json!({"type": "image", "data": text, "mimeType": "image/png"}),
+                _ => serde_json::json!({"type": "text", "text": [text]}),
+            })
+            .collect();
+        let mut result = serde_json::json!({"content": blocks, "isError": false});
+        if let Some(s) = structured {
+            result["structuredContent"] = serde_json::json!({ "s": s });
+        }
+        result.to_string()
+    }
+
+    proptest! {
+        /// The search for quotes lifts what a parse of the whole result
+        /// lifts, whatever the strings hold (escaped quotes and runs of
+        /// backslashes included).
+        #[test]
+        fn the_search_for_quotes_lifts_what_the_whole_parse_lifts(
+            blocks in proptest::collection::vec(
+                (0u8..4, "[a\\\\\"\\n é中]{0,80}", any::<bool>()),
+                0..5,
+            ),
+            shared in "[a\\\\\"]{20,40}",
+            structured in proptest::option::of("[a\\\\\"]{0,100}"),
+            max_bytes in 1u32..8,
+        ) {
+            // Some blocks share one text: the first of the longest is lifted.
+            let blocks: Vec<(u8, String)> = blocks
+                .into_iter()
+                .map(|(kind, own, share)| (kind, if share { shared.clone() } else { own }))
+                .collect();
+            let result = result_of(&blocks, structured.as_deref());
+            let budget = budget(max_bytes);
+            prop_assert_eq!(lift(&result, &budget), largest_text_parsed(&result, &budget));
+        }
+
+        /// Text that is not JSON never panics the search.
+        #[test]
+        fn any_text_is_searched_without_panic(text in "[\\\\\"{}:,a]{0,60}") {
+            let _ = lift(&text, &budget(1));
         }
     }
 

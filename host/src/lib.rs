@@ -111,6 +111,7 @@ mod deadline;
 pub mod error;
 pub mod limits;
 mod mcp_pieces;
+mod mcp_stream;
 mod memory;
 mod private_dir;
 mod recycle;
@@ -136,6 +137,7 @@ pub mod types {
 
 pub use error::Error;
 pub use limits::Limits;
+pub use mcp_stream::McpStream;
 pub use runtime::{RuntimeOptions, ToolCap};
 pub use session::{Session, SessionConfig};
 pub use spill_store::SpillStore;

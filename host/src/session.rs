@@ -350,7 +350,7 @@ impl Session {
     ///
     /// A result over 1 MiB whose largest text is sure to be cut (a `text`
     /// block's or an embedded resource's, over six times `max_bytes` as
-    /// JSON) is handed over in pieces (the WIT's `stream-mcp`), with the
+    /// JSON) is handed over in pieces ([`Session::stream_mcp`]), with the
     /// same result: the component then holds what the preview needs, not
     /// the result, whatever its size. Any other result goes whole: the
     /// component then holds a copy of it.
@@ -385,53 +385,18 @@ impl Session {
         options: &McpOptions,
     ) -> Result<CappedMcp, Error> {
         let body_bytes = lifted.body.len() as u64;
-        self.move_to_best();
-        let session = self.resource.expect("present until drop");
-        // Not `call`: no recycling until the stream is released, for it
-        // lives in this instance.
-        let resource = self.enter(
-            lifted.skeleton.len() + call_bytes(call),
-            |exports, store| {
-                exports
-                    .toolcap_tool_output_cap_capper()
-                    .session()
-                    .call_stream_mcp(
-                        store,
-                        session,
-                        &lifted.skeleton,
-                        lifted.block,
-                        body_bytes,
-                        *budget,
-                        call,
-                        *options,
-                    )
-            },
-        )??;
-        let mut written = Ok(());
+        let mut stream = self.stream_mcp(
+            &lifted.skeleton,
+            lifted.block,
+            body_bytes,
+            budget,
+            call.clone(),
+            options,
+        )?;
         for piece in mcp_pieces::pieces(lifted.body) {
-            written = self
-                .enter(piece.len(), |exports, store| {
-                    exports
-                        .toolcap_tool_output_cap_capper()
-                        .mcp_stream()
-                        .call_write(store, resource, piece)
-                })
-                .and_then(|answer| Ok(answer?));
-            if written.is_err() {
-                break;
-            }
+            stream.write(piece)?;
         }
-        let answer = written.and_then(|()| {
-            self.enter(0, |exports, store| {
-                exports
-                    .toolcap_tool_output_cap_capper()
-                    .mcp_stream()
-                    .call_finish(store, resource)
-            })
-            .and_then(|answer| Ok(answer?))
-        });
-        self.release(resource);
-        answer
+        stream.finish()
     }
 
     /// One budget per pending result of a turn, so that together they fit

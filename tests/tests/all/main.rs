@@ -21,6 +21,7 @@ mod faults;
 mod host_deadline_thread;
 mod host_embedding;
 mod host_limits;
+mod host_mcp_stream;
 mod host_recycle;
 mod host_tiers;
 mod hostile_refs;

@@ -1,6 +1,7 @@
 //! The proxy's component session: caps `tools/call` results with each
 //! tool's budget, and runs the read tool.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
@@ -10,6 +11,7 @@ use tool_output_cap::{
     types::{McpOptions, Page, ReadToolOutput},
 };
 
+use super::{message, spill_uri};
 use crate::config::{BudgetTable, ToolTable};
 use crate::events::{self, EventLog};
 use crate::log;
@@ -241,8 +243,10 @@ impl Capper {
     }
 
     /// Runs the read tool; its text goes to the model as it is, never capped.
+    /// A `path` that is a spill's `toolcap://spill/` URI reads that spill.
     pub fn read_tool(&mut self, arguments: &str) -> ReadToolOutput {
-        match self.session.run_read_tool(arguments) {
+        let arguments = self.spill_uri_as_path(arguments);
+        match self.session.run_read_tool(&arguments) {
             Ok(output) => output,
             Err(e) => {
                 self.renew_if_poisoned();
@@ -254,13 +258,28 @@ impl Capper {
         }
     }
 
+    /// `arguments` with a `path` that is a spill URI (the name a client
+    /// shows for a capped result's `resource_link`) written as the path it
+    /// names; any other arguments as they are.
+    fn spill_uri_as_path<'a>(&self, arguments: &'a str) -> Cow<'a, str> {
+        let path = serde_json::from_str::<serde_json::Value>(arguments)
+            .ok()
+            .and_then(|args| args.get("path")?.as_str().map(str::to_owned))
+            .and_then(|path| spill_uri::display_path_of(&path, self.session.display_root()));
+        let rewritten = path.and_then(|path| {
+            let value = serde_json::Value::String(path).to_string();
+            message::replace_member(arguments, "path", &value)
+        });
+        rewritten.map_or(Cow::Borrowed(arguments), Cow::Owned)
+    }
+
     /// A capped result whose `resource_link` blocks to its spills name
     /// their `toolcap://spill/` resource, which every client can read
     /// through the proxy, instead of a `file://` URI only a client on this
     /// machine could open. The references are the genuine ones it holds.
     fn link_resources(&mut self, result: String) -> String {
         let refs = self.session.find_refs(&result).unwrap_or_default();
-        super::spill_uri::link_resources(&result, &refs).unwrap_or(result)
+        spill_uri::link_resources(&result, &refs).unwrap_or(result)
     }
 
     /// This thread's saved outputs, oldest first, with their expiry.

@@ -124,6 +124,16 @@ impl SpillUri {
     }
 }
 
+/// The display path a read-tool `path` names when it is a spill URI (a
+/// model copied a `resource_link` block's URI): `<display_root>/<thread>/
+/// <file>`, its query dropped. The component then checks that the file is
+/// one of its thread's, as for any path. `None` for any other path.
+pub(super) fn display_path_of(path: &str, display_root: &str) -> Option<String> {
+    let rest = path.trim().strip_prefix(URI_PREFIX)?;
+    let relative = rest.split(['?', '#']).next().unwrap_or(rest);
+    Some(format!("{display_root}/{relative}"))
+}
+
 /// The digest a spill file name `<call>-<16 hex>.txt` carries.
 fn digest_of(file: &str) -> Option<&str> {
     let stem = file.strip_suffix(".txt")?;
@@ -238,6 +248,29 @@ mod tests {
         ] {
             let err = SpillUri::parse(bad).unwrap_err();
             assert!(err.contains(why), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_read_tool_path_that_is_a_spill_uri_names_its_display_path() {
+        let uri = "toolcap://spill/t/c-0123456789abcdef.txt?bytes=3&lines=1&tag=ab";
+        for given in [
+            uri,
+            " toolcap://spill/t/c-0123456789abcdef.txt ",
+            &format!("{uri}#x"),
+        ] {
+            assert_eq!(
+                display_path_of(given, "/home/me/spill").as_deref(),
+                Some("/home/me/spill/t/c-0123456789abcdef.txt"),
+                "{given}"
+            );
+        }
+        for other in [
+            "/home/me/spill/t/c.txt",
+            "file:///x",
+            "see toolcap://spill/t/x",
+        ] {
+            assert_eq!(display_path_of(other, "/home/me/spill"), None, "{other}");
         }
     }
 

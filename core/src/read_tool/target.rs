@@ -53,12 +53,71 @@ pub fn locate(scheme: &RefScheme, given: &str) -> Result<String, String> {
         .next()
         .unwrap_or(trimmed);
     let candidates = [trimmed, unwrap(trimmed), unwrap(last_word)];
-    for candidate in candidates {
-        if let Ok(name) = scheme.resolve(candidate) {
-            return Ok(scheme.display_path(name));
+    candidates
+        .into_iter()
+        .find_map(|candidate| resolved(scheme, candidate))
+        .ok_or_else(|| not_a_spill(scheme, &explained(scheme, trimmed)))
+}
+
+/// What a refusal quotes and explains: the path a `file://` URI or a
+/// Markdown link names, else the text as given.
+fn explained(scheme: &RefScheme, given: &str) -> String {
+    let target = link_target(unwrap(given)).unwrap_or(unwrap(given));
+    match file_uri_path(target) {
+        // The `/` a URI adds before a display root that has none.
+        Some(path) if !scheme.display_root().starts_with('/') => {
+            path.strip_prefix('/').unwrap_or(&path).to_owned()
         }
+        Some(path) => path,
+        None if target != unwrap(given) => target.to_owned(),
+        None => given.to_owned(),
     }
-    Err(not_a_spill(scheme, trimmed))
+}
+
+/// The display path of the file of this thread that `candidate` names: its
+/// path, a `file://` URI of it (as a `resource_link` block gives it), or a
+/// Markdown link to either.
+fn resolved(scheme: &RefScheme, candidate: &str) -> Option<String> {
+    let target = link_target(candidate).unwrap_or(candidate);
+    if let Ok(name) = scheme.resolve(target) {
+        return Some(scheme.display_path(name));
+    }
+    let path = file_uri_path(target)?;
+    // A URI's path starts with `/` even when the display root does not
+    // (`C:\spill`): `file_uri` adds one.
+    [path.as_str(), path.strip_prefix('/').unwrap_or(&path)]
+        .into_iter()
+        .find_map(|p| scheme.resolve(p).ok().map(|name| scheme.display_path(name)))
+}
+
+/// The target of a Markdown link `[text](target)` (its `)` may be gone
+/// already, trimmed as the sentence's punctuation).
+fn link_target(s: &str) -> Option<&str> {
+    let (_, target) = s.split_once("](")?;
+    Some(target.strip_suffix(')').unwrap_or(target))
+}
+
+/// The path of a `file://` URI (`file:///p` or `file://localhost/p`),
+/// percent-decoded; `None` for anything else or a bad escape.
+fn file_uri_path(uri: &str) -> Option<String> {
+    const SCHEME: &str = "file://";
+    let rest = uri
+        .get(..SCHEME.len())
+        .filter(|s| s.eq_ignore_ascii_case(SCHEME))
+        .map(|_| &uri[SCHEME.len()..])?;
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    let mut bytes = Vec::with_capacity(rest.len());
+    let mut iter = rest.bytes();
+    while let Some(b) = iter.next() {
+        if b != b'%' {
+            bytes.push(b);
+            continue;
+        }
+        let hex = [iter.next()?, iter.next()?];
+        let digit = |h: u8| char::from(h).to_digit(16);
+        bytes.push(u8::try_from(digit(hex[0])? * 16 + digit(hex[1])?).ok()?);
+    }
+    String::from_utf8(bytes).ok()
 }
 
 /// `s` without the quotes, brackets and punctuation around it.
@@ -148,6 +207,58 @@ mod tests {
             format!("full content at {}]", r.path),
         ] {
             assert_eq!(locate(&s, &given), Ok(r.path.clone()), "{given}");
+        }
+    }
+
+    #[test]
+    fn file_uris_and_markdown_links_to_a_spill_are_located() {
+        let s = scheme();
+        let name = spill_file_name("call-1", &content_digest(b"out"));
+        let path = s.display_path(&name);
+        let uri = crate::mcp::meta::file_uri(&path);
+        for given in [
+            uri.clone(),
+            format!("<{uri}>"),
+            format!("file://localhost{path}"),
+            uri.replace("call", "%63%61ll"),
+            format!("[{name}]({path})"),
+            format!("see [the log]({uri})."),
+        ] {
+            assert_eq!(locate(&s, &given), Ok(path.clone()), "{given}");
+        }
+        // A display root that is no absolute path: the URI adds a `/`.
+        let windows = RefScheme::new("C:\\spill", "t", vec![7; 32]).unwrap();
+        let path = windows.display_path(&name);
+        let uri = crate::mcp::meta::file_uri(&path);
+        assert!(uri.starts_with("file:///C%3A%5Cspill/t/"), "{uri}");
+        assert_eq!(locate(&windows, &uri), Ok(path));
+    }
+
+    #[test]
+    fn file_uris_and_links_elsewhere_are_refused() {
+        let s = scheme();
+        let name = spill_file_name("c", &content_digest(b"x"));
+        for given in [
+            format!("file:///spill/u/{name}"),
+            format!("file:///spill/t/..%2Fu/{name}"),
+            format!("file:///spill/t/%2E%2E/t/{name}"),
+            "file:///etc/passwd".to_owned(),
+            format!("file:///spill/t/{name}%"),
+            format!("file:///spill/t/{name}%zz"),
+            format!("file:///spill/t/{name}%C3"),
+            format!("http://example.com/spill/t/{name}"),
+            format!("[x](/spill/u/{name})"),
+        ] {
+            assert!(locate(&s, &given).is_err(), "{given}");
+        }
+        // The refusal explains the path the URI or the link names.
+        for given in [
+            format!("file:///spill/u/{name}"),
+            format!("[x](/spill/u/{name})"),
+        ] {
+            let why = locate(&s, &given).unwrap_err();
+            assert!(why.starts_with(&format!("\"/spill/u/{name}\"")), "{why}");
+            assert!(why.contains("another session's folder"), "{why}");
         }
     }
 

@@ -11,7 +11,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from paths import everything_server, filesystem_server
-from proxy import Proxy, connect, dump, run
+from proxy import READ_TOOL, Proxy, connect, dump, run
 from samples import big_text
 from spill import refs_in
 
@@ -156,5 +156,14 @@ def test_the_resource_link_is_the_readable_spill_resource(proxy: Proxy):
             assert link["uri"].startswith(SPILL_SCHEME) and link["size"] == ref.bytes
             text, _ = await read_pages(s, link["uri"])
             assert text == Path(ref.path).read_bytes()
+            # A model that copies the link's URI into the read tool reads the
+            # spill; one naming another thread's file is refused.
+            answer = dump(await s.call_tool(READ_TOOL, {"path": link["uri"], "grep": "line 04999"}))
+            assert not answer.get("isError"), answer
+            assert "line 5000: line 04999 of a long echo" in answer["content"][0]["text"]
+            elsewhere = link["uri"].replace(f"/{Path(ref.path).parent.name}/", "/other-thread/", 1)
+            answer = dump(await s.call_tool(READ_TOOL, {"path": elsewhere}))
+            assert answer.get("isError"), answer
+            assert "another session's folder" in answer["content"][0]["text"]
 
     run(body)

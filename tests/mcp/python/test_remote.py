@@ -255,6 +255,12 @@ def test_a_client_of_2026_07_28_reaches_the_server_without_a_session(proxy: Prox
                 assert {"echo", READ_TOOL} <= {t.name for t in (await client.list_tools()).tools}
                 echoed = await client.call_tool("echo", {"text": "ünï"})
                 assert echoed.content[0].text == "ünï"
+                # Its marked argument goes in an `Mcp-Param-Region` header,
+                # base64 when it is not plain ASCII, as the server checks.
+                for region in ["eu-west-1", "zürich ✓"]:
+                    placed = await client.call_tool("regional", {"region": region, "text": "hi"})
+                    assert not placed.is_error, placed
+                    assert placed.content[0].text == f"{region}: hi"
                 capped = await client.call_tool("numbered", {"lines": 20_000})
                 notice = capped.content[0].text
                 assert "full content at" in notice, notice

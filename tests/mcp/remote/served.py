@@ -9,6 +9,8 @@ under test; what it does on purpose:
 - after the tool `expire_session`, the session it was called in is
   unknown to the server (the SDK answers 404, as for an expired session);
 - the tool `vanish` ends the process in the middle of the call;
+- the tool `regional` marks its `region` argument `x-mcp-header: Region`:
+  a 2026-07-28 call must repeat it in an `Mcp-Param-Region` header;
 - with `--resumable`, events are numbered and kept (an event store), and
   the answer stream of the tool `cut_stream` is closed after its first
   event, before the answer: a client must resume it with `Last-Event-ID`.
@@ -26,9 +28,11 @@ Usage: served.py --port N [--token-env NAME] [--record FILE] [--resumable] [--mo
 import argparse
 import json
 import os
+from typing import Annotated
 
 import anyio
 import uvicorn
+from pydantic import Field
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.streamable_http import EventMessage, EventStore
 
@@ -47,6 +51,16 @@ def echo(text: str) -> str:
 def numbered(lines: int) -> str:
     """`lines` numbered lines of text."""
     return "".join(f"{i:06d} a line of the remote server — ünïcödé\n" for i in range(lines))
+
+
+@server.tool()
+def regional(
+    region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})], text: str
+) -> str:
+    """The text, placed in a region that its `Mcp-Param-Region` header
+    repeats (MCP 2026-07-28: the SDK refuses a call whose header is missing
+    or differs from the argument)."""
+    return f"{region}: {text}"
 
 
 @server.tool()

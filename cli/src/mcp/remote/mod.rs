@@ -3,6 +3,7 @@
 //! HTTP side runs on a thread of its own with a small tokio runtime.
 
 mod inbox;
+mod param_headers;
 mod peek;
 mod session;
 

@@ -4,7 +4,8 @@
 //! before the answer; server-initiated messages come on a GET stream. The
 //! session id and the agreed protocol version go with every request after
 //! `initialize`. A request of a client of MCP 2026-07-28 goes alone, with no
-//! session and the headers that version asks for. What goes wrong at the
+//! session and the headers that version asks for (`Mcp-Param-*` too, from
+//! the marks of the tools the server listed). What goes wrong at the
 //! HTTP level becomes a JSON-RPC error to the request that met it, saying
 //! what happened.
 
@@ -13,11 +14,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Response, StatusCode, Url};
 use sse_stream::SseStream;
 
 use super::inbox::{EventSize, Inbox};
+use super::param_headers::ParamHeaders;
 use super::peek::{Modern, Peek};
 use crate::log;
 use crate::mcp::answers::{self, HTTP_ERROR, SERVER_GONE, TOO_LARGE};
@@ -60,6 +62,8 @@ struct State {
     initialized: Option<Vec<u8>>,
     /// Bumped each time a new session is opened.
     generation: u64,
+    /// The tools' arguments a 2026-07-28 `tools/call` repeats in headers.
+    param_headers: ParamHeaders,
     listening: bool,
 }
 
@@ -138,8 +142,9 @@ impl Session {
     }
 
     /// A message of a 2026-07-28 client: one exchange, no session, its
-    /// version, method and name repeated in headers as that version asks
-    /// (a server checks they match the body).
+    /// version, method and name repeated in headers as that version asks,
+    /// and a `tools/call`'s marked arguments in `Mcp-Param-*` headers (a
+    /// server checks they match the body).
     async fn send_modern(&self, peek: &Peek, message: &[u8], modern: &Modern) {
         let mut headers = HeaderMap::new();
         let mut put = |name: &'static str, value: &str| {
@@ -153,6 +158,18 @@ impl Session {
         }
         if let Some(name) = &modern.name {
             put(NAME, &header_text(name));
+        }
+        if let (true, Some(tool)) = (peek.method_is("tools/call"), &modern.name) {
+            let arguments = call_arguments(message);
+            let params = self.state().param_headers.headers(tool, arguments.as_ref());
+            for (name, value) in params {
+                if let (Ok(name), Ok(value)) = (
+                    HeaderName::from_bytes(name.as_bytes()),
+                    HeaderValue::from_str(&value),
+                ) {
+                    headers.insert(name, value);
+                }
+            }
         }
         let request = self
             .client
@@ -237,14 +254,19 @@ impl Session {
     }
 
     /// Passes on a message of the server's, noting the protocol version if
-    /// it answers `initialize`.
+    /// it answers `initialize`, and the arguments tools mark for headers if
+    /// it answers `tools/list`.
     async fn pass_on(&self, asked: &Peek, message: &[u8]) {
+        let answered = asked.answered_by(&Peek::of(message));
         if asked.method_is("initialize")
-            && asked.answered_by(&Peek::of(message))
+            && answered
             && let Some(version) = message::protocol_version(message)
             && let Ok(value) = HeaderValue::from_str(&version)
         {
             self.state().protocol_version = Some(value);
+        }
+        if asked.method_is("tools/list") && answered {
+            self.state().param_headers.learn(message);
         }
         self.inbox.message(message).await;
     }
@@ -598,6 +620,12 @@ fn describe(e: &reqwest::Error) -> String {
     text
 }
 
+/// The `arguments` of a `tools/call` request.
+fn call_arguments(message: &[u8]) -> Option<serde_json::Value> {
+    let mut request: serde_json::Value = serde_json::from_slice(message).ok()?;
+    Some(request.get_mut("params")?.get_mut("arguments")?.take())
+}
+
 /// `url` without what may be secret: user, password, query and fragment.
 pub fn shown_url(url: &Url) -> String {
     let mut shown = url.clone();
@@ -611,7 +639,7 @@ pub fn shown_url(url: &Url) -> String {
 /// `text` as a header value: as it is when it is printable ASCII without
 /// spaces at its ends, else as `=?base64?<UTF-8 in base64>?=`, the form
 /// 2026-07-28 gives a header that must carry any text.
-fn header_text(text: &str) -> String {
+pub(super) fn header_text(text: &str) -> String {
     use base64::Engine as _;
     let plain = text.bytes().all(|b| (0x20..0x7f).contains(&b))
         && text.trim() == text

@@ -526,9 +526,9 @@ impl Session {
     }
 
     /// Runs one call of the read tool from the JSON arguments the model
-    /// sent (its `path`: the notice's path, the notice text, the path's
-    /// `file://` URI as `resource_link` blocks give it, or a Markdown link
-    /// to it). A model mistake is `is_error` with a sentence, never an `Err`;
+    /// sent (its `path`: the notice's path, the notice text, the file's
+    /// name alone, the path's `file://` URI as `resource_link` blocks give
+    /// it, or a Markdown link to it). A model mistake is `is_error` with a sentence, never an `Err`;
     /// give the text to the model as it is, never capped again.
     pub fn run_read_tool(&mut self, arguments: &str) -> Result<ReadToolOutput, Error> {
         self.call(arguments.len(), |api, store, session| {

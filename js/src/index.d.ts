@@ -582,8 +582,9 @@ export class Session {
   /**
    * Runs one read-tool call with the model's arguments: the JSON text, or
    * the object an SDK parsed (serialised with JSON.stringify). Its `path`
-   * may be the notice's path, the notice text, the path's `file://` URI (as
-   * `resource_link` blocks give it) or a Markdown link to it. A model's
+   * may be the notice's path, the notice text, the file's name alone, the
+   * path's `file://` URI (as `resource_link` blocks give it) or a Markdown
+   * link to it. A model's
    * mistake is `isError`, never an exception.
    */
   runReadTool(args: string | object): ReadToolOutput;

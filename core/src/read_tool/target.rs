@@ -75,12 +75,20 @@ fn explained(scheme: &RefScheme, given: &str) -> String {
 }
 
 /// The display path of the file of this thread that `candidate` names: its
-/// path, a `file://` URI of it (as a `resource_link` block gives it), or a
-/// Markdown link to either.
+/// path, its file name alone, a `file://` URI of it (as a `resource_link`
+/// block gives it), or a Markdown link to any of these.
 fn resolved(scheme: &RefScheme, candidate: &str) -> Option<String> {
     let target = link_target(candidate).unwrap_or(candidate);
     if let Ok(name) = scheme.resolve(target) {
         return Some(scheme.display_path(name));
+    }
+    // A spill's file name alone (`call-1-0123456789abcdef.txt`): this
+    // thread's file of that name.
+    if !target.contains(['/', '\\']) {
+        let in_thread = format!("{}/{target}", scheme.thread_dir());
+        if let Ok(name) = scheme.resolve(&in_thread) {
+            return Some(scheme.display_path(name));
+        }
     }
     let path = file_uri_path(target)?;
     // A URI's path starts with `/` even when the display root does not
@@ -223,6 +231,8 @@ mod tests {
             uri.replace("call", "%63%61ll"),
             format!("[{name}]({path})"),
             format!("see [the log]({uri})."),
+            name.clone(),
+            format!("`{name}`"),
         ] {
             assert_eq!(locate(&s, &given), Ok(path.clone()), "{given}");
         }
@@ -248,6 +258,9 @@ mod tests {
             format!("file:///spill/t/{name}%C3"),
             format!("http://example.com/spill/t/{name}"),
             format!("[x](/spill/u/{name})"),
+            // A file name that is no spill's, or one with a path.
+            "notes.txt".to_owned(),
+            format!("..\\{name}"),
         ] {
             assert!(locate(&s, &given).is_err(), "{given}");
         }

@@ -369,8 +369,8 @@ class Session(ClosesOnExit):
         """Run one call of the read tool with the arguments the model sent:
         their JSON text as it came, or a mapping (sent as `json.dumps` of
         it). Its `path` may be the notice's path, the notice text, the
-        path's `file://` URI (as `resource_link` blocks give it) or a
-        Markdown link to it. Never raises for a model mistake: the output's `is_error` is
+        file's name alone, the path's `file://` URI (as `resource_link`
+        blocks give it) or a Markdown link to it. Never raises for a model mistake: the output's `is_error` is
         set and its `text` says what was wrong. Give `text` to the model as
         it is; never cap or spill it again."""
         if isinstance(arguments, Mapping):

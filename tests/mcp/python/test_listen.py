@@ -20,7 +20,7 @@ import anyio
 import httpx2
 import mcp.types as types
 import pytest
-from mcp import ClientSession
+from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from paths import everything_server, filesystem_server, toolcap_bin
@@ -245,6 +245,37 @@ def test_bodies_that_are_no_message_and_other_protocol_versions_get_a_400(proxy:
                 assert right.status_code == 200 and right.json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
                 assert (await client.post(url, json={**ping, "id": 2}, headers=session)).status_code == 200
                 assert (await client.delete(url, headers=session)).status_code == 200
+
+    run(body)
+
+
+def test_a_client_of_2026_07_28_is_told_which_versions_to_initialize_at(proxy: Proxy):
+    """A sessionless request of MCP 2026-07-28 gets that version's -32022
+    error naming the versions served, and the SDK's `Client` (which speaks
+    2026-07-28 first) falls back to `initialize` and works."""
+    modern = "2026-07-28"
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": modern,
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    discover = {"jsonrpc": "2.0", "id": 7, "method": "server/discover", "params": {"_meta": meta}}
+
+    async def body():
+        with listening(proxy, everything_server()) as url:
+            async with httpx2.AsyncClient(timeout=60) as client:
+                for headers in ({"mcp-protocol-version": modern, "mcp-method": "server/discover"}, {}):
+                    refused = await client.post(url, json=discover, headers={**ACCEPT, **headers})
+                    assert refused.status_code == 400, refused.text
+                    assert refused.headers["content-type"] == "application/json"
+                    answer = refused.json()
+                    assert answer["id"] == 7 and answer["error"]["code"] == -32022, answer
+                    assert answer["error"]["data"]["requested"] == modern
+                    assert "2025-11-25" in answer["error"]["data"]["supported"]
+            async with Client(url, mode="auto") as client:
+                assert client.protocol_version != modern
+                echoed = await client.call_tool("echo", {"message": "ünï"})
+                assert echoed.content[0].text == "Echo: ünï"
 
     run(body)
 

@@ -23,6 +23,7 @@ use super::streams::{self, Asked, Live};
 use super::{Session, Shared};
 use crate::log;
 use crate::mcp::lines::{Credit, Event, Line};
+use crate::mcp::message;
 use crate::signals::Signal;
 
 const SESSION_ID: &str = "mcp-session-id";
@@ -183,6 +184,9 @@ async fn post(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
             }
         },
         (None, false) => {
+            if let Some(refusal) = sessionless_era(&body, request_version.as_deref()) {
+                return refusal;
+            }
             return plain(
                 StatusCode::BAD_REQUEST,
                 "no Mcp-Session-Id: initialize first",
@@ -305,6 +309,49 @@ fn unreadable(body: &[u8]) -> Option<Response<Body>> {
         "error": { "code": code, "message": why },
     });
     let mut response = Response::new(Full::new(Bytes::from(error.to_string())).boxed());
+    *response.status_mut() = StatusCode::BAD_REQUEST;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    Some(response)
+}
+
+/// The versions whose session-based transport `--listen` serves, newest first.
+const SESSION_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
+/// JSON-RPC error of MCP 2026-07-28: the protocol version is not supported.
+const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// For a request of a client of MCP 2026-07-28 or later (its version in
+/// `MCP-Protocol-Version` or in its own `_meta`), which comes without a
+/// session: the 400 with JSON-RPC error -32022 that version defines,
+/// naming the versions served, so that the client falls back to
+/// `initialize` at one of them. `None` for any other request.
+fn sessionless_era(body: &[u8], header_version: Option<&str>) -> Option<Response<Body>> {
+    #[derive(serde::Deserialize)]
+    struct Request<'a> {
+        #[serde(borrow)]
+        id: Option<&'a RawValue>,
+        #[serde(borrow)]
+        params: Option<&'a RawValue>,
+    }
+    let request = serde_json::from_slice::<Request<'_>>(body).ok();
+    let params = message::Params::of(request.as_ref().and_then(|r| r.params));
+    let requested = header_version
+        .or(params.protocol_version())
+        .filter(|v| message::has_result_type(v))?;
+    let id = request.and_then(|r| r.id).map_or("null", RawValue::get);
+    let error = serde_json::json!({
+        "code": UNSUPPORTED_PROTOCOL_VERSION,
+        "message": format!(
+            "Unsupported protocol version {requested:?}: this server speaks MCP {} over \
+             sessions; send initialize",
+            SESSION_VERSIONS.join(", ")
+        ),
+        "data": { "supported": SESSION_VERSIONS, "requested": requested },
+    });
+    let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#);
+    let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
     *response.status_mut() = StatusCode::BAD_REQUEST;
     response.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -466,6 +513,34 @@ mod tests {
     }
 
     /// The bytes of a response built from a `Full` body.
+    #[test]
+    fn a_sessionless_request_of_2026_07_28_gets_the_unsupported_version_error() {
+        let meta = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#;
+        let discover =
+            format!(r#"{{"jsonrpc":"2.0","id":"d-1","method":"server/discover","params":{meta}}}"#);
+        let plain_ping = br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
+        for (body, header) in [
+            (discover.as_bytes(), None),
+            (&plain_ping[..], Some("2026-07-28")),
+            (&br#"[{"id":1,"method":"ping"}]"#[..], Some("2027-01-01")),
+        ] {
+            let response = sessionless_era(body, header).expect("refused");
+            assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+            let answer: serde_json::Value = serde_json::from_str(&body_text(response)).unwrap();
+            assert_eq!(answer["error"]["code"], -32022, "{answer}");
+            assert_eq!(answer["error"]["data"]["supported"][0], "2025-11-25");
+            let id = serde_json::from_slice::<serde_json::Value>(body)
+                .ok()
+                .and_then(|v| v.get("id").cloned())
+                .unwrap_or(serde_json::Value::Null);
+            assert_eq!(answer["id"], id, "{answer}");
+        }
+        // Older clients and requests that name no version: the usual 400.
+        assert!(sessionless_era(plain_ping, Some("2025-11-25")).is_none());
+        assert!(sessionless_era(plain_ping, None).is_none());
+        assert!(sessionless_era(b"not json", None).is_none());
+    }
+
     fn body_text(response: Response<Body>) -> String {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()

@@ -219,11 +219,7 @@ async fn post(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
         return with_session(event_stream(Vec::new(), None), &id);
     };
     if first.last && accepts_json {
-        let mut response = Response::new(Full::new(streams::data_of(&first.event)).boxed());
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
+        let response = json(StatusCode::OK, streams::data_of(&first.event));
         return with_session(response, &id);
     }
     let ended = first.last;
@@ -308,13 +304,10 @@ fn unreadable(body: &[u8]) -> Option<Response<Body>> {
         "id": null,
         "error": { "code": code, "message": why },
     });
-    let mut response = Response::new(Full::new(Bytes::from(error.to_string())).boxed());
-    *response.status_mut() = StatusCode::BAD_REQUEST;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    Some(response)
+    Some(json(
+        StatusCode::BAD_REQUEST,
+        Bytes::from(error.to_string()),
+    ))
 }
 
 /// The versions whose session-based transport `--listen` serves, newest first.
@@ -351,13 +344,7 @@ fn sessionless_era(body: &[u8], header_version: Option<&str>) -> Option<Response
         "data": { "supported": SESSION_VERSIONS, "requested": requested },
     });
     let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#);
-    let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
-    *response.status_mut() = StatusCode::BAD_REQUEST;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    Some(response)
+    Some(json(StatusCode::BAD_REQUEST, Bytes::from(text)))
 }
 
 /// A 400 for a request whose `MCP-Protocol-Version` is not the one the
@@ -432,6 +419,17 @@ fn with_session(mut response: Response<Body>, id: &str) -> Response<Body> {
     if let Ok(value) = HeaderValue::from_str(id) {
         response.headers_mut().insert(SESSION_ID, value);
     }
+    response
+}
+
+/// A JSON body (a JSON-RPC message) with `status`.
+fn json(status: StatusCode, body: Bytes) -> Response<Body> {
+    let mut response = Response::new(Full::new(body).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     response
 }
 

@@ -18,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from paths import everything_http_server, served_fixture
 from proxy import READ_TOOL, Proxy, connect, dump, logged, run
+from rawrpc import RawPeer
 from remote import free_port, serving
 from spill import read_all, refs_in
 
@@ -270,3 +271,30 @@ def test_a_client_of_2026_07_28_reaches_the_server_without_a_session(proxy: Prox
         assert "answered HTTP" not in (proxy.logs / "proxy.log").read_text()
 
     run(body)
+
+
+def test_a_tool_whose_marks_2026_07_28_forbids_is_left_out_for_that_version(proxy: Proxy):
+    """`misdeclared` marks a `number` argument for a header, which MCP
+    2026-07-28 does not allow, and that version has a client drop such a
+    tool from `tools/list`. The proxy is that client of the server: a
+    2026-07-28 listing reaches the stdio client without it (raw lines, since
+    the SDK's client would drop it itself), with why in the log; a 2025
+    client, whose version has no such marks, gets it."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "toolcap-e2e-raw", "version": "1.0.0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    log = proxy.logs / "proxy.log"
+    with served(proxy) as url:
+        with RawPeer(proxy.argv_url(url), log) as peer:
+            peer.request(1, "tools/list", {"_meta": meta})
+            modern = {t["name"] for t in peer.response(1)["result"]["tools"]}
+            assert {"regional", "echo", READ_TOOL} <= modern and "misdeclared" not in modern, modern
+        with RawPeer(proxy.argv_url(url), log) as peer:
+            peer.handshake()
+            peer.request(1, "tools/list")
+            older = {t["name"] for t in peer.response(1)["result"]["tools"]}
+            assert {"regional", "misdeclared", READ_TOOL} <= older, older
+    said = log.read_text()
+    assert "tool `misdeclared` out of its tools/list answer" in said and "`number`" in said, said

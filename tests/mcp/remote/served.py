@@ -11,6 +11,9 @@ under test; what it does on purpose:
 - the tool `vanish` ends the process in the middle of the call;
 - the tool `regional` marks its `region` argument `x-mcp-header: Region`:
   a 2026-07-28 call must repeat it in an `Mcp-Param-Region` header;
+- the tool `misdeclared` marks a `number` argument, which 2026-07-28 does
+  not allow: a client of that version must leave it out of `tools/list`
+  (the SDK refuses such a tool, so its schema is marked after it is added);
 - with `--resumable`, events are numbered and kept (an event store), and
   the answer stream of the tool `cut_stream` is closed after its first
   event, before the answer: a client must resume it with `Last-Event-ID`.
@@ -34,9 +37,17 @@ import anyio
 import uvicorn
 from pydantic import Field
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
 from mcp.server.streamable_http import EventMessage, EventStore
 
-server = MCPServer("remote-fixture")
+def misdeclared(size: float) -> str:
+    """The size back."""
+    return str(size)
+
+
+MISDECLARED = Tool.from_function(misdeclared)
+MISDECLARED.parameters["properties"]["size"]["x-mcp-header"] = "Size"
+server = MCPServer("remote-fixture", tools=[MISDECLARED])
 EXPIRED: set[str] = set()
 EXPIRE_AFTER: set[str] = set()
 

@@ -255,7 +255,8 @@ impl Session {
 
     /// Passes on a message of the server's, noting the protocol version if
     /// it answers `initialize`, and the arguments tools mark for headers if
-    /// it answers `tools/list`.
+    /// it answers `tools/list` (to a 2026-07-28 client, without the tools
+    /// whose marks break that version's rules).
     async fn pass_on(&self, asked: &Peek, message: &[u8]) {
         let answered = asked.answered_by(&Peek::of(message));
         if asked.method_is("initialize")
@@ -266,7 +267,11 @@ impl Session {
             self.state().protocol_version = Some(value);
         }
         if asked.method_is("tools/list") && answered {
-            self.state().param_headers.learn(message);
+            let modern = asked.modern().is_some();
+            let kept = self.state().param_headers.learn(message, modern);
+            if let Some(kept) = kept {
+                return self.inbox.message(&kept).await;
+            }
         }
         self.inbox.message(message).await;
     }

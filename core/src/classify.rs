@@ -84,12 +84,16 @@ pub struct Overflow {
 struct Pattern {
     parts: &'static [&'static str],
     kind: OverflowKind,
+    /// Words that, found anywhere in the body, mean the pattern does not
+    /// apply: the size refused is not one shrinking the outputs cures.
+    unless: &'static [&'static str],
 }
 
 const fn ctx(parts: &'static [&'static str]) -> Pattern {
     Pattern {
         parts,
         kind: OverflowKind::ContextLengthExceeded,
+        unless: &[],
     }
 }
 
@@ -97,6 +101,7 @@ const fn big(parts: &'static [&'static str]) -> Pattern {
     Pattern {
         parts,
         kind: OverflowKind::RequestTooLarge,
+        unless: &[],
     }
 }
 
@@ -126,8 +131,22 @@ const PATTERNS: &[Pattern] = &[
     ctx(&["input tokens exceed the configured limit"]),
     // OpenAI: one message string over the per-string limit ("string too long. Expected a string
     // with maximum length ..."). Counted in characters, but the cure is the same as for a full
-    // context: shrink the tool outputs.
-    ctx(&["string_above_max_length"]),
+    // context: shrink the tool outputs. Not when the string is a tool's or function's
+    // definition (a description over 1,024 characters), the metadata or the instructions: the
+    // error names it (`Invalid 'tools[0].function.description'`, `param`), and no output is it.
+    Pattern {
+        unless: &[
+            "'tools[",
+            "\"tools[",
+            "'functions[",
+            "\"functions[",
+            "'metadata",
+            "\"metadata",
+            "'instructions'",
+            "\"instructions\"",
+        ],
+        ..ctx(&["string_above_max_length"])
+    },
     // Anthropic (direct, Bedrock, Vertex): "prompt is too long: 210000 tokens > 200000 maximum";
     // Fireworks: "The prompt is too long: N, model maximum context length: M".
     ctx(&["prompt is too long"]),
@@ -686,7 +705,9 @@ pub fn classify(status: u16, body: &str) -> Option<Overflow> {
 
 /// The first pattern of [`PATTERNS`] found in the lowercased body, if any.
 fn matching_pattern(lower: &str) -> Option<&'static Pattern> {
-    PATTERNS.iter().find(|p| contains_in_order(lower, p.parts))
+    PATTERNS.iter().find(|p| {
+        contains_in_order(lower, p.parts) && !p.unless.iter().any(|word| lower.contains(word))
+    })
 }
 
 /// Whether every part occurs in `hay`, each one after the end of the previous.

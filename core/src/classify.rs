@@ -197,10 +197,15 @@ const PATTERNS: &[Pattern] = &[
     ctx(&["exceeds the available context size"]),
     ctx(&["exceed_context_size_error"]),
     // LM Studio: "Trying to keep the first N tokens when context the overflows. However, the
-    // model is loaded with context length of only M tokens" and "The number of tokens to keep
-    // from the initial prompt is greater than the context length."
+    // model is loaded with context length of only M tokens" (other builds: "when context
+    // overflows", "with a context length of only"), "The number of tokens to keep from the
+    // initial prompt is greater than the context length." and, for a model that cannot shift
+    // its context mid-generation, "Reached context length of N tokens with model (arch:
+    // gpt-oss) that does not currently support mid-generation context overflow".
     ctx(&["loaded with context length of only"]),
+    ctx(&["trying to keep the first", "tokens when context"]),
     ctx(&["is greater than the context length"]),
+    ctx(&["reached context length of", "context overflow"]),
     // Cohere: "too many tokens: total number of tokens in the prompt cannot exceed N" and
     // "too many tokens: size limit exceeded by N tokens". The colon matters: Bedrock throttling
     // says "Too many tokens, please wait before trying again", which is a rate limit.
@@ -541,6 +546,13 @@ const RULES: &[Rule] = &[
         Tokens,
         After(&["context length of only"]),
         After(&["keep the first"]),
+    ),
+    // LM Studio: "Reached context length of 32000 tokens with model (arch: gpt-oss) that does
+    // not currently support mid-generation context overflow": the window, and no request.
+    tokens(
+        "reached context length of",
+        After(&["reached context length of"]),
+        Unstated,
     ),
     // Cerebras: "Please reduce the length of the messages or completion. Current length is
     // 42328 while limit is 40000".

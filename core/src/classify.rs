@@ -105,6 +105,16 @@ const fn big(parts: &'static [&'static str]) -> Pattern {
     }
 }
 
+/// The names of a request's output budget: a body that names one and only says a window was
+/// exceeded may be about the output alone.
+const OUTPUT_BUDGET: &[&str] = &[
+    "max_tokens",
+    "max_completion_tokens",
+    "max_new_tokens",
+    "max_output_tokens",
+    "maxoutputtokens",
+];
+
 /// Known messages, token patterns first: when a body carries both kinds of wording, the explicit
 /// token count is the more precise diagnosis.
 const PATTERNS: &[Pattern] = &[
@@ -126,6 +136,22 @@ const PATTERNS: &[Pattern] = &[
     ctx(&["reduce your prompt"]),
     // OpenAI Responses API: "Your input exceeds the context window of this model."
     ctx(&["exceeds the context window"]),
+    // Other servers and gateways in fewer words: "Input exceeds context window", "Your prompt
+    // exceeds the model's context window", oMLX "Prompt too long: N tokens exceeds max context
+    // window of M tokens". Not when the body is about the output's budget ("max_tokens ...
+    // exceeds the model's context window"): a shorter prompt does not fix that.
+    Pattern {
+        unless: OUTPUT_BUDGET,
+        ..ctx(&["exceeds context window"])
+    },
+    Pattern {
+        unless: OUTPUT_BUDGET,
+        ..ctx(&["exceeds the model's context window"])
+    },
+    Pattern {
+        unless: OUTPUT_BUDGET,
+        ..ctx(&["exceeds max context window"])
+    },
     // OpenAI (GPT-5 family): "Input tokens exceed the configured limit of 272000 tokens. Your
     // messages resulted in 509178 tokens."
     ctx(&["input tokens exceed the configured limit"]),
@@ -525,6 +551,12 @@ const RULES: &[Rule] = &[
         Tokens,
         After(&["maximum model length of"]),
         After(&["prompt (length"]),
+    ),
+    // oMLX: "Prompt too long: 41066 tokens exceeds max context window of 32768 tokens".
+    tokens(
+        "prompt too long:",
+        After(&["context window of"]),
+        After(&["prompt too long:"]),
     ),
     // llama-cpp-python: "Requested tokens (9437) exceed context window of 8192".
     rule(

@@ -362,6 +362,10 @@ fn classify_as<'a>(line: &'a str, read: fn(&'a str) -> Line<'a>) -> Option<(u8, 
     if t.starts_with("ERROR in ") {
         take(4, Kind::Paragraph); // webpack
     }
+    // A GitHub Actions annotation a tool writes: `::error file=x,line=1::message`.
+    if t.starts_with("::error ") || t.starts_with("::error::") {
+        take(4, Kind::Plain);
+    }
     if is_pip_conflict(t) {
         take(4, Kind::Paragraph);
     }
@@ -1269,6 +1273,8 @@ mod tests {
         "FAIL\tgithub.com/acme/parse\t0.012s",
         "FAILED tests/test_io.py::test_read - OSError: [Errno 2] No such file",
         "FAIL: test_read (tests.test_io.ReadTest)",
+        "::error file=src/app.js,line=3,col=5::'x' is not defined",
+        "::error::Process failed",
         "  ✕ adds numbers (5 ms)",
         "Traceback (most recent call last):",
         "ValueError: invalid literal for int() with base 10: 'x'",

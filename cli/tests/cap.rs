@@ -511,6 +511,30 @@ fn redact_keys_of_the_config_file_redact_spills_and_literals() {
     assert!(!saved.contains(TOKEN) && !saved.contains("corp-vault"));
 }
 
+/// A huge output is redacted in pieces, unit by unit as `redact` cuts a
+/// long line; a unit that follows one moved back to a character's start is
+/// longer than a unit, and was cut again: the token at its end lost its
+/// last character to the next unit and showed it (`[redacted: secret]f`).
+#[test]
+fn redaction_of_a_huge_output_cuts_long_lines_as_the_whole_does() {
+    let sandbox = Sandbox::new();
+    let long_line = format!("={}GITHUB_TOKEN={TOKEN}\n", "\u{e9}".repeat(65_509));
+    let big = format!("{}{long_line}", numbered_lines(400_000));
+    assert!(big.len() > 5 << 20, "past the one-pass preview's threshold");
+    let mut command = sandbox.toolcap("cap");
+    command.arg("--redact-spill");
+    let text = stdout(&run(command, big.as_bytes()));
+    assert!(
+        text.contains("GITHUB_TOKEN=[redacted: github-token]\n"),
+        "{}",
+        &text[text.len().saturating_sub(600)..]
+    );
+    assert!(!text.contains("]f\n") && !text.contains("FAKE0"));
+    let saved = std::fs::read_to_string(spill_path(&text).unwrap()).unwrap();
+    assert!(saved.ends_with("GITHUB_TOKEN=[redacted: github-token]\n"));
+    assert!(!saved.contains("FAKE0"));
+}
+
 /// `bytes=` and `blake3=` of the reference in `notice`.
 fn reference_fields(notice: &str) -> (u64, String) {
     let field = |name: &str| {

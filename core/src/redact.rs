@@ -401,9 +401,11 @@ impl Redactor {
 ///
 /// A line may also hold several LFs; it is then redacted line by line. A
 /// piece without LF is taken as a whole line, cut into units of [`UNIT`]
-/// bytes from its start; so a caller that cuts a long line itself, at the
-/// same places as [`Redactor::redact`] (multiples of [`UNIT`] from the line's
-/// start, moved back to a char boundary), may pass it one unit per call.
+/// bytes from its start. A caller that cuts a long line itself, at the same
+/// places as [`Redactor::redact`] (multiples of [`UNIT`] from the line's
+/// start, moved back to a char boundary), passes it one unit per call to
+/// [`LineRedactor::push_unit`]: a unit after one moved back is up to three
+/// bytes longer than [`UNIT`], and `push_line` would cut it again.
 #[derive(Debug)]
 pub struct LineRedactor<'r> {
     /// Borrowed from a session, or owned by a stream that outlives the
@@ -424,6 +426,14 @@ impl LineRedactor<'_> {
                 apply(out, unit, &self.edits);
             }
         }
+    }
+
+    /// Redact one unit as [`Redactor::redact`] cuts them (a line with its
+    /// LF, or a piece of a longer line) and append it to `out`, without
+    /// cutting it again.
+    pub fn push_unit(&mut self, unit: &str, out: &mut String) {
+        self.scan(unit);
+        apply(out, unit, &self.edits);
     }
 
     /// The redactions of `unit`, one unit as [`Redactor::redact`] cuts

@@ -36,14 +36,14 @@ impl PieceRedactor<'static> {
     /// Take the text's next characters; append what is redacted so far.
     pub fn push(&mut self, piece: &str, out: &mut String) {
         self.pending.push_str(piece);
-        self.drain(|lines, unit| lines.push_line(unit, out));
+        self.drain(|lines, unit| lines.push_unit(unit, out));
     }
 
     /// The last unit (a line without a line break); the counts.
     pub fn finish(mut self, out: &mut String) -> Redactions {
         if !self.pending.is_empty() {
             let unit = std::mem::take(&mut self.pending);
-            self.lines.push_line(&unit, out);
+            self.lines.push_unit(&unit, out);
         }
         self.lines.counts().clone()
     }
@@ -129,6 +129,27 @@ mod tests {
             1 => (1usize..3 * UNIT).prop_map(|n| "x".repeat(n)),
         ];
         prop::collection::vec(piece, 0..40).prop_map(|v| v.concat())
+    }
+
+    /// A unit after one moved back to a character's start is longer than
+    /// [`UNIT`]; cut again, it split a token `redact` finds whole, and the
+    /// pieces let the secret through (found by the property below).
+    #[test]
+    fn a_unit_longer_than_unit_bytes_is_redacted_whole() {
+        let token = "ghp_FAKE0fake1FAKE0fake1FAKE0fake1FAKE0f";
+        let text = format!("={}GITHUB_TOKEN={token}\n", "é".repeat(65509));
+        let redactor = Redactor::new(&[]).unwrap();
+        let (whole, counts) = redactor.redact(&text);
+        assert!(!whole.contains(token));
+        for cut in [1, 2, 70_000, text.len() - 1] {
+            let mut stream = PieceRedactor::owned(redactor.clone());
+            let mut out = String::new();
+            for piece in crate::test_support::pieces(&text, &[cut]) {
+                stream.push(piece, &mut out);
+            }
+            assert_eq!(stream.finish(&mut out), counts);
+            assert!(out == whole.as_ref(), "cut at {cut}");
+        }
     }
 
     proptest! {

@@ -487,8 +487,12 @@ impl LineRedactor<'_> {
                         self.edits.push(span);
                         pos = span.end;
                     }
-                    pem::Begin::Open { prefix, rest } => {
-                        self.pem.open(&unit[..prefix], rest.is_some());
+                    pem::Begin::Open {
+                        prefix,
+                        rest,
+                        body_seen,
+                    } => {
+                        self.pem.open(&unit[..prefix], rest.is_some(), body_seen);
                         if let Some(span) = rest {
                             self.counts.add(span.kind);
                             self.edits.push(span);

@@ -35,8 +35,14 @@ pub(super) enum Begin {
     /// A whole block on this line: redact its body.
     Inline(Span),
     /// A block whose body follows on the next lines; `prefix` is the offset of
-    /// the marker, `rest` the base64 after it on this line, if any.
-    Open { prefix: usize, rest: Option<Span> },
+    /// the marker, `rest` the base64 after it on this line, if any, and
+    /// `body_seen` whether this line holds body already (that base64, or
+    /// its placeholder: redacting a redacted text changes nothing).
+    Open {
+        prefix: usize,
+        rest: Option<Span>,
+        body_seen: bool,
+    },
 }
 
 /// What a line inside an open block is.
@@ -65,14 +71,16 @@ impl State {
         self.open
     }
 
-    /// Enter a block whose `BEGIN` line starts with `prefix`.
-    pub(super) fn open(&mut self, prefix: &str, counted: bool) {
+    /// Enter a block whose `BEGIN` line starts with `prefix`; `counted`
+    /// when that line's body was redacted and counted, `body_seen` when it
+    /// holds body (redacted now or before).
+    pub(super) fn open(&mut self, prefix: &str, counted: bool, body_seen: bool) {
         self.open = true;
         self.prefix.clear();
         if prefix.len() <= MAX_PREFIX {
             self.prefix.push_str(prefix);
         }
-        self.seen_body = counted;
+        self.seen_body = body_seen || counted;
         self.counted = counted;
     }
 
@@ -178,6 +186,7 @@ pub(super) fn begin(unit: &str, start: usize, end: usize) -> Begin {
         Begin::Open {
             prefix: start,
             rest: None,
+            body_seen: !rest.is_empty(),
         }
     } else if inline_body(rest.as_bytes()) {
         let span = Span {
@@ -188,6 +197,7 @@ pub(super) fn begin(unit: &str, start: usize, end: usize) -> Begin {
         Begin::Open {
             prefix: start,
             rest: Some(span),
+            body_seen: true,
         }
     } else {
         Begin::No

@@ -356,3 +356,18 @@ fn passwd_naming_the_user_database_is_not_a_password() {
         "{\"passwd\": \"[redacted: password]\"}"
     );
 }
+
+/// A `BEGIN` line whose body was redacted on the line itself has shown its
+/// body: a header-like line after it (`Digest: ...`) ends the block, then as
+/// when the text is redacted again, so that redacting is idempotent.
+#[test]
+fn a_begin_line_with_its_body_redacted_ends_at_a_header_line_both_times() {
+    let body = "QkVHSU5PUEVOU1NIUFJJVkFURUtFWUJFR0lOT1BFTlNTSA";
+    let text = format!("-----BEGIN OPENSSH PRIVATE KEY-----{body}\nDigest: sha256:9f86d0\n");
+    let once = red(&text);
+    assert_eq!(
+        once,
+        "-----BEGIN OPENSSH PRIVATE KEY-----[redacted: private-key]\nDigest: sha256:9f86d0\n"
+    );
+    same(&once);
+}

@@ -513,7 +513,9 @@ pub fn tail(text: &str, start: usize, allow: Allowance, shape: Shape) -> (Side, 
             if side.bytes * 2 < allow.bytes || continued || shape.fill_room {
                 let keep = room.min(shape.max_line.map_or(usize::MAX, |m| m + (line_end - body)));
                 let s = shape.ceil(text, line_end - keep.min(whole));
-                if s < line_end {
+                // A part with none of the line's text (its line break
+                // alone) would show as an empty line that is not one.
+                if s < body {
                     push_rev(
                         &mut rev,
                         &mut side,
@@ -943,6 +945,33 @@ mod tests {
     /// A new scan: the whole lines before `to` (down to `start`) similar to `line`.
     fn run_before(b: &[u8], line: &[u8], to: usize, start: usize, reach: usize) -> Run {
         extend_before(b, line, Run::empty(to), start, reach).0
+    }
+
+    /// A tail with room for a line break alone of the line before it does
+    /// not take it: that would show an empty line the text does not have
+    /// (and a search window reaching that line's end showed the byte twice).
+    #[test]
+    fn a_tail_takes_no_line_break_without_its_line() {
+        let text = "aaaa\nbbbb\n";
+        let shape = Shape {
+            fill_room: true,
+            ..Shape::plain(None)
+        };
+        for (bytes, start) in [(6, 5), (7, 3)] {
+            let allow = Allowance { bytes, lines: 9 };
+            let (side, pos) = tail(text, 0, allow, shape);
+            assert_eq!(pos, start, "{bytes} bytes");
+            assert_eq!(side.bytes, text.len() - start);
+        }
+        // A CRLF is one cluster, the line's break (with graphemes, as every
+        // preview feature on has it).
+        let crlf = "aaaa\r\nbbbb\r\n";
+        let shape = Shape {
+            graphemes: true,
+            ..shape
+        };
+        let allow = Allowance { bytes: 8, lines: 9 };
+        assert_eq!(tail(crlf, 0, allow, shape).1, 6);
     }
 
     /// `(start, end)` of each line, `end` after its LF.

@@ -422,8 +422,7 @@ impl LineRedactor<'_> {
     pub fn push_line(&mut self, line: &str, out: &mut String) {
         for line in line.split_inclusive('\n') {
             for unit in units(line) {
-                self.scan(unit);
-                apply(out, unit, &self.edits);
+                self.push_unit(unit, out);
             }
         }
     }

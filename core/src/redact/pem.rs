@@ -73,14 +73,14 @@ impl State {
 
     /// Enter a block whose `BEGIN` line starts with `prefix`; `counted`
     /// when that line's body was redacted and counted, `body_seen` when it
-    /// holds body (redacted now or before).
+    /// holds body (redacted now or before: whenever `counted`).
     pub(super) fn open(&mut self, prefix: &str, counted: bool, body_seen: bool) {
         self.open = true;
         self.prefix.clear();
         if prefix.len() <= MAX_PREFIX {
             self.prefix.push_str(prefix);
         }
-        self.seen_body = body_seen || counted;
+        self.seen_body = body_seen;
         self.counted = counted;
     }
 

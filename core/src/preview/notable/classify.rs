@@ -24,7 +24,7 @@ use super::pairs::Pairs;
 /// ([`super::split`]); in wasm three, then four where a literal has them
 /// ([`super::fingerprint`]). One `FA` for `FAIL` and `FATAL` made that
 /// search of a 4 MiB log 2.5 times slower.
-pub(super) const ANCHORS: [&str; 54] = [
+pub(super) const ANCHORS: [&str; 59] = [
     "rror",             // error, Error, TypeError, make's `Error 2`, `error TS2322`
     "ERR",              // ERROR, npm ERR!, docker `ERROR [`
     "FAIL",             // FAIL, FAILED, FAILURE
@@ -79,6 +79,11 @@ pub(super) const ANCHORS: [&str; 54] = [
     ".kt: (",           // Kotlin before 1.9: `e: /app/Main.kt: (12, 5): Unresolved ...`
     "egfault",          // the kernel: `app[42]: segfault at 0 ip ...`, `Segfault`
     "\u{d7} ",          // miette's diagnostics (uv, ...): `  × No solution found`
+    "undefined ref",    // GNU ld: `main.c:(.text+0x1e): undefined reference to `foo'`
+    "nbound var",       // bash's `set -u`: `./deploy.sh: line 12: HOME_DIR: unbound variable`
+    "Could not",        // Bundler's `Could not find gem 'x'`, `Could not open lock file`
+    "Cannot conn",      // `Cannot connect to the Docker daemon at unix:///...`
+    "/o tim",           // Go: `dial tcp 10.0.0.1:443: i/o timeout`
 ];
 
 /// Anchors that are words of prose (`critical path`) or columns of a table
@@ -87,18 +92,19 @@ pub(super) const ANCHORS: [&str; 54] = [
 pub(super) const LEVEL_ANCHORS: [&str; 4] = ["crit", "E   ", "emerg", "alert"];
 
 /// Bytes searched together (`memchr3`), each checked where it occurs: `x`
-/// of exception and exit, `K` of Kill, Killed, OOMKilled and OOMKilling
-/// (and so of the kernel's `Out of memory: Killed process`), and the lead
-/// byte of the cross marks of test runners (✕ ✖ ✗ ✘) and of Jest's `●`.
+/// of exception, exit and exceed (`context deadline exceeded`), `K` of
+/// Kill, Killed, OOMKilled and OOMKilling (and so of the kernel's `Out of
+/// memory: Killed process`), and the lead byte of the cross marks of test runners (✕ ✖ ✗ ✘) and of Jest's `●`.
 pub(super) const RARE: [u8; 3] = [b'x', b'K', 0xE2];
 
 /// The words [`RARE`] bytes stand for, as [`super::scan::rare_lines`] checks them: the
 /// prefilter of [`super::Patterns::may_be_notable`].
-pub(super) const RARE_SIGNS: [&str; 10] = [
+pub(super) const RARE_SIGNS: [&str; 11] = [
     "exception",
     "Exception",
     "exit",
     "Exit",
+    "exceed",
     "Kill",
     "\u{2715}",
     "\u{2716}",
@@ -440,6 +446,12 @@ fn classify_as<'a>(line: &'a str, read: fn(&'a str) -> Line<'a>) -> Option<(u8, 
     if t.has("didn't exit successfully") {
         take(4, Kind::Plain);
     }
+    if is_unresolved_name(t) || is_failed_recap(t) || is_failed_unit(t) {
+        take(4, Kind::Plain);
+    }
+    if starts_could_not(t) || is_limit_exceeded(t) {
+        take(3, Kind::Plain);
+    }
     // The marks are `E2 9C 95..98`: a line without an 0xE2 byte decodes
     // no chars.
     if memchr::memchr(0xE2, t.as_bytes()).is_some()
@@ -600,7 +612,8 @@ pub(super) fn is_go_compile_error(t: &Line<'_>) -> bool {
 
 /// A connection that failed: refused, a host that did not resolve, or a
 /// wait that timed out (curl's `Operation timed out`, ssh's `Connection
-/// timed out`, `Read timed out`), or Node's codes for these
+/// timed out`, `Read timed out`, AWS Lambda's `Task timed out after 3.00
+/// seconds`, Go's `i/o timeout`), a server nobody answers at, or Node's codes for these
 /// (`getaddrinfo ENOTFOUND x`, `connect ECONNREFUSED 127.0.0.1:5432`).
 pub(super) fn is_network_failure(t: &Line<'_>) -> bool {
     let lower = |s: &str| t.has(s) || t.has_lowercased(s);
@@ -613,9 +626,15 @@ pub(super) fn is_network_failure(t: &Line<'_>) -> bool {
                 "Operation timed out",
                 "Connection timed out",
                 "Read timed out",
+                " timed out after ",
             ]
             .iter()
-            .any(|s| lower(s)));
+            .any(|s| lower(s))
+            // kubectl: `The connection to the server x:8080 was refused`.
+            || (t.has(" was refused") && t.has_ignoring_case("connection to ")));
+    // Go's `dial tcp 10.0.0.1:443: i/o timeout`, Docker's client's
+    // `Cannot connect to the Docker daemon at unix:///...`.
+    let phrased = phrased || t.has("i/o timeout") || t.has("Cannot connect to");
     // Node's codes start with `E`: most lines have none, and skip the words.
     let coded = t.has("E")
         && words(t).any(|w| {
@@ -625,6 +644,55 @@ pub(super) fn is_network_failure(t: &Line<'_>) -> bool {
             )
         });
     phrased || coded
+}
+
+/// A name nothing defines, where the tool writes no severity: GNU ld's
+/// `main.c:(.text+0x1e): undefined reference to `foo'`, bash's `set -u`
+/// stopping a script (`./deploy.sh: line 12: HOME_DIR: unbound variable`).
+pub(super) fn is_unresolved_name(t: &Line<'_>) -> bool {
+    t.has("undefined reference to") || t.ends_with(": unbound variable")
+}
+
+/// A host of Ansible's `PLAY RECAP` that failed or was unreachable: `web1
+/// : ok=3 changed=1 unreachable=0 failed=1 skipped=0` (a count of another
+/// column before a word is no count of it).
+pub(super) fn is_failed_recap(t: &Line<'_>) -> bool {
+    let count = |name: &str| {
+        find(t, name).map(|at| {
+            let digits = &t[at + name.len()..];
+            let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+            digits[..n].parse::<u64>().unwrap_or(0)
+        })
+    };
+    // Most lines have neither column: a check of their pairs says so.
+    if !(t.has(" unreachable=") && t.has(" failed=")) {
+        return false;
+    }
+    count(" unreachable=").is_some_and(|n| n > 0) || count(" failed=").is_some_and(|n| n > 0)
+}
+
+/// systemd's unit whose process failed: `nginx.service: Main process
+/// exited, code=exited, status=1/FAILURE`.
+pub(super) fn is_failed_unit(t: &Line<'_>) -> bool {
+    t.ends_with("/FAILURE") && t.has(" status=")
+}
+
+/// A tool that could not do what it was asked, saying so first:
+/// Bundler's `Could not find gem 'rails (~> 7.0)' in locally installed
+/// gems.`, Java's `Could not find or load main class App`, also after the
+/// tool's name (`bundler: Could not ...`).
+pub(super) fn starts_could_not(t: &Line<'_>) -> bool {
+    t.has("Could not ")
+        && find(t, "Could not ").is_some_and(|at| at == 0 || is_program_prefix(&t[..at]))
+}
+
+/// A limit a run hit: Go's `context deadline exceeded`, `Time limit
+/// exceeded`, `Rate limit exceeded`, `Quota exceeded for quota metric`.
+pub(super) fn is_limit_exceeded(t: &Line<'_>) -> bool {
+    t.has("xceeded")
+        && ["deadline exceeded", "limit exceeded", "quota exceeded"]
+            .iter()
+            .any(|s| t.has_ignoring_case(s))
 }
 
 /// A command that failed, in words: Docker's `The command '/bin/sh -c npm
@@ -765,6 +833,10 @@ pub(super) fn word_signal(t: &Line<'_>, w: Word<'_>, first: bool) -> Option<(u8,
                 return None;
             }
             let upper = w.text.starts_with("ERR");
+            // Valgrind's `==12== ERROR SUMMARY: 0 errors from 0 contexts`.
+            if w.text == "ERROR" && rest.strip_prefix(" SUMMARY:").is_some_and(is_zero_value) {
+                return None;
+            }
             if upper {
                 if w.text == "ERR" && after != Some(b'!') {
                     return Some((2, Kind::Plain));
@@ -958,7 +1030,9 @@ pub(super) fn is_exception_name(w: &str) -> bool {
         && !w.contains('_')
 }
 
-/// The count written just before `w` (`3 errors`), if any.
+/// The count written just before `w` (`3 errors`), if any: a number of its
+/// own, not the end of a time, date, version or another column's value
+/// (`10:00:00 ERROR`, `v1.2 failed`, `unreachable=0 failed=1`).
 pub(super) fn count_before(t: &str, w: Word<'_>) -> Option<u64> {
     let head = t[..w.start].trim_end_matches(' ');
     let digits_start = head
@@ -966,7 +1040,11 @@ pub(super) fn count_before(t: &str, w: Word<'_>) -> Option<u64> {
         .rposition(|c| !c.is_ascii_digit())
         .map_or(0, |i| i + 1);
     let n = &head[digits_start..];
-    if n.is_empty() || (digits_start > 0 && is_word_byte(head.as_bytes()[digits_start - 1])) {
+    let part_of_more = digits_start > 0 && {
+        let c = head.as_bytes()[digits_start - 1];
+        is_word_byte(c) || matches!(c, b':' | b'.' | b'-' | b'/' | b'=' | b'+')
+    };
+    if n.is_empty() || part_of_more {
         return None;
     }
     n.parse().ok()
@@ -1334,6 +1412,11 @@ mod tests {
         "[ 1234.5678] app[4321]: segfault at 0 ip 000055d0 sp 00007ffd error 4 in app",
         "Segfault in worker 3",
         "  \u{d7} No solution found when resolving dependencies:",
+        "/usr/bin/ld: main.o: in function `main': main.c:(.text+0x1e): undefined reference to `foo'",
+        "./deploy.sh: line 12: HOME_DIR: unbound variable",
+        "web1                       : ok=3    changed=1    unreachable=0    failed=1    skipped=0",
+        "web2                       : ok=0    changed=0    unreachable=1    failed=0    skipped=0",
+        "nginx.service: Main process exited, code=exited, status=1/FAILURE",
     ];
 
     #[test]
@@ -1378,6 +1461,17 @@ mod tests {
         "level=alert msg=\"disk almost full\"",
         "docker: Error response from daemon: Conflict. The container name \"/web\" is in use.",
         "tar: Error is not recoverable: exiting now",
+        "context deadline exceeded",
+        "Quota exceeded for quota metric 'Requests' and limit 'Requests per minute'",
+        "Could not find gem 'sinatra (~> 4.0)' in locally installed gems.",
+        "bundler: Could not open lock file",
+        "docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock.",
+        "The connection to the server localhost:8080 was refused - did you specify the right host or port?",
+        "Unable to connect to the server: dial tcp 10.0.0.1:443: i/o timeout",
+        "2026-11-30T10:00:00.000Z 1b2c Task timed out after 3.00 seconds",
+        // A time's last digits before the word are no count of it.
+        "2026-11-30 10:00:00 ERROR 404: Not Found.",
+        "[2026-11-30 10:00:00] deploy failed",
     ];
 
     #[test]
@@ -1551,6 +1645,13 @@ mod tests {
             "see the docs: Error handling in depth",
             "Note: Error handling is covered below",
             "--segfault-handler=off",
+            "==123== ERROR SUMMARY: 0 errors from 0 contexts (suppressed: 0 from 0)",
+            "web1                       : ok=3    changed=1    unreachable=0    failed=0    skipped=0",
+            "nginx.service: Main process exited, code=exited, status=0/SUCCESS",
+            "the build exceeded expectations",
+            "we could not reproduce it",
+            "See: Could not find the page you asked for",
+            "the undefined reference count is 0",
         ] {
             assert_eq!(score(line), 0, "{line}");
         }

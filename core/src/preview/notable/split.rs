@@ -26,7 +26,7 @@ use super::walk::Occurrence;
 
 /// Literals at least this long go in the first automaton: Teddy
 /// fingerprints no more bytes than this.
-const LONG: usize = 4;
+pub(super) const LONG: usize = 4;
 
 /// Whether aho-corasick has a SIMD prefilter here, so that splitting pays:
 /// not in wasm, where two automata would be two walks of every byte.

@@ -3,8 +3,11 @@
 //! time about proportional to its bytes (bench/README.md, "size and cold
 //! start"). Growing past the limit below is a decision to make, not drift.
 
-/// 1,091,098 bytes when set (2026-11-29), with 5% of room.
-const MAX_COMPONENT_BYTES: usize = 1_150_000;
+/// 1,091,098 bytes when set (2026-11-29), with 5% of room; raised on
+/// 2026-12-03 from 1,150,000, which the failure lines of tools nobody tuned
+/// on and the weighed fingerprint buckets passed by 469 bytes (1,150,469
+/// after shrinking what they added).
+const MAX_COMPONENT_BYTES: usize = 1_155_000;
 
 #[test]
 fn the_component_stays_under_its_size_limit() {

@@ -81,7 +81,7 @@ pub(super) const ANCHORS: [&str; 59] = [
     "\u{d7} ",          // miette's diagnostics (uv, ...): `  × No solution found`
     "undefined ref",    // GNU ld: `main.c:(.text+0x1e): undefined reference to `foo'`
     "nbound var",       // bash's `set -u`: `./deploy.sh: line 12: HOME_DIR: unbound variable`
-    "Could not",        // Bundler's `Could not find gem 'x'`, `Could not open lock file`
+    "Could not",        // Bundler's `Could not find gem 'x'`, Gradle's `Could not resolve all`
     "Cannot conn",      // `Cannot connect to the Docker daemon at unix:///...`
     "/o tim",           // Go: `dial tcp 10.0.0.1:443: i/o timeout`
 ];
@@ -94,7 +94,8 @@ pub(super) const LEVEL_ANCHORS: [&str; 4] = ["crit", "E   ", "emerg", "alert"];
 /// Bytes searched together (`memchr3`), each checked where it occurs: `x`
 /// of exception, exit and exceed (`context deadline exceeded`), `K` of
 /// Kill, Killed, OOMKilled and OOMKilling (and so of the kernel's `Out of
-/// memory: Killed process`), and the lead byte of the cross marks of test runners (✕ ✖ ✗ ✘) and of Jest's `●`.
+/// memory: Killed process`), and the lead byte of the cross marks of test
+/// runners (✕ ✖ ✗ ✘) and of Jest's `●`.
 pub(super) const RARE: [u8; 3] = [b'x', b'K', 0xE2];
 
 /// The words [`RARE`] bytes stand for, as [`super::scan::rare_lines`] checks them: the
@@ -613,8 +614,10 @@ pub(super) fn is_go_compile_error(t: &Line<'_>) -> bool {
 /// A connection that failed: refused, a host that did not resolve, or a
 /// wait that timed out (curl's `Operation timed out`, ssh's `Connection
 /// timed out`, `Read timed out`, AWS Lambda's `Task timed out after 3.00
-/// seconds`, Go's `i/o timeout`), a server nobody answers at, or Node's codes for these
-/// (`getaddrinfo ENOTFOUND x`, `connect ECONNREFUSED 127.0.0.1:5432`).
+/// seconds`, Go's `i/o timeout`), a server nobody answers at (kubectl's
+/// `... was refused`, Docker's `Cannot connect to the Docker daemon`), or
+/// Node's codes for these (`getaddrinfo ENOTFOUND x`, `connect
+/// ECONNREFUSED 127.0.0.1:5432`).
 pub(super) fn is_network_failure(t: &Line<'_>) -> bool {
     let lower = |s: &str| t.has(s) || t.has_lowercased(s);
     // Each phrase ends in one of these, in either form: three searches
@@ -631,7 +634,7 @@ pub(super) fn is_network_failure(t: &Line<'_>) -> bool {
             .iter()
             .any(|s| lower(s))
             // kubectl: `The connection to the server x:8080 was refused`.
-            || (t.has(" was refused") && t.has_ignoring_case("connection to ")));
+            || (t.has(" was refused") && t.has("connection to ")));
     // Go's `dial tcp 10.0.0.1:443: i/o timeout`, Docker's client's
     // `Cannot connect to the Docker daemon at unix:///...`.
     let phrased = phrased || t.has("i/o timeout") || t.has("Cannot connect to");
@@ -657,18 +660,17 @@ pub(super) fn is_unresolved_name(t: &Line<'_>) -> bool {
 /// : ok=3 changed=1 unreachable=0 failed=1 skipped=0` (a count of another
 /// column before a word is no count of it).
 pub(super) fn is_failed_recap(t: &Line<'_>) -> bool {
-    let count = |name: &str| {
-        find(t, name).map(|at| {
-            let digits = &t[at + name.len()..];
-            let n = digits.bytes().take_while(u8::is_ascii_digit).count();
-            digits[..n].parse::<u64>().unwrap_or(0)
-        })
-    };
     // Most lines have neither column: a check of their pairs says so.
     if !(t.has(" unreachable=") && t.has(" failed=")) {
         return false;
     }
-    count(" unreachable=").is_some_and(|n| n > 0) || count(" failed=").is_some_and(|n| n > 0)
+    let nonzero = |column: &str| {
+        find(t, column).is_some_and(|at| {
+            let value = t[at + column.len()..].bytes();
+            value.take_while(u8::is_ascii_digit).any(|d| d != b'0')
+        })
+    };
+    nonzero(" unreachable=") || nonzero(" failed=")
 }
 
 /// systemd's unit whose process failed: `nginx.service: Main process
@@ -679,20 +681,18 @@ pub(super) fn is_failed_unit(t: &Line<'_>) -> bool {
 
 /// A tool that could not do what it was asked, saying so first:
 /// Bundler's `Could not find gem 'rails (~> 7.0)' in locally installed
-/// gems.`, Java's `Could not find or load main class App`, also after the
-/// tool's name (`bundler: Could not ...`).
-pub(super) fn starts_could_not(t: &Line<'_>) -> bool {
-    t.has("Could not ")
-        && find(t, "Could not ").is_some_and(|at| at == 0 || is_program_prefix(&t[..at]))
+/// gems.`, Gradle's `Could not resolve all files for configuration`.
+pub(super) fn starts_could_not(t: &str) -> bool {
+    t.starts_with("Could not ")
 }
 
 /// A limit a run hit: Go's `context deadline exceeded`, `Time limit
 /// exceeded`, `Rate limit exceeded`, `Quota exceeded for quota metric`.
 pub(super) fn is_limit_exceeded(t: &Line<'_>) -> bool {
     t.has("xceeded")
-        && ["deadline exceeded", "limit exceeded", "quota exceeded"]
+        && ["deadline exceeded", "limit exceeded", "uota exceeded"]
             .iter()
-            .any(|s| t.has_ignoring_case(s))
+            .any(|s| t.has(s))
 }
 
 /// A command that failed, in words: Docker's `The command '/bin/sh -c npm
@@ -1464,7 +1464,7 @@ mod tests {
         "context deadline exceeded",
         "Quota exceeded for quota metric 'Requests' and limit 'Requests per minute'",
         "Could not find gem 'sinatra (~> 4.0)' in locally installed gems.",
-        "bundler: Could not open lock file",
+        "Could not resolve all files for configuration ':app:debugRuntimeClasspath'.",
         "docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock.",
         "The connection to the server localhost:8080 was refused - did you specify the right host or port?",
         "Unable to connect to the server: dial tcp 10.0.0.1:443: i/o timeout",

@@ -162,30 +162,30 @@ fn first_bytes(bytes: &[u8]) -> u32 {
 /// units: English letters by their frequency (lower case more than upper),
 /// spaces, digits and the punctuation of code and logs. What a bucket's
 /// tables let through is weighed with it ([`Nibbles::cost`]).
-const BYTE_WEIGHTS: [u32; 256] = {
-    // a..z, per 10,000 letters of English.
-    const LETTERS: [u32; 26] = [
-        820, 150, 280, 430, 1270, 220, 200, 610, 700, 15, 80, 400, 240, 670, 750, 190, 10, 600,
-        630, 910, 280, 100, 240, 15, 200, 7,
+const BYTE_WEIGHTS: [u8; 256] = {
+    // a..z, per 1,000 letters of English.
+    const LETTERS: [u8; 26] = [
+        82, 15, 28, 43, 127, 22, 20, 61, 70, 2, 8, 40, 24, 67, 75, 19, 1, 60, 63, 91, 28, 10, 24,
+        2, 20, 1,
     ];
-    let mut w = [1u32; 256];
+    let mut w = [1u8; 256];
     let mut i = 0;
     while i < 26 {
-        w[b'a' as usize + i] = LETTERS[i] * 6 / 10;
-        w[b'A' as usize + i] = LETTERS[i] / 10 + 5;
+        w[b'a' as usize + i] = LETTERS[i];
+        w[b'A' as usize + i] = LETTERS[i] / 6 + 1;
         i += 1;
     }
     let mut d = b'0';
     while d <= b'9' {
-        w[d as usize] = 150;
+        w[d as usize] = 25;
         d += 1;
     }
-    w[b' ' as usize] = 1500;
-    w[b'\n' as usize] = 250;
+    w[b' ' as usize] = 250;
+    w[b'\n' as usize] = 40;
     let punctuation = b".,:;()[]{}\"'=-_/<>";
     let mut p = 0;
     while p < punctuation.len() {
-        w[punctuation[p] as usize] = 120;
+        w[punctuation[p] as usize] = 20;
         p += 1;
     }
     w
@@ -196,10 +196,10 @@ const BYTE_WEIGHTS: [u32; 256] = {
 /// passes any fourth byte. The others go, one by one, to the bucket they
 /// add least to what its tables let through ([`Nibbles::cost`]). With the
 /// built-in searches, fewer positions pass the tables than when literals
-/// sharing their first bytes' low nibbles shared a bucket: 28,000 of a 4
-/// MB log of `INFO` lines instead of 398,000, 120,000 of 2 MB of Django's
-/// Python instead of 238,000, 266,000 of 4 MB of TypeScript's compiler
-/// instead of 504,000.
+/// sharing their first bytes' low nibbles shared a bucket: 81,000 of a 4
+/// MB log of `INFO` lines instead of 355,000, 94,000 of 2 MB of Django's
+/// Python instead of 218,000, 190,000 of 4 MB of TypeScript's compiler
+/// instead of 441,000.
 fn buckets(literals: &[Box<[u8]>]) -> Vec<usize> {
     let short = |l: &[u8]| l.len() < TABLES;
     let first = usize::from(literals.iter().any(|l| short(l)));
@@ -243,31 +243,27 @@ impl Nibbles {
 
     /// About how many positions of text the tables let through: per
     /// offset, the weight of the bytes whose nibbles both are these, the
-    /// offsets' shares multiplied. Grows with every nibble added.
+    /// offsets' weights multiplied (each under 2,000, so the product
+    /// fits). Grows with every nibble added.
     fn cost(&self) -> u64 {
         let mut cost = 1u64;
         for k in 0..TABLES {
             let mut weight = 0u64;
-            for h in bits(self.high[k]) {
-                for l in bits(self.low[k]) {
-                    weight += u64::from(BYTE_WEIGHTS[h << 4 | l]);
+            let mut highs = self.high[k];
+            while highs != 0 {
+                let high = highs.trailing_zeros() as usize;
+                highs &= highs - 1;
+                let mut lows = self.low[k];
+                while lows != 0 {
+                    let low = lows.trailing_zeros() as usize;
+                    lows &= lows - 1;
+                    weight += u64::from(BYTE_WEIGHTS[high << 4 | low]);
                 }
             }
-            cost = cost * weight / 64 + 1;
+            cost *= weight;
         }
         cost
     }
-}
-
-/// The set bits of `mask`, lowest first.
-fn bits(mut mask: u16) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (mask != 0).then(|| {
-            let bit = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            bit
-        })
-    })
 }
 
 /// Bytes of a head where the literal has them: four. In source code,

@@ -243,7 +243,7 @@ impl Nibbles {
 
     /// About how many positions of text the tables let through: per
     /// offset, the weight of the bytes whose nibbles both are these, the
-    /// offsets' weights multiplied (each under 2,000, so the product
+    /// offsets' weights multiplied (each under 2,300, so the product
     /// fits). Grows with every nibble added.
     fn cost(&self) -> u64 {
         let mut cost = 1u64;

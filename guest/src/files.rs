@@ -10,8 +10,10 @@ use wasi::filesystem::types::{
 
 use crate::fs_error::to_cap_error;
 
-/// Bytes per `write` call: large, so a 64 MiB spill is a few host calls.
-const WRITE_CHUNK: usize = 4 << 20;
+/// Bytes per `write` call. The host copies each out of the component's
+/// memory and then writes it; a copy of 256 KiB is still in cache when it is
+/// written (4 MiB a call: the component's 4 MiB cap + spill 6.9 -> 6.7 ms).
+pub(crate) const WRITE_CHUNK: usize = 256 << 10;
 
 /// Nanoseconds since the Unix epoch, by the host's wall clock.
 pub fn now_ns() -> u64 {

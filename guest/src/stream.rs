@@ -155,7 +155,7 @@ impl OpenFile {
         while !bytes.is_empty() {
             let written = self
                 .file
-                .write(bytes, self.offset)
+                .write(&bytes[..bytes.len().min(files::WRITE_CHUNK)], self.offset)
                 .map_err(|e| to_cap_error("cannot write the spill file", e))?;
             if written == 0 {
                 return Err(CapError::Io(

@@ -37,11 +37,11 @@ impl SpillStore for NoSpillDir {
 }
 
 /// Bytes per write, as the guest's `WRITE_CHUNK`.
-const WRITE_CHUNK: usize = 4 << 20;
+const WRITE_CHUNK: usize = 256 << 10;
 
 /// Spills with `std::fs` in the guest's steps, each call: create the thread
 /// folder (an existing one is fine), create a temporary file with a random
-/// name exclusively (`create_new`), write it in 4 MiB positioned writes,
+/// name exclusively (`create_new`), write it in 256 KiB positioned writes,
 /// rename it to the spill name, and remove the temporary file if any step
 /// failed.
 #[derive(Debug)]

@@ -122,6 +122,7 @@
 //!   once;
 //! - `classify`: the rules for each tool's failure lines, warnings and
 //!   look-alikes (a new tool's failure line is taught there);
+//! - `escapes`: terminal colours taken out of a line before it is classified;
 //! - `context`: the lines a notable line brings along, by its [`Kind`];
 //! - `similar`: families of alike lines, and the key that folds repeats;
 //! - `select`: the choice within the room, and the markers;
@@ -130,6 +131,7 @@
 pub(crate) mod blocks;
 mod classify;
 mod context;
+mod escapes;
 mod fingerprint;
 mod pairs;
 mod scan;

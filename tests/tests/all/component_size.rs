@@ -6,8 +6,10 @@
 /// 1,091,098 bytes when set (2026-11-29), with 5% of room; raised on
 /// 2026-12-03 from 1,150,000, which the failure lines of tools nobody tuned
 /// on and the weighed fingerprint buckets passed by 469 bytes (1,150,469
-/// after shrinking what they added).
-const MAX_COMPONENT_BYTES: usize = 1_155_000;
+/// after shrinking what they added); raised on 2026-12-04 from 1,155,000,
+/// which the rules for more tools' failure lines and for coloured lines
+/// passed by 788 bytes (1,155,788).
+const MAX_COMPONENT_BYTES: usize = 1_160_000;
 
 #[test]
 fn the_component_stays_under_its_size_limit() {

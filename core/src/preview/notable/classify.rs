@@ -10,6 +10,7 @@
 use std::ops::Deref;
 
 use super::context::Kind;
+use super::escapes::without_escapes;
 use super::pairs::Pairs;
 
 /// Substrings that start the search for failure lines. Over a short middle
@@ -24,66 +25,70 @@ use super::pairs::Pairs;
 /// ([`super::split`]); in wasm three, then four where a literal has them
 /// ([`super::fingerprint`]). One `FA` for `FAIL` and `FATAL` made that
 /// search of a 4 MiB log 2.5 times slower.
-pub(super) const ANCHORS: [&str; 59] = [
-    "rror",             // error, Error, TypeError, make's `Error 2`, `error TS2322`
-    "ERR",              // ERROR, npm ERR!, docker `ERROR [`
-    "FAIL",             // FAIL, FAILED, FAILURE
-    "FATAL",            //
-    "ail",              // failed, Failed, failure, FailedScheduling
-    "anic",             // panic, panicked
-    "atal",             // fatal:, Fatal error
-    "Traceback",        // Python
-    "BackOff",          // CrashLoopBackOff, ImagePullBackOff, BackOff
-    "egmentation",      // Segmentation fault
-    "\" 5",             // HTTP 5xx in access logs
-    "CRIT",             // CRITICAL, CRIT
-    "crit",             // level=critical, nginx's [crit], .NET's `crit:`
-    "emerg",            // nginx's and syslog's [emerg], level=emerg
-    "alert",            // nginx's and syslog's [alert], level=alert
-    "DATA RACE",        // Go's race detector
-    "WARN",             // WARN, WARNING, npm WARN: warnings, the second tier
-    "arning",           // warning:, Warning:, UserWarning, RuntimeWarning
-    "denied",           // Permission denied, Access is denied
-    "EACCES",           // Node's and libc's permission errors
-    "EPERM",            //
-    "not permitted",    // Operation not permitted
-    "e replaced",       // terraform plan: `# aws_db.x must be replaced`
-    "e destroyed",      // terraform plan: `# aws_db.x will be destroyed`
-    "not found",        // a shell's `command not found`, `sh: 1: protoc: not found`
-    "No such file",     // coreutils and libc: `cat: x: No such file or directory`
-    "dumped",           // `Aborted (core dumped)`, timeout's `dumped core`
-    "timed out",        // `Operation timed out`, `Connection timed out`
-    "refused",          // `Connection refused`
-    "terminate called", // C++: `terminate called after throwing an instance of`
-    "ErrImage",         // Kubernetes: ErrImagePull, ErrImageNeverPull
-    "InvalidImage",     // Kubernetes: InvalidImageName
-    "Evicted",          // Kubernetes
-    "E: ",              // apt: `E: Unable to locate package x`
-    "No space left",    // `No space left on device`
-    "CONFLICT (",       // git: `CONFLICT (content): Merge conflict in x`
-    "undefined: ",      // Go: `./main.go:5:2: undefined: x`
-    "and not used",     // Go: `declared and not used: x`, `imported and not used`
-    "resolve host",     // curl's and git's `Could not resolve host: x`
-    "ddrinfo",          // Node: `getaddrinfo ENOTFOUND x`, `getaddrinfo EAI_AGAIN x`
-    "ECONN",            // Node: ECONNREFUSED, ECONNRESET, ECONNABORTED
-    "rtificate",        // `SSL certificate problem`, `x509: certificate signed by`
-    "HTTP/1.1 5",       // a 5xx status line: `HTTP/1.1 503 Service Unavailable`
-    "HTTP/2 5",         // `< HTTP/2 502` (curl -v)
-    "ejected]",         // git push: ` ! [rejected]`, ` ! [remote rejected]`
-    "BUG: ",            // the kernel: `BUG: kernel NULL pointer dereference`
-    "== Invalid",       // valgrind: `==1234== Invalid read of size 4`
-    "E   ",             // pytest: `E       assert 3 == 4` (where a line starts)
-    "-zero ",           // Docker: `The command '/bin/sh -c x' returned a non-zero code: 1`
-    "not ok",           // TAP: `not ok 3 - should add`
-    "e: file:",         // Kotlin: `e: file:///app/Main.kt:12:5 Unresolved reference: x`
-    ".kt: (",           // Kotlin before 1.9: `e: /app/Main.kt: (12, 5): Unresolved ...`
-    "egfault",          // the kernel: `app[42]: segfault at 0 ip ...`, `Segfault`
-    "\u{d7} ",          // miette's diagnostics (uv, ...): `  × No solution found`
-    "undefined ref",    // GNU ld: `main.c:(.text+0x1e): undefined reference to `foo'`
-    "nbound var",       // bash's `set -u`: `./deploy.sh: line 12: HOME_DIR: unbound variable`
-    "Could not",        // Bundler's `Could not find gem 'x'`, Gradle's `Could not resolve all`
-    "Cannot conn",      // `Cannot connect to the Docker daemon at unix:///...`
-    "/o tim",           // Go: `dial tcp 10.0.0.1:443: i/o timeout`
+pub(super) const ANCHORS: [&str; 63] = [
+    "rror",              // error, Error, TypeError, make's `Error 2`, `error TS2322`
+    "ERR",               // ERROR, npm ERR!, docker `ERROR [`
+    "FAIL",              // FAIL, FAILED, FAILURE
+    "FATAL",             //
+    "ail",               // failed, Failed, failure, FailedScheduling
+    "anic",              // panic, panicked
+    "atal",              // fatal:, Fatal error
+    "Traceback",         // Python
+    "BackOff",           // CrashLoopBackOff, ImagePullBackOff, BackOff
+    "egmentation",       // Segmentation fault
+    "\" 5",              // HTTP 5xx in access logs
+    "CRIT",              // CRITICAL, CRIT
+    "crit",              // level=critical, nginx's [crit], .NET's `crit:`
+    "emerg",             // nginx's and syslog's [emerg], level=emerg
+    "alert",             // nginx's and syslog's [alert], level=alert
+    "DATA RACE",         // Go's race detector
+    "WARN",              // WARN, WARNING, npm WARN: warnings, the second tier
+    "arning",            // warning:, Warning:, UserWarning, RuntimeWarning
+    "denied",            // Permission denied, Access is denied
+    "EACCES",            // Node's and libc's permission errors
+    "EPERM",             //
+    "not permitted",     // Operation not permitted
+    "e replaced",        // terraform plan: `# aws_db.x must be replaced`
+    "e destroyed",       // terraform plan: `# aws_db.x will be destroyed`
+    "not found",         // a shell's `command not found`, `sh: 1: protoc: not found`
+    "No such file",      // coreutils and libc: `cat: x: No such file or directory`
+    "dumped",            // `Aborted (core dumped)`, timeout's `dumped core`
+    "timed out",         // `Operation timed out`, `Connection timed out`
+    "refused",           // `Connection refused`
+    "terminate called",  // C++: `terminate called after throwing an instance of`
+    "ErrImage",          // Kubernetes: ErrImagePull, ErrImageNeverPull
+    "InvalidImage",      // Kubernetes: InvalidImageName
+    "Evicted",           // Kubernetes
+    "E: ",               // apt: `E: Unable to locate package x`
+    "No space left",     // `No space left on device`
+    "CONFLICT (",        // git: `CONFLICT (content): Merge conflict in x`
+    "undefined: ",       // Go: `./main.go:5:2: undefined: x`
+    "and not used",      // Go: `declared and not used: x`, `imported and not used`
+    "resolve host",      // curl's and git's `Could not resolve host: x`
+    "ddrinfo",           // Node: `getaddrinfo ENOTFOUND x`, `getaddrinfo EAI_AGAIN x`
+    "ECONN",             // Node: ECONNREFUSED, ECONNRESET, ECONNABORTED
+    "rtificate",         // `SSL certificate problem`, `x509: certificate signed by`
+    "HTTP/1.1 5",        // a 5xx status line: `HTTP/1.1 503 Service Unavailable`
+    "HTTP/2 5",          // `< HTTP/2 502` (curl -v)
+    "ejected]",          // git push: ` ! [rejected]`, ` ! [remote rejected]`
+    "BUG: ",             // the kernel: `BUG: kernel NULL pointer dereference`
+    "== Invalid",        // valgrind: `==1234== Invalid read of size 4`
+    "E   ",              // pytest: `E       assert 3 == 4` (where a line starts)
+    "-zero ",            // Docker: `The command '/bin/sh -c x' returned a non-zero code: 1`
+    "not ok",            // TAP: `not ok 3 - should add`
+    "e: file:",          // Kotlin: `e: file:///app/Main.kt:12:5 Unresolved reference: x`
+    ".kt: (",            // Kotlin before 1.9: `e: /app/Main.kt: (12, 5): Unresolved ...`
+    "egfault",           // the kernel: `app[42]: segfault at 0 ip ...`, `Segfault`
+    "\u{d7} ",           // miette's diagnostics (uv, ...): `  × No solution found`
+    "undefined ref",     // GNU ld: `main.c:(.text+0x1e): undefined reference to `foo'`
+    "nbound var",        // bash's `set -u`: `./deploy.sh: line 12: HOME_DIR: unbound variable`
+    "Could not",         // Bundler's `Could not find gem 'x'`, Gradle's `Could not resolve all`
+    "Cannot conn",       // `Cannot connect to the Docker daemon at unix:///...`
+    "/o tim",            // Go: `dial tcp 10.0.0.1:443: i/o timeout`
+    "*** ",              // make's `make[1]: *** No rule`, glibc's `*** stack smashing detected ***`
+    "ecognized as",      // Windows: `'x' is not recognized as an internal or external command`
+    "ddress already in", // `listen tcp :8080: bind: address already in use`
+    ": killed",          // zsh's `zsh: killed  python x.py`, Go's `signal: killed`
 ];
 
 /// Anchors that are words of prose (`critical path`) or columns of a table
@@ -293,19 +298,27 @@ pub(super) const CLASSIFY_BYTES: usize = 4096;
 /// How sure we are that `line` (without its LF) reports a failure: 1 to 4,
 /// and what it brings along; `None` when it does not.
 pub fn classify(line: &str) -> Option<(u8, Kind)> {
-    classify_as(line, Line::new)
+    classify_as(line, |t| Line::new(t))
 }
 
 /// [`classify`] as if every phrase were searched for, with no pairs to
 /// rule any out: what the fuzz check compares [`classify`] with.
 #[cfg(any(test, feature = "test-support"))]
 pub fn classify_searching_every_phrase(line: &str) -> Option<(u8, Kind)> {
-    classify_as(line, Line::searched)
+    classify_as(line, |t| Line::searched(t))
 }
 
-/// [`classify`], with `line` (trimmed) read as `read` makes it.
-fn classify_as<'a>(line: &'a str, read: fn(&'a str) -> Line<'a>) -> Option<(u8, Kind)> {
+/// [`classify`], with `line` (trimmed) read as `read` makes it; a line
+/// with terminal escapes (colours) as it reads without them.
+fn classify_as(line: &str, read: for<'a> fn(&'a str) -> Line<'a>) -> Option<(u8, Kind)> {
     let line = &line[..line.floor_char_boundary(CLASSIFY_BYTES)];
+    if memchr::memchr(0x1b, line.as_bytes()).is_some() {
+        return classify_plain(&without_escapes(line), read);
+    }
+    classify_plain(line, read)
+}
+
+fn classify_plain(line: &str, read: for<'a> fn(&'a str) -> Line<'a>) -> Option<(u8, Kind)> {
     let line = line.strip_suffix('\r').unwrap_or(line);
     let t = line.trim_start();
     // Terraform and friends frame their messages in a box.
@@ -382,7 +395,7 @@ fn classify_as<'a>(line: &'a str, read: fn(&'a str) -> Line<'a>) -> Option<(u8, 
     if is_permission_error(t) {
         take(3, Kind::Plain);
     }
-    if (t.starts_with("make: ***") || t.starts_with("make[")) && t.has("***") {
+    if is_make_error(t) || is_not_recognized_command(t) || is_libc_abort(t) {
         take(4, Kind::Plain);
     }
     if t.has("panicked at") {
@@ -450,8 +463,11 @@ fn classify_as<'a>(line: &'a str, read: fn(&'a str) -> Line<'a>) -> Option<(u8, 
     if is_unresolved_name(t) || is_failed_recap(t) || is_failed_unit(t) {
         take(4, Kind::Plain);
     }
-    if starts_could_not(t) || is_limit_exceeded(t) {
+    if starts_could_not(t) || is_limit_exceeded(t) || is_killed(t) {
         take(3, Kind::Plain);
+    }
+    if t.has(" is not recognized as ") || is_address_in_use(t) {
+        take(3, Kind::Plain); // `'x' is not recognized as a valid date`, EADDRINUSE
     }
     // The marks are `E2 9C 95..98`: a line without an 0xE2 byte decodes
     // no chars.
@@ -521,9 +537,10 @@ pub const WARNING_SCORE: u8 = 1;
 /// `[warn]`, `level=warning`), or a Python warning class
 /// (`UserWarning: ...`, `RuntimeWarning`).
 pub(super) fn warning(t: &Line<'_>) -> Option<(u8, Kind)> {
-    // `warning: 0 errors in module x` reports nothing. (Only the words
+    // `warning: 0 errors in module x`, `Warnings: 0, Errors: 0` report
+    // nothing. (Only the words
     // named so are looked at, where a search finds them.)
-    let zero = ["error", "warning"]
+    let zero = ["error", "warning", "Error", "Warning"]
         .iter()
         .any(|name| t.has(name) && words_named(t, name).any(|w| zero_count(t, w)));
     if zero {
@@ -625,6 +642,7 @@ pub(super) fn is_network_failure(t: &Line<'_>) -> bool {
     let phrased = (t.has("refused") || t.has("resolve host") || t.has("timed out"))
         && (lower("Connection refused")
             || lower("Could not resolve host")
+            || t.has("unable to resolve host") // wget
             || [
                 "Operation timed out",
                 "Connection timed out",
@@ -677,6 +695,67 @@ pub(super) fn is_failed_recap(t: &Line<'_>) -> bool {
 /// exited, code=exited, status=1/FAILURE`.
 pub(super) fn is_failed_unit(t: &Line<'_>) -> bool {
     t.ends_with("/FAILURE") && t.has(" status=")
+}
+
+/// make (GNU make, `gmake`, `mingw32-make`, by path too) stopping: `make: *** [Makefile:12:
+/// build] Error 2`, `make[1]: *** No rule to make target 'x.o'.  Stop.`
+pub(super) fn is_make_error(t: &Line<'_>) -> bool {
+    if !t.has(": *** ") {
+        return false;
+    }
+    let program = t.split(": *** ").next().unwrap_or("");
+    let program = program.split('[').next().unwrap_or(program);
+    let program = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    matches!(program, "make" | "gmake" | "bmake" | "mingw32-make")
+}
+
+/// glibc stopping a process it caught corrupting memory: `*** stack
+/// smashing detected ***: terminated`, `*** buffer overflow detected ***:
+/// terminated`.
+pub(super) fn is_libc_abort(t: &Line<'_>) -> bool {
+    t.starts_with("*** ") && t.has(" detected ***: ")
+}
+
+/// Windows' shells asked for a command they do not have: cmd's `'x' is
+/// not recognized as an internal or external command,`, PowerShell's `The
+/// term 'x' is not recognized as the name of a cmdlet, function, ...`.
+pub(super) fn is_not_recognized_command(t: &Line<'_>) -> bool {
+    t.has(" is not recognized as ")
+        && (t.has("internal or external command") || t.has("the name of a cmdlet"))
+}
+
+/// A port another process holds, as each runtime says it: Go's `listen tcp
+/// :8080: bind: address already in use`, Python's `[Errno 98] Address
+/// already in use`, Rust's `Address already in use (os error 98)`, Node's
+/// `address already in use :::3000`: the phrase ends the message.
+pub(super) fn is_address_in_use(t: &Line<'_>) -> bool {
+    let Some((_, after)) = around(t, "ddress already in use") else {
+        return false;
+    };
+    after.is_empty()
+        || after.starts_with([':', '.', ',', '"', '\'', ')'])
+        || after.starts_with(" (")
+        || after.starts_with(" :")
+}
+
+/// A process killed by a signal, as the shell or Go's `os/exec` says it:
+/// zsh's `zsh: killed     python train.py` (bash's `Killed` is a word of
+/// its own), `signal: killed`.
+pub(super) fn is_killed(t: &Line<'_>) -> bool {
+    let Some((before, after)) = around(t, ": killed") else {
+        return false;
+    };
+    let by = before.rsplit([' ', ':']).next().unwrap_or("");
+    after.chars().next().is_none_or(char::is_whitespace)
+        && matches!(by, "signal" | "zsh" | "bash" | "sh" | "fish")
+}
+
+/// What comes before and after the first `phrase` in `t`, if it has one.
+fn around<'t>(t: &'t Line<'_>, phrase: &str) -> Option<(&'t str, &'t str)> {
+    if !t.has(phrase) {
+        return None;
+    }
+    find(t, phrase).map(|at| (&t[..at], &t[at + phrase.len()..]))
 }
 
 /// A tool that could not do what it was asked, saying so first:
@@ -859,8 +938,13 @@ pub(super) fn word_signal(t: &Line<'_>, w: Word<'_>, first: bool) -> Option<(u8,
             if before == Some(b'=') || (before == Some(b'[') && after == Some(b']')) {
                 return Some((3, Kind::Plain)); // level=error, [error]
             }
-            if matches!(w.text, "errors" | "Errors") && count_before(t, w).is_some_and(|n| n > 0) {
-                return Some((3, Kind::Plain)); // 3 errors generated
+            // `3 errors generated`, `Errors: 2`.
+            if matches!(w.text, "errors" | "Errors")
+                && count_before(t, w)
+                    .or_else(|| count_after(t, w))
+                    .is_some_and(|n| n > 0)
+            {
+                return Some((3, Kind::Plain));
             }
             if rest.starts_with(':') || first {
                 return Some((3, Kind::Plain));
@@ -880,12 +964,16 @@ pub(super) fn word_signal(t: &Line<'_>, w: Word<'_>, first: bool) -> Option<(u8,
             Some((4, Kind::Plain))
         }
         "fail" | "failed" | "fails" | "failing" | "failure" | "failures" | "Fail" | "Failed"
-        | "Failure" => {
+        | "Failure" | "Failures" => {
             if in_code || zero_count(t, w) {
                 return None;
             }
-            if count_before(t, w).is_some_and(|n| n > 0) {
-                return Some((4, Kind::Plain)); // Tests: 2 failed, 10 passed
+            // `Tests: 2 failed, 10 passed`; PHPUnit's `Tests: 5, Failures: 1.`
+            if count_before(t, w)
+                .or_else(|| count_after(t, w))
+                .is_some_and(|n| n > 0)
+            {
+                return Some((4, Kind::Plain));
             }
             if matches!(w.text, "failed" | "Failed" | "failure" | "Failure") {
                 return Some((3, Kind::Plain));
@@ -1021,11 +1109,13 @@ pub(super) fn is_out_of_memory(t: &str) -> bool {
     after.starts_with(": Kill") || before.ends_with("JavaScript heap ") || fatal
 }
 
-/// `TypeError`, `IOException`, `ModuleNotFoundError`: a class name.
+/// `TypeError`, `IOException`, `ModuleNotFoundError`, JUnit's
+/// `ComparisonFailure`: a class name.
 pub(super) fn is_exception_name(w: &str) -> bool {
     let b = w.as_bytes();
-    (w.ends_with("Error") || w.ends_with("Exception"))
-        && b.len() > "Error".len()
+    ["Error", "Exception", "Failure"]
+        .iter()
+        .any(|kind| b.len() > kind.len() && w.ends_with(kind))
         && b[0].is_ascii_uppercase()
         && !w.contains('_')
 }
@@ -1050,10 +1140,32 @@ pub(super) fn count_before(t: &str, w: Word<'_>) -> Option<u64> {
     n.parse().ok()
 }
 
-/// `0 errors`, `no errors`, `without error`, `errors: 0`, `error=None`,
+/// The count written just after `w` as its value (`Failures: 1`,
+/// `errors=3`), if any: the whole number up to a separator, not a time, a
+/// version or a code (`Errors: 1.5`, `failed: 10:00`).
+pub(super) fn count_after(t: &str, w: Word<'_>) -> Option<u64> {
+    let value = t[w.end..].strip_prefix([':', '='])?.trim_start_matches(' ');
+    let digits = value.bytes().take_while(u8::is_ascii_digit).count();
+    let next = value.as_bytes().get(digits).copied();
+    let ends = match next {
+        None | Some(b',' | b' ' | b';' | b')' | b']' | b'\t') => true,
+        // A sentence's full stop, not a decimal point.
+        Some(b'.') => !value
+            .as_bytes()
+            .get(digits + 1)
+            .is_some_and(u8::is_ascii_digit),
+        _ => false,
+    };
+    if digits == 0 || !ends {
+        return None;
+    }
+    value[..digits].parse().ok()
+}
+
+/// `0 errors`, `no errors`, `without error`, `errors: 0`, `Failures: 0.`, `error=None`,
 /// `"errors": []`, `failed: 0`, `error: null`.
 pub(super) fn zero_count(t: &str, w: Word<'_>) -> bool {
-    if count_before(t, w) == Some(0) {
+    if count_before(t, w) == Some(0) || count_after(t, w) == Some(0) {
         return true;
     }
     let head = t[..w.start].trim_end();
@@ -1417,6 +1529,16 @@ mod tests {
         "web1                       : ok=3    changed=1    unreachable=0    failed=1    skipped=0",
         "web2                       : ok=0    changed=0    unreachable=1    failed=0    skipped=0",
         "nginx.service: Main process exited, code=exited, status=1/FAILURE",
+        "org.junit.ComparisonFailure: expected:<[1]> but was:<[2]>",
+        "Tests: 5, Assertions: 7, Failures: 1.",
+        "make[1]: *** No rule to make target 'x.o', needed by 'app'.  Stop.",
+        "mingw32-make: *** [Makefile:3: all] Error 2",
+        "*** stack smashing detected ***: terminated",
+        "'protoc' is not recognized as an internal or external command,",
+        "protoc : The term 'protoc' is not recognized as the name of a cmdlet, function, script file, or operable program.",
+        // Coloured, as tools write to a terminal or under FORCE_COLOR.
+        "\x1b[1;31merror\x1b[0m\x1b[1m: linking with `cc` failed: exit status: 1\x1b[0m",
+        "\x1b[0m\x1b[7m\x1b[1m\x1b[31m FAIL \x1b[39m\x1b[22m\x1b[27m\x1b[0m src/cart.test.ts",
     ];
 
     #[test]
@@ -1472,6 +1594,15 @@ mod tests {
         // A time's last digits before the word are no count of it.
         "2026-11-30 10:00:00 ERROR 404: Not Found.",
         "[2026-11-30 10:00:00] deploy failed",
+        "Tests run: 12, Errors: 2",
+        "wget: unable to resolve host address 'files.example.com'",
+        "listen tcp :8080: bind: address already in use",
+        "Error: listen EADDRINUSE: address already in use :::3000",
+        "thread 'main' panicked at src/main.rs:9:5: Os { code: 98, kind: AddrInUse, message: \"Address already in use\" }",
+        "zsh: killed     python train.py",
+        "exec: signal: killed",
+        "'20261301' is not recognized as a valid date",
+        "\x1b[33m2026-11-30 10:00:00\x1b[0m \x1b[31mERROR\x1b[0m request failed",
     ];
 
     #[test]
@@ -1585,6 +1716,26 @@ mod tests {
         }
     }
 
+    /// A count after its word is a whole number standing alone.
+    #[test]
+    fn counts_after_a_word_are_whole_numbers() {
+        for (line, count) in [
+            ("Failures: 1.", Some(1)),
+            ("Failures: 12, Errors: 0", Some(12)),
+            ("failed=3", Some(3)),
+            ("Failures:  2)", Some(2)),
+            ("Failures: 1.5", None),
+            ("Failures: 10:00", None),
+            ("Failures: 3x", None),
+            ("Failures: none", None),
+            ("Failures", None),
+            ("Failures 3", None),
+        ] {
+            let w = words(line).next().unwrap();
+            assert_eq!(count_after(line, w), count, "{line}");
+        }
+    }
+
     #[test]
     fn look_alikes_are_not_failures() {
         for line in [
@@ -1652,6 +1803,15 @@ mod tests {
             "we could not reproduce it",
             "See: Could not find the page you asked for",
             "the undefined reference count is 0",
+            "Warnings: 0, Errors: 0",
+            "Tests: 10, Failures: 0.",
+            "the address already in use check passed",
+            "*** Settings ***",
+            "make: Nothing to be done for 'all'.",
+            "cmake: *** is how the banner starts",
+            "tasks: killed 3 idle workers",
+            "signal: killed_by_user is a label",
+            "\x1b[32m✓\x1b[0m handles error responses",
         ] {
             assert_eq!(score(line), 0, "{line}");
         }

@@ -538,8 +538,8 @@ pub const WARNING_SCORE: u8 = 1;
 /// (`UserWarning: ...`, `RuntimeWarning`).
 pub(super) fn warning(t: &Line<'_>) -> Option<(u8, Kind)> {
     // `warning: 0 errors in module x`, `Warnings: 0, Errors: 0` report
-    // nothing. (Only the words
-    // named so are looked at, where a search finds them.)
+    // nothing. (Only the words named so are looked at, where a search
+    // finds them.)
     let zero = ["error", "warning", "Error", "Warning"]
         .iter()
         .any(|name| t.has(name) && words_named(t, name).any(|w| zero_count(t, w)));

@@ -41,12 +41,10 @@ pub(super) const ANCHORS: [&str; 63] = [
     "crit",              // level=critical, nginx's [crit], .NET's `crit:`
     "emerg",             // nginx's and syslog's [emerg], level=emerg
     "alert",             // nginx's and syslog's [alert], level=alert
-    "DATA RACE",         // Go's race detector
-    "WARN",              // WARN, WARNING, npm WARN: warnings, the second tier
+    "WARN",              // WARN, WARNING (Go's `WARNING: DATA RACE`), npm WARN: the second tier
     "arning",            // warning:, Warning:, UserWarning, RuntimeWarning
     "denied",            // Permission denied, Access is denied
-    "EACCES",            // Node's and libc's permission errors
-    "EPERM",             //
+    "EACCES",            // Node's and libc's permission errors (EPERM comes with `not permitted`)
     "not permitted",     // Operation not permitted
     "e replaced",        // terraform plan: `# aws_db.x must be replaced`
     "e destroyed",       // terraform plan: `# aws_db.x will be destroyed`
@@ -70,6 +68,8 @@ pub(super) const ANCHORS: [&str; 63] = [
     "rtificate",         // `SSL certificate problem`, `x509: certificate signed by`
     "HTTP/1.1 5",        // a 5xx status line: `HTTP/1.1 503 Service Unavailable`
     "HTTP/2 5",          // `< HTTP/2 502` (curl -v)
+    "Gateway",           // `<h1>502 Bad Gateway</h1>`, `504 Gateway Time-out`
+    "Many Requests",     // `HTTP 429 Too Many Requests`
     "ejected]",          // git push: ` ! [rejected]`, ` ! [remote rejected]`
     "BUG: ",             // the kernel: `BUG: kernel NULL pointer dereference`
     "== Invalid",        // valgrind: `==1234== Invalid read of size 4`
@@ -466,8 +466,8 @@ fn classify_plain(line: &str, read: for<'a> fn(&'a str) -> Line<'a>) -> Option<(
     if starts_could_not(t) || is_limit_exceeded(t) || is_killed(t) {
         take(3, Kind::Plain);
     }
-    if t.has(" is not recognized as ") || is_address_in_use(t) {
-        take(3, Kind::Plain); // `'x' is not recognized as a valid date`, EADDRINUSE
+    if t.has(" is not recognized as ") || is_address_in_use(t) || is_http_error_reason(t) {
+        take(3, Kind::Plain); // `'x' is not recognized as a valid date`, EADDRINUSE, 502
     }
     // The marks are `E2 9C 95..98`: a line without an 0xE2 byte decodes
     // no chars.
@@ -736,6 +736,21 @@ pub(super) fn is_address_in_use(t: &Line<'_>) -> bool {
         || after.starts_with([':', '.', ',', '"', '\'', ')'])
         || after.starts_with(" (")
         || after.starts_with(" :")
+}
+
+/// A server's overload or gateway answer by its code and reason, where no
+/// status line says it: nginx's `<h1>502 Bad Gateway</h1>`, `Status: 504
+/// Gateway Time-out`, `HTTP 429 Too Many Requests` (an API's rate limit).
+/// (`503 Service Unavailable` is found where `HTTP/1.1 503` or `Error`
+/// comes with it: the anchors are full.)
+pub(super) fn is_http_error_reason(t: &Line<'_>) -> bool {
+    [
+        ("502 ", "Bad Gateway"),
+        ("504 ", "Gateway Time"),
+        ("429 ", "Too Many Requests"),
+    ]
+    .iter()
+    .any(|(code, reason)| around(t, reason).is_some_and(|(before, _)| before.ends_with(code)))
 }
 
 /// A process killed by a signal, as the shell or Go's `os/exec` says it:
@@ -1601,6 +1616,12 @@ mod tests {
         "thread 'main' panicked at src/main.rs:9:5: Os { code: 98, kind: AddrInUse, message: \"Address already in use\" }",
         "zsh: killed     python train.py",
         "exec: signal: killed",
+        "<html><head><title>502 Bad Gateway</title></head>",
+        "Status: 504 Gateway Time-out",
+        "upstream answered 504 Gateway Timeout after 60 s",
+        "HTTP 429 Too Many Requests",
+        "WARNING: DATA RACE",
+        "Error: EPERM: operation not permitted, unlink 'C:\\app\\x.lock'",
         "'20261301' is not recognized as a valid date",
         "\x1b[33m2026-11-30 10:00:00\x1b[0m \x1b[31mERROR\x1b[0m request failed",
     ];
@@ -1810,6 +1831,9 @@ mod tests {
             "make: Nothing to be done for 'all'.",
             "cmake: *** is how the banner starts",
             "tasks: killed 3 idle workers",
+            "Bad Gateway pages are cached for 502 responses",
+            "the API Gateway stage was deployed",
+            "HTTPError handling for Too Many Requests is retried",
             "signal: killed_by_user is a label",
             "\x1b[32m✓\x1b[0m handles error responses",
         ] {

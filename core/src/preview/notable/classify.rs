@@ -469,6 +469,9 @@ fn classify_plain(line: &str, read: for<'a> fn(&'a str) -> Line<'a>) -> Option<(
     if t.has(" is not recognized as ") || is_address_in_use(t) || is_http_error_reason(t) {
         take(3, Kind::Plain); // `'x' is not recognized as a valid date`, EADDRINUSE, 502
     }
+    if is_missing_dependency(t) || is_ruby_uncaught(t) || is_module_exception(t) {
+        take(4, Kind::Plain);
+    }
     // The marks are `E2 9C 95..98`: a line without an 0xE2 byte decodes
     // no chars.
     if memchr::memchr(0xE2, t.as_bytes()).is_some()
@@ -751,6 +754,53 @@ pub(super) fn is_http_error_reason(t: &Line<'_>) -> bool {
     ]
     .iter()
     .any(|(code, reason)| around(t, reason).is_some_and(|(before, _)| before.ends_with(code)))
+}
+
+/// What a build or a clone needs and did not find: Apple's linker's `ld:
+/// library not found for -lssl`, git's `remote: Repository not found.`.
+pub(super) fn is_missing_dependency(t: &Line<'_>) -> bool {
+    t.has("library not found for -l") || t.has("Repository not found")
+}
+
+/// Ruby's report of an exception nobody rescued: `file.rb:540:in
+/// 'materialize': Could not find rake-13.0.6 in locally installed gems
+/// (Bundler::GemNotFound)`: a backtrace's place, then the class, qualified,
+/// in parentheses at the end.
+pub(super) fn is_ruby_uncaught(t: &Line<'_>) -> bool {
+    let Some(class) = t.strip_suffix(')').and_then(|rest| rest.rsplit_once(" (")) else {
+        return false;
+    };
+    let class = class.1;
+    (t.has(":in `") || t.has(":in '"))
+        && class.contains("::")
+        && class.split("::").all(|part| {
+            part.starts_with(|c: char| c.is_ascii_uppercase()) && part.bytes().all(is_word_byte)
+        })
+}
+
+/// A Python exception of a library's errors module, at the start of its
+/// line: `psycopg2.errors.UniqueViolation: duplicate key value violates
+/// unique constraint "users_pkey"` (its class name need not end in `Error`).
+pub(super) fn is_module_exception(t: &Line<'_>) -> bool {
+    // Most lines hold no such module: the pairs rule them out unsearched.
+    if ![".errors.", ".exceptions.", ".exc.", ".error."]
+        .iter()
+        .any(|module| t.has(module))
+    {
+        return false;
+    }
+    let name = find(t, ": ").map_or(&t[..], |at| &t[..at]);
+    let mut parts = name.split('.');
+    let Some(class) = parts.next_back() else {
+        return false;
+    };
+    let in_errors = parts
+        .clone()
+        .any(|module| matches!(module, "errors" | "exceptions" | "exc" | "error"));
+    in_errors
+        && class.starts_with(|c: char| c.is_ascii_uppercase())
+        && class.bytes().all(is_word_byte)
+        && parts.all(|module| !module.is_empty() && module.bytes().all(is_word_byte))
 }
 
 /// A process killed by a signal, as the shell or Go's `os/exec` says it:
@@ -1621,6 +1671,11 @@ mod tests {
         "upstream answered 504 Gateway Timeout after 60 s",
         "HTTP 429 Too Many Requests",
         "WARNING: DATA RACE",
+        "ld: library not found for -lssl",
+        "remote: Repository not found.",
+        "/usr/lib/ruby/3.2.0/bundler/definition.rb:540:in `materialize': Could not find rake-13.0.6 in locally installed gems (Bundler::GemNotFound)",
+        "psycopg2.errors.UniqueViolation: duplicate key value violates unique constraint \"users_pkey\"",
+        "requests.exceptions.ChunkedEncodingError: ('Connection broken: IncompleteRead(0 bytes read)', IncompleteRead(0 bytes read))",
         "Error: EPERM: operation not permitted, unlink 'C:\\app\\x.lock'",
         "'20261301' is not recognized as a valid date",
         "\x1b[33m2026-11-30 10:00:00\x1b[0m \x1b[31mERROR\x1b[0m request failed",
@@ -1833,6 +1888,9 @@ mod tests {
             "tasks: killed 3 idle workers",
             "Bad Gateway pages are cached for 502 responses",
             "the API Gateway stage was deployed",
+            "see errors.UniqueViolation in the docs",
+            "loaded the settings (Config::Defaults)",
+            "library not found? try brew install",
             "HTTPError handling for Too Many Requests is retried",
             "signal: killed_by_user is a label",
             "\x1b[32m✓\x1b[0m handles error responses",

@@ -22,6 +22,7 @@ use aho_corasick::automaton::Automaton;
 use aho_corasick::dfa::DFA;
 use aho_corasick::{Input, MatchKind};
 
+use super::classify::NATIVELY_SHORT;
 use super::walk::Occurrence;
 
 /// Literals at least this long go in the first automaton: Teddy
@@ -58,7 +59,7 @@ impl Split {
         let split = split && kind == MatchKind::LeftmostFirst;
         let (mut long, mut short) = (Vec::new(), Vec::new());
         for (id, search) in searches.into_iter().enumerate() {
-            if !split || search.len() >= LONG {
+            if !split || (search.len() >= LONG && !NATIVELY_SHORT.contains(&search)) {
                 long.push((id, search));
             } else {
                 short.push((id, search));
@@ -255,12 +256,18 @@ mod tests {
                 .iter()
                 .all(|&i| searches()[i].len() >= LONG)
         );
-        assert!(
-            split.parts[1]
-                .ids
+        assert!(split.parts[1].ids.iter().all(|&i| {
+            let search = searches()[i];
+            search.len() < LONG || NATIVELY_SHORT.contains(&search)
+        }));
+        // The anchors sent with the short ones are there.
+        for short in NATIVELY_SHORT {
+            let id = searches()
                 .iter()
-                .all(|&i| searches()[i].len() < LONG)
-        );
+                .position(|s| *s == short)
+                .expect("an anchor");
+            assert!(split.parts[1].ids.contains(&id), "{short}");
+        }
         let whole = Split::new(searches(), MatchKind::LeftmostFirst, false);
         assert_eq!(whole.parts.len(), 1);
         let standard = Split::new(searches(), MatchKind::Standard, true);

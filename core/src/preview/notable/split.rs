@@ -25,8 +25,8 @@ use aho_corasick::{Input, MatchKind};
 use super::classify::NATIVELY_SHORT;
 use super::walk::Occurrence;
 
-/// Literals at least this long go in the first automaton: Teddy
-/// fingerprints no more bytes than this.
+/// Literals at least this long go in the first automaton (but for the few
+/// of [`NATIVELY_SHORT`]): Teddy fingerprints no more bytes than this.
 pub(super) const LONG: usize = 4;
 
 /// Whether aho-corasick has a SIMD prefilter here, so that splitting pays:

@@ -718,10 +718,9 @@ pub(super) fn is_failed_unit(t: &Line<'_>) -> bool {
 /// make (GNU make, `gmake`, `mingw32-make`, by path too) stopping: `make: *** [Makefile:12:
 /// build] Error 2`, `make[1]: *** No rule to make target 'x.o'.  Stop.`
 pub(super) fn is_make_error(t: &Line<'_>) -> bool {
-    if !t.has(": *** ") {
+    let Some((program, _)) = around(t, ": *** ") else {
         return false;
-    }
-    let program = t.split(": *** ").next().unwrap_or("");
+    };
     let program = program.split('[').next().unwrap_or(program);
     let program = program.rsplit(['/', '\\']).next().unwrap_or(program);
     matches!(program, "make" | "gmake" | "bmake" | "mingw32-make")
@@ -1038,11 +1037,7 @@ pub(super) fn word_signal(t: &Line<'_>, w: Word<'_>, first: bool) -> Option<(u8,
                 return Some((3, Kind::Plain)); // level=error, [error]
             }
             // `3 errors generated`, `Errors: 2`.
-            if matches!(w.text, "errors" | "Errors")
-                && count_before(t, w)
-                    .or_else(|| count_after(t, w))
-                    .is_some_and(|n| n > 0)
-            {
+            if matches!(w.text, "errors" | "Errors") && count_of(t, w).is_some_and(|n| n > 0) {
                 return Some((3, Kind::Plain));
             }
             if rest.starts_with(':') || first {
@@ -1068,10 +1063,7 @@ pub(super) fn word_signal(t: &Line<'_>, w: Word<'_>, first: bool) -> Option<(u8,
                 return None;
             }
             // `Tests: 2 failed, 10 passed`; PHPUnit's `Tests: 5, Failures: 1.`
-            if count_before(t, w)
-                .or_else(|| count_after(t, w))
-                .is_some_and(|n| n > 0)
-            {
+            if count_of(t, w).is_some_and(|n| n > 0) {
                 return Some((4, Kind::Plain));
             }
             if matches!(w.text, "failed" | "Failed" | "failure" | "Failure") {
@@ -1237,6 +1229,12 @@ pub(super) fn count_before(t: &str, w: Word<'_>) -> Option<u64> {
         return None;
     }
     n.parse().ok()
+}
+
+/// The count of `w`, written before it (`3 errors`) or after it as its
+/// value (`Errors: 3`).
+fn count_of(t: &str, w: Word<'_>) -> Option<u64> {
+    count_before(t, w).or_else(|| count_after(t, w))
 }
 
 /// The count written just after `w` as its value (`Failures: 1`,

@@ -903,11 +903,10 @@ mod tests {
     /// session's own patterns come on top.
     #[test]
     fn the_built_in_searches_fit_the_native_prefilter() {
-        let (long, short): (Vec<&str>, Vec<&str>) =
-            ANCHORS.iter().chain(&RARE_SIGNS).partition(|s| {
-                s.len() >= super::super::split::LONG
-                    && !super::super::classify::NATIVELY_SHORT.contains(s)
-            });
+        let (long, short): (Vec<&str>, Vec<&str>) = ANCHORS
+            .iter()
+            .chain(&RARE_SIGNS)
+            .partition(|s| super::super::split::is_long(s));
         assert!(long.len() <= 64, "{}", long.len());
         assert!(short.len() <= 64, "{}", short.len());
     }

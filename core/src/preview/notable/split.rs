@@ -29,6 +29,11 @@ use super::walk::Occurrence;
 /// of [`NATIVELY_SHORT`]): Teddy fingerprints no more bytes than this.
 pub(super) const LONG: usize = 4;
 
+/// Whether `search` goes in the automaton of long literals.
+pub(super) fn is_long(search: &str) -> bool {
+    search.len() >= LONG && !NATIVELY_SHORT.contains(&search)
+}
+
 /// Whether aho-corasick has a SIMD prefilter here, so that splitting pays:
 /// not in wasm, where two automata would be two walks of every byte.
 pub(super) const HAS_PREFILTER: bool = !cfg!(target_arch = "wasm32");
@@ -59,7 +64,7 @@ impl Split {
         let split = split && kind == MatchKind::LeftmostFirst;
         let (mut long, mut short) = (Vec::new(), Vec::new());
         for (id, search) in searches.into_iter().enumerate() {
-            if !split || (search.len() >= LONG && !NATIVELY_SHORT.contains(&search)) {
+            if !split || is_long(search) {
                 long.push((id, search));
             } else {
                 short.push((id, search));

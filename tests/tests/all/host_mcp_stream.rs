@@ -154,6 +154,15 @@ fn what_is_not_a_streamed_text_is_refused_and_the_session_goes_on() {
     assert!(
         invalid_argument(streamed(&mut session, &skeleton, &quoted, &[], "c")).contains("quote")
     );
+    // A control byte not escaped, wherever it is: the component looks for
+    // one sixteen bytes at a time, and in the bytes after the last sixteen.
+    for at in [0, 17, body.len() / 2, body.len() - 1] {
+        let at = (0..=at).rev().find(|&i| body.is_char_boundary(i)).unwrap();
+        let mut raw_tab = body.clone();
+        raw_tab.insert(at, '\t');
+        let why = invalid_argument(streamed(&mut session, &skeleton, &raw_tab, &[], "c"));
+        assert!(why.contains("control character"), "at {at}: {why}");
+    }
     let mut stream = session
         .stream_mcp(&skeleton, 2, raw, &budget(), "d", &OPTIONS)
         .unwrap();

@@ -1125,7 +1125,14 @@ pub(super) fn word_signal(t: &Line<'_>, w: Word<'_>, first: bool) -> Option<(u8,
         | "SIGILL"
         | "SIGFPE" => Some((4, Kind::Plain)),
         "segfault" | "Segfault" | "SEGFAULT" if !in_code => Some((4, Kind::Plain)),
-        "BackOff" | "Killed" | "Evicted" | "SIGKILL" => Some((3, Kind::Plain)),
+        "BackOff" | "SIGKILL" => Some((3, Kind::Plain)),
+        "Killed" | "Evicted" => {
+            // A report of none: `Killed 0 processes`, `Evicted: 0`.
+            if zero_count(t, w) || has_no_object(rest) {
+                return None;
+            }
+            Some((3, Kind::Plain))
+        }
         "OutOfMemoryError" => {
             // Thrown, where the line starts or logged inside it; not code
             // that names it (`catch (OutOfMemoryError e)`, an import).
@@ -1279,6 +1286,18 @@ pub(super) fn zero_count(t: &str, w: Word<'_>) -> bool {
         return false;
     };
     is_zero_value(value)
+}
+
+/// What follows a verb is a count of none and its noun (`Killed 0
+/// processes`, `Evicted no pods`), not a column of a table (`Evicted  0  3h`).
+fn has_no_object(rest: &str) -> bool {
+    let Some(object) = rest.strip_prefix(' ') else {
+        return false;
+    };
+    ["0 ", "no "]
+        .iter()
+        .filter_map(|none| object.strip_prefix(none))
+        .any(|noun| noun.bytes().next().is_some_and(|c| c.is_ascii_alphabetic()))
 }
 
 /// `0`, `[]`, `null`, `None`, `false` and the like start `value`.
@@ -1588,6 +1607,7 @@ mod tests {
         "sh: 1: protoc: not found",
         "Aborted (core dumped)",
         "Illegal instruction (core dumped)",
+        "Out of memory: Killed process 812 (java) total-vm:8388608kB",
         "timeout: the monitored command dumped core",
         "terminate called after throwing an instance of 'std::bad_alloc'",
         "E: Unable to locate package libfoo-dev",
@@ -1648,6 +1668,7 @@ mod tests {
     /// Log levels, summaries and other failures: notable.
     const NOTABLE: &[&str] = &[
         "2024-05-01T12:00:00Z ERROR worker-3 request timed out",
+        "/bin/sh: line 1:  4242 Killed                  python train.py",
         "npm ERR! code ELIFECYCLE",
         "npm error code 1",
         "Tests: 2 failed, 10 passed, 12 total",
@@ -1852,6 +1873,10 @@ mod tests {
         for line in [
             "0 errors, 0 warnings",
             "Found 0 errors.",
+            "Killed 0 processes",
+            "reaper: Killed no processes",
+            "Evicted 0 pods from node-3",
+            "Evicted: 0",
             "errors: 0",
             "error_count=0",
             "\"errors\": []",

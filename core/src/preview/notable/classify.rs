@@ -1288,7 +1288,7 @@ pub(super) fn zero_count(t: &str, w: Word<'_>) -> bool {
     is_zero_value(value)
 }
 
-/// What follows a verb is a count of none and its noun (`Killed 0
+/// Whether what follows a verb is a count of none and its noun (`Killed 0
 /// processes`, `Evicted no pods`), not a column of a table (`Evicted  0  3h`).
 fn has_no_object(rest: &str) -> bool {
     let Some(object) = rest.strip_prefix(' ') else {

@@ -110,56 +110,24 @@ const HIGH: u64 = u64::from_ne_bytes([0x80; WORD]);
 /// a counter's digits every few bytes cost no byte loop and no restart.
 fn alike_prefix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    if lanes::AVAILABLE && n >= lanes::LANES {
-        return lanes_prefix(a, b);
+    if let Some(k) = lanes::alike_prefix(&a[..n], &b[..n]) {
+        return k;
     }
     let mut k = 0;
     while k + WORD <= n {
-        let unlike = unlike_in_word(&a[k..k + WORD], &b[k..k + WORD]);
+        let x = u64::from_le_bytes(a[k..k + WORD].try_into().expect("a word"));
+        let y = u64::from_le_bytes(b[k..k + WORD].try_into().expect("a word"));
+        let unlike = nonzero_bytes(x ^ y) & !(digit_bytes(x) & digit_bytes(y));
         if unlike != 0 {
             // Little-endian: the lowest set bit is in the first such byte.
             return k + (unlike.trailing_zeros() / 8) as usize;
         }
         k += WORD;
     }
-    while k < n && alike(a[k], b[k]) {
+    while k < n && (a[k] == b[k] || a[k].is_ascii_digit() && b[k].is_ascii_digit()) {
         k += 1;
     }
     k
-}
-
-/// The alike prefix of `a` and `b` (of equal length, at least one block) in
-/// blocks of [`lanes::LANES`]. The last block overlaps the one before it
-/// rather than leaving a tail to compare byte by byte; the bits of its
-/// bytes already compared are dropped. (Natively the same overlap made the
-/// words slower: a 4 MiB cap of log lines 2.9 -> 3.1 ms.)
-fn lanes_prefix(a: &[u8], b: &[u8]) -> usize {
-    let last = a.len() - lanes::LANES;
-    let mut k = 0;
-    loop {
-        let at = k.min(last);
-        let block = at..at + lanes::LANES;
-        let unlike = lanes::unlike(&a[block.clone()], &b[block]) >> (k - at);
-        if unlike != 0 {
-            return k + unlike.trailing_zeros() as usize;
-        }
-        if at == last {
-            return a.len();
-        }
-        k += lanes::LANES;
-    }
-}
-
-fn alike(x: u8, y: u8) -> bool {
-    x == y || x.is_ascii_digit() && y.is_ascii_digit()
-}
-
-/// The high bit of each unlike byte of the words `a` and `b`.
-fn unlike_in_word(a: &[u8], b: &[u8]) -> u64 {
-    let x = u64::from_le_bytes(a.try_into().expect("a word"));
-    let y = u64::from_le_bytes(b.try_into().expect("a word"));
-    nonzero_bytes(x ^ y) & !(digit_bytes(x) & digit_bytes(y))
 }
 
 /// In the component, wasm SIMD: sixteen bytes a step, each side loaded as
@@ -174,12 +142,33 @@ mod lanes {
         i8x16_eq, u8x16_bitmask, u8x16_lt, u8x16_splat, u8x16_sub, v128, v128_and, v128_or,
     };
 
-    pub(super) const AVAILABLE: bool = true;
-    pub(super) const LANES: usize = 16;
+    const LANES: usize = 16;
+
+    /// The alike prefix of `a` and `b` (of equal length) in blocks of
+    /// sixteen, when they hold one. The last block overlaps the one before
+    /// it rather than leaving a tail to compare byte by byte; the bits of
+    /// its bytes already compared are dropped. (Natively the same overlap
+    /// made the words slower: a 4 MiB cap of log lines 2.9 -> 3.1 ms.)
+    pub(super) fn alike_prefix(a: &[u8], b: &[u8]) -> Option<usize> {
+        let last = a.len().checked_sub(LANES)?;
+        let mut k = 0;
+        loop {
+            let at = k.min(last);
+            let block = at..at + LANES;
+            let unlike = unlike(&a[block.clone()], &b[block]) >> (k - at);
+            if unlike != 0 {
+                return Some(k + unlike.trailing_zeros() as usize);
+            }
+            if at == last {
+                return Some(a.len());
+            }
+            k += LANES;
+        }
+    }
 
     /// One bit for each byte of `a` and `b` (sixteen each) that differ and
     /// are not both digits, the first byte's lowest.
-    pub(super) fn unlike(a: &[u8], b: &[u8]) -> u32 {
+    fn unlike(a: &[u8], b: &[u8]) -> u32 {
         let x: v128 = bytemuck::pod_read_unaligned(a);
         let y: v128 = bytemuck::pod_read_unaligned(b);
         let (zero, ten) = (u8x16_splat(b'0'), u8x16_splat(10));
@@ -194,11 +183,8 @@ mod lanes {
 /// and this crate has no `unsafe`.
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 mod lanes {
-    pub(super) const AVAILABLE: bool = false;
-    pub(super) const LANES: usize = 16;
-
-    pub(super) fn unlike(_a: &[u8], _b: &[u8]) -> u32 {
-        unreachable!("no vectors on this target")
+    pub(super) fn alike_prefix(_a: &[u8], _b: &[u8]) -> Option<usize> {
+        None
     }
 }
 

@@ -27,7 +27,7 @@ use super::pairs::Pairs;
 /// search of a 4 MiB log 2.5 times slower. Natively the long searches are
 /// at most 64, Teddy's most: past that an anchor goes with the short ones
 /// ([`NATIVELY_SHORT`]).
-pub(super) const ANCHORS: [&str; 65] = [
+pub(super) const ANCHORS: [&str; 70] = [
     "rror",              // error, Error, TypeError, make's `Error 2`, `error TS2322`
     "ERR",               // ERROR, npm ERR!, docker `ERROR [`
     "FAIL",              // FAIL, FAILED, FAILURE
@@ -85,7 +85,7 @@ pub(super) const ANCHORS: [&str; 65] = [
     "undefined ref",     // GNU ld: `main.c:(.text+0x1e): undefined reference to `foo'`
     "nbound var",        // bash's `set -u`: `./deploy.sh: line 12: HOME_DIR: unbound variable`
     "Could not",         // Bundler's `Could not find gem 'x'`, Gradle's `Could not resolve all`
-    "Cannot conn",       // `Cannot connect to the Docker daemon at unix:///...`
+    "Cannot ",           // `Cannot connect to the Docker daemon`, `fork: Cannot allocate memory`
     "/o tim",            // Go: `dial tcp 10.0.0.1:443: i/o timeout`
     "*** ",              // make's `make[1]: *** No rule`, glibc's `*** stack smashing detected ***`
     "nly file system",   // `touch: cannot touch 'x': Read-only file system`
@@ -93,6 +93,11 @@ pub(super) const ANCHORS: [&str; 65] = [
     "ecognized as",      // Windows: `'x' is not recognized as an internal or external command`
     "ddress already in", // `listen tcp :8080: bind: address already in use`
     ": killed",          // zsh's `zsh: killed  python x.py`, Go's `signal: killed`
+    "navailable",        // `503 Service Unavailable`, `Resource temporarily unavailable`
+    "oo many",           // `accept4: Too many open files`, bash's `[: too many arguments`
+    "Aborted",           // a shell's report of SIGABRT (`Aborted`, no core dumped)
+    "busy",              // `Device or resource busy`, `Text file busy`
+    "ORA-",              // Oracle: `ORA-00942: table or view does not exist`
 ];
 
 /// Anchors of four bytes or more that natively go with the three-byte
@@ -101,7 +106,15 @@ pub(super) const ANCHORS: [&str; 65] = [
 /// (the bench's log, alike lines and JSON as fast as with them long;
 /// `egfault` and `egmentation` there made Django's Python 17% slower). In
 /// wasm every anchor is fingerprinted alike ([`super::fingerprint`]).
-pub(super) const NATIVELY_SHORT: [&str; 2] = [".kt: (", "/o tim"];
+/// Which anchors fit is measured, not reasoned: Teddy puts a literal in a
+/// bucket by its place in the list, and one more or less moves the rest.
+/// `Illegal inst` (bash's `Illegal instruction`) here made the short search
+/// of Rust, Markdown and Python sources 1.6-1.8 times as slow, `such host`
+/// (Go's `no such host`) that of a build log of warnings five times, and
+/// long (with `ejected]` short) it made the long search of the log, the
+/// alike lines and the minified text 1.8-2.8 times as slow: both stay
+/// unfound.
+pub(super) const NATIVELY_SHORT: [&str; 4] = [".kt: (", "/o tim", "busy", "ORA-"];
 
 /// Anchors that are words of prose (`critical path`) or columns of a table
 /// (`TYPE   NAME`) too: a hit counts only where a log level is written,
@@ -116,19 +129,20 @@ pub(super) const LEVEL_ANCHORS: [&str; 4] = ["crit", "E   ", "emerg", "alert"];
 pub(super) const RARE: [u8; 3] = [b'x', b'K', 0xE2];
 
 /// The words [`RARE`] bytes stand for, as [`super::scan::rare_lines`] checks them: the
-/// prefilter of [`super::Patterns::may_be_notable`].
-pub(super) const RARE_SIGNS: [&str; 11] = [
-    "exception",
-    "Exception",
-    "exit",
-    "Exit",
-    "exceed",
-    "Kill",
-    "\u{2715}",
-    "\u{2716}",
-    "\u{2717}",
-    "\u{2718}",
-    "\u{25cf}",
+/// prefilter of [`super::Patterns::may_be_notable`]. Each starts on its
+/// rare byte, the letter before unread (`xit` of exit and Exit): one search
+/// for both cases, and natively `xit` goes with the short searches, which
+/// left three of Teddy's 64 for anchors.
+pub(super) const RARE_SIGNS: [&str; 9] = [
+    "xception", // exception, Exception
+    "xit",      // exit, Exit
+    "xceed",    // exceed, exceeded
+    "Kill",     // Kill, Killed, OOMKilled
+    "\u{2715}", // the cross marks of test runners: ✕
+    "\u{2716}", // ✖
+    "\u{2717}", // ✗
+    "\u{2718}", // ✘
+    "\u{25cf}", // Jest's failed test: ●
 ];
 
 /// A line being classified, and the pairs of bytes it holds: [`Line::has`]
@@ -484,7 +498,7 @@ fn classify_plain(line: &str, read: for<'a> fn(&'a str) -> Line<'a>) -> Option<(
     if is_missing_dependency(t) || is_ruby_uncaught(t) || is_module_exception(t) {
         take(4, Kind::Plain);
     }
-    if is_system_error(t) {
+    if is_system_error(t) || is_oracle_error(t) {
         take(3, Kind::Plain);
     }
     // The marks are `E2 9C 95..98`: a line without an 0xE2 byte decodes
@@ -759,30 +773,71 @@ fn ends_message(after: &str) -> bool {
 }
 
 /// The system's words for a failed call (libc's `strerror`; Go writes them
-/// in lower case) where they end the message: `touch: cannot touch 'x':
-/// Read-only file system`, `read tcp a->b: read: connection reset by peer`.
+/// in lower case) where they are the message: `touch: cannot touch 'x':
+/// Read-only file system`, `read tcp a->b: read: connection reset by peer`,
+/// `OSError: [Errno 24] Too many open files: 'x'`, `bash: fork: Cannot
+/// allocate memory` (and bash's `[: too many arguments`). Such a phrase
+/// starts the line or what follows a `:` or `]`, and ends the message:
+/// ending a sentence of prose (`the function takes too many arguments`) it
+/// says no failure.
+///
+/// Not inlined: its eight phrases, unrolled into [`classify_plain`], were
+/// 0.5 KB more of component.
+#[inline(never)]
 pub(super) fn is_system_error(t: &Line<'_>) -> bool {
-    ["Read-only file system", "Connection reset by peer"]
-        .iter()
-        .any(|phrase| {
+    // The line's pairs rule out most lines; then one pass for where a
+    // message may start, not a search per phrase (on lines too long to
+    // pair, eight searches cost JavaScript's cap 7%).
+    if !SYSTEM_ERRORS.iter().any(|phrase| t.pairs.may_hold(phrase)) {
+        return false;
+    }
+    let b = t.as_bytes();
+    let mut starts = std::iter::once(0).chain(memchr::memchr2_iter(b':', b']', b).map(|i| i + 1));
+    starts.any(|at| {
+        let at = at + b[at..].iter().take_while(|&&c| c == b' ').count();
+        SYSTEM_ERRORS.iter().any(|phrase| {
             // The first letter in either case, the rest as written.
-            let (first, rest) = phrase.split_at(1);
-            around(t, rest).is_some_and(|(before, after)| {
-                let lead = before.as_bytes().last().copied();
-                lead.is_some_and(|c| c.eq_ignore_ascii_case(&first.as_bytes()[0]))
-                    && ends_message(after)
-            })
+            let (p, m) = (phrase.as_bytes(), &b[at..]);
+            m.len() >= p.len()
+                && m[0].eq_ignore_ascii_case(&p[0])
+                && m[1..p.len()] == p[1..]
+                // The phrase starts with ASCII: it ends on a boundary.
+                && ends_message(&t[at + p.len()..])
         })
+    })
+}
+
+/// The phrases [`is_system_error`] reads.
+const SYSTEM_ERRORS: [&str; 8] = [
+    "Read-only file system",
+    "Connection reset by peer",
+    "Too many open files",
+    "Cannot allocate memory",
+    "Device or resource busy",
+    "Text file busy",
+    "Resource temporarily unavailable",
+    "Too many arguments",
+];
+
+/// Oracle's errors, a code of five digits then a colon: `ORA-00942: table
+/// or view does not exist`, `ORA-06512: at line 5`.
+pub(super) fn is_oracle_error(t: &Line<'_>) -> bool {
+    around(t, "ORA-").is_some_and(|(before, after)| {
+        let code = after.as_bytes().get(..5);
+        !before.bytes().next_back().is_some_and(is_word_byte)
+            && code.is_some_and(|c| c.iter().all(u8::is_ascii_digit))
+            && after[5..].starts_with(':')
+    })
 }
 
 /// A server's overload or gateway answer by its code and reason, where no
 /// status line says it: nginx's `<h1>502 Bad Gateway</h1>`, `Status: 504
-/// Gateway Time-out`, `HTTP 429 Too Many Requests` (an API's rate limit).
-/// (`503 Service Unavailable` is found where `HTTP/1.1 503` or `Error`
-/// comes with it: the anchors are full.)
+/// Gateway Time-out`, `HTTP 429 Too Many Requests` (an API's rate limit),
+/// `<title>503 Service Unavailable</title>`.
 pub(super) fn is_http_error_reason(t: &Line<'_>) -> bool {
     [
         ("502 ", "Bad Gateway"),
+        ("503 ", "Service Unavailable"),
         ("504 ", "Gateway Time"),
         ("429 ", "Too Many Requests"),
     ]
@@ -1126,9 +1181,11 @@ pub(super) fn word_signal(t: &Line<'_>, w: Word<'_>, first: bool) -> Option<(u8,
         | "SIGFPE" => Some((4, Kind::Plain)),
         "segfault" | "Segfault" | "SEGFAULT" if !in_code => Some((4, Kind::Plain)),
         "BackOff" | "SIGKILL" => Some((3, Kind::Plain)),
-        "Killed" | "Evicted" => {
-            // A report of none: `Killed 0 processes`, `Evicted: 0`.
-            if zero_count(t, w) || has_no_object(rest) {
+        "Killed" | "Evicted" | "Aborted" => {
+            // A report of none: `Killed 0 processes`, `Evicted: 0`; a
+            // status named in code: `Code::Aborted`, `codes.Aborted`.
+            let named = w.text == "Aborted" && (in_code || before == Some(b'.'));
+            if named || zero_count(t, w) || has_no_object(rest) {
                 return None;
             }
             Some((3, Kind::Plain))
@@ -1735,6 +1792,18 @@ mod tests {
         "Error: EPERM: operation not permitted, unlink 'C:\\app\\x.lock'",
         "'20261301' is not recognized as a valid date",
         "\x1b[33m2026-11-30 10:00:00\x1b[0m \x1b[31mERROR\x1b[0m request failed",
+        "accept tcp [::]:8080: accept4: too many open files",
+        "OSError: [Errno 24] Too many open files: 'data.csv'",
+        "bash: fork: Cannot allocate memory",
+        "rm: cannot remove '/mnt/data': Device or resource busy",
+        "cp: cannot create regular file '/usr/local/bin/app': Text file busy",
+        "write /dev/stdout: resource temporarily unavailable",
+        "./check.sh: line 4: [: too many arguments",
+        "Aborted",
+        "./run.sh: line 3:  4242 Aborted                 ./a.out",
+        "<html><head><title>503 Service Unavailable</title></head>",
+        "ORA-00942: table or view does not exist",
+        "SQL> ERROR at line 1: ORA-01017: invalid username/password; logon denied",
     ];
 
     #[test]
@@ -1956,6 +2025,17 @@ mod tests {
             "HTTPError handling for Too Many Requests is retried",
             "signal: killed_by_user is a label",
             "\x1b[32m✓\x1b[0m handles error responses",
+            "the function takes too many arguments",
+            "raise the limit when a server has too many open files",
+            "a device or resource busy answer is retried",
+            "Aborted 0 jobs",
+            "if status.Code() == codes.Aborted {",
+            "    Code::Aborted => retry(),",
+            "the ORA-00942 page explains it",
+            "CORA-12345: a catalogue number",
+            "Service Unavailable pages are cached",
+            "Cannot be empty",
+            "a busy week: such hosts are rare",
         ] {
             assert_eq!(score(line), 0, "{line}");
         }

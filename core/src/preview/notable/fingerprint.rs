@@ -23,7 +23,7 @@
 pub(super) const MIN_LEN: usize = 3;
 
 /// Most literals: past this the buckets fill, and most positions survive.
-/// The built-in searches are 70, a session's patterns come on top.
+/// The built-in searches are 79, a session's patterns come on top.
 const MAX_LITERALS: usize = 96;
 
 /// Buckets: one bit of a byte each.

@@ -277,9 +277,8 @@ impl Patterns {
                     skips += 1;
                     continue;
                 }
-                None => RARE_SIGNS
-                    .get(id - ANCHORS.len())
-                    .map(|sign| at + usize::from(sign.as_bytes()[1] == b'x')),
+                // A sign starts on its rare byte, where `rare_lines` hits.
+                None => RARE_SIGNS.get(id - ANCHORS.len()).map(|_| at),
             };
             if hit.is_some_and(|h| line_start(b, lo, h) == Some(start)) {
                 out.push((start, false));
@@ -485,12 +484,9 @@ pub(super) fn rare_lines(b: &[u8], lo: usize, hi: usize, out: &mut Vec<(usize, b
         }
         let rest = &hay[i..];
         let sign = match rest[0] {
-            b'x' => {
-                i > 0
-                    && ((matches!(hay[i - 1], b'e' | b'E')
-                        && (rest[1..].starts_with(b"ception") || rest[1..].starts_with(b"it")))
-                        || (hay[i - 1] == b'e' && rest[1..].starts_with(b"ceed")))
-            }
+            b'x' => ["ception", "it", "ceed"]
+                .iter()
+                .any(|sign| rest[1..].starts_with(sign.as_bytes())),
             b'K' => rest.starts_with(b"Kill"),
             _ => {
                 rest.len() >= 3
@@ -793,6 +789,10 @@ mod tests {
         "Kxit",
         "Kill",
         "xit",
+        "xceed",
+        "busy",
+        "ORA-",
+        "Cannot ",
         "\u{2716}",
         "\u{25cf}",
         "\u{2700}",

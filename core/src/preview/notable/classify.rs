@@ -495,7 +495,11 @@ fn classify_plain(line: &str, read: for<'a> fn(&'a str) -> Line<'a>) -> Option<(
     if t.has(" is not recognized as ") || is_address_in_use(t) || is_http_error_reason(t) {
         take(3, Kind::Plain); // `'x' is not recognized as a valid date`, EADDRINUSE, 502
     }
-    if is_missing_dependency(t) || is_ruby_uncaught(t) || is_module_exception(t) {
+    if is_missing_dependency(t)
+        || is_ruby_uncaught(t)
+        || is_rails_exception(t)
+        || is_module_exception(t)
+    {
         take(4, Kind::Plain);
     }
     if is_system_error(t) || is_oracle_error(t) {
@@ -621,7 +625,9 @@ pub(super) fn is_permission_error(t: &Line<'_>) -> bool {
         && (lower("Permission denied")
             || lower("Access is denied")
             || lower("Access denied")
-            || lower("Operation not permitted"));
+            || lower("Operation not permitted")
+            // .NET's UnauthorizedAccessException: `Access to the path 'x' is denied.`
+            || (t.has("Access to the path ") && t.has("' is denied")));
     // The codes start with `E`: most lines have none, and skip the words.
     phrased || (t.has("E") && words(t).any(|w| matches!(w.text, "EACCES" | "EPERM")))
 }
@@ -851,6 +857,26 @@ pub(super) fn is_missing_dependency(t: &Line<'_>) -> bool {
     t.has("library not found for -l") || t.has("Repository not found")
 }
 
+/// Rails' log of the exception a request raised: `ActionView::Template::Error
+/// (undefined method 'name' for nil):`, `NoMethodError (undefined method 'x'
+/// for nil):`: the class, qualified or not, then its message in
+/// parentheses and a colon closing the line.
+pub(super) fn is_rails_exception(t: &str) -> bool {
+    // The end first: most lines are ruled out without a search.
+    if !t.ends_with("):") {
+        return false;
+    }
+    let Some(class) = find(t, " (").map(|at| &t[..at]) else {
+        return false;
+    };
+    let last = class.rsplit("::").next().unwrap_or(class);
+    let named = is_exception_name(last) || (last == "Error" && class.contains("::"));
+    named
+        && class.split("::").all(|part| {
+            part.starts_with(|c: char| c.is_ascii_uppercase()) && part.bytes().all(is_word_byte)
+        })
+}
+
 /// Ruby's report of an exception nobody rescued: `file.rb:540:in
 /// 'materialize': Could not find rake-13.0.6 in locally installed gems
 /// (Bundler::GemNotFound)`: a backtrace's place, then the class, qualified,
@@ -919,12 +945,20 @@ pub(super) fn starts_could_not(t: &str) -> bool {
 }
 
 /// A limit a run hit: Go's `context deadline exceeded`, `Time limit
-/// exceeded`, `Rate limit exceeded`, `Quota exceeded for quota metric`.
+/// exceeded`, `Rate limit exceeded`, `Quota exceeded for quota metric`, a
+/// CI job's `The job exceeded the maximum time limit for jobs` (GitHub
+/// Actions; `has exceeded the maximum execution time of 360 minutes`).
 pub(super) fn is_limit_exceeded(t: &Line<'_>) -> bool {
     t.has("xceeded")
-        && ["deadline exceeded", "limit exceeded", "uota exceeded"]
-            .iter()
-            .any(|s| t.has(s))
+        && [
+            "deadline exceeded",
+            "limit exceeded",
+            "uota exceeded",
+            "exceeded the maximum time limit",
+            "exceeded the maximum execution time",
+        ]
+        .iter()
+        .any(|s| t.has(s))
 }
 
 /// A command that failed, in words: Docker's `The command '/bin/sh -c npm
@@ -1385,6 +1419,13 @@ pub(super) fn exit_is_nonzero(t: &Line<'_>) -> bool {
     let lower = t.to_ascii_lowercase();
     for (i, _) in lower.match_indices("exit") {
         let mut rest = &lower[i + 4..];
+        // Docker's status of a container: `Exited (137) 2 minutes ago`.
+        if let Some(code) = rest.strip_prefix("ed (").and_then(|r| r.split_once(')')) {
+            if code.0.parse::<u32>().is_ok_and(|n| n != 0) {
+                return true;
+            }
+            continue;
+        }
         rest = rest.strip_prefix("ed").unwrap_or(rest);
         rest = rest.trim_start();
         rest = rest.strip_prefix("with").map_or(rest, str::trim_start);
@@ -1804,6 +1845,12 @@ mod tests {
         "<html><head><title>503 Service Unavailable</title></head>",
         "ORA-00942: table or view does not exist",
         "SQL> ERROR at line 1: ORA-01017: invalid username/password; logon denied",
+        "Access to the path 'C:\\app\\log.txt' is denied.",
+        "ActionView::Template::Error (undefined method `name' for nil:NilClass):",
+        "NoMethodError (undefined method `each' for nil):",
+        "The job exceeded the maximum time limit for jobs, and has been terminated.",
+        "The job running on runner gh-1 has exceeded the maximum execution time of 360 minutes.",
+        "web-1   Exited (137) 2 minutes ago",
     ];
 
     #[test]
@@ -2036,6 +2083,11 @@ mod tests {
             "Service Unavailable pages are cached",
             "Cannot be empty",
             "a busy week: such hosts are rare",
+            "Access to the path is logged",
+            "web-1   Exited (0) 2 minutes ago",
+            "on_exited (callback) registered",
+            "see ActionView::Template::Error (the docs):",
+            "    raise Foo::Error (x):",
         ] {
             assert_eq!(score(line), 0, "{line}");
         }

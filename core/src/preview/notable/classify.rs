@@ -108,12 +108,12 @@ pub(super) const ANCHORS: [&str; 70] = [
 /// wasm every anchor is fingerprinted alike ([`super::fingerprint`]).
 /// Which anchors fit is measured, not reasoned: Teddy puts a literal in a
 /// bucket by its place in the list, and one more or less moves the rest.
-/// `Illegal inst` (bash's `Illegal instruction`) here made the short search
-/// of Rust, Markdown and Python sources 1.6-1.8 times as slow, `such host`
-/// (Go's `no such host`) that of a build log of warnings five times, and
-/// long (with `ejected]` short) it made the long search of the log, the
-/// alike lines and the minified text 1.8-2.8 times as slow: both stay
-/// unfound.
+/// Here `Illegal inst` (bash's `Illegal instruction`) made the short search
+/// of Rust, Markdown and Python sources 1.6-1.8 times as slow, and `such
+/// host` (Go's `no such host`) that of a build log of warnings five times;
+/// `such host` with the long ones (and `ejected]` here) made their search
+/// of the log, the alike lines and the minified text 1.8-2.8 times as slow.
+/// Both stay unfound.
 pub(super) const NATIVELY_SHORT: [&str; 4] = [".kt: (", "/o tim", "busy", "ORA-"];
 
 /// Anchors that are words of prose (`critical path`) or columns of a table

@@ -483,18 +483,11 @@ pub(super) fn rare_lines(b: &[u8], lo: usize, hi: usize, out: &mut Vec<(usize, b
             continue;
         }
         let rest = &hay[i..];
-        let sign = match rest[0] {
-            b'x' => ["ception", "it", "ceed"]
-                .iter()
-                .any(|sign| rest[1..].starts_with(sign.as_bytes())),
-            b'K' => rest.starts_with(b"Kill"),
-            _ => {
-                rest.len() >= 3
-                    && ((rest[1] == 0x9C && matches!(rest[2], 0x95..=0x98))
-                        || (rest[1] == 0x97 && rest[2] == 0x8F))
-            }
-        };
-        if sign {
+        // Each sign starts on its rare byte: the one found starts it here.
+        if RARE_SIGNS
+            .iter()
+            .any(|sign| rest.starts_with(sign.as_bytes()))
+        {
             let hit = lo + i;
             if let Some(start) = line_start(b, lo, hit) {
                 out.push((start, false));
@@ -887,6 +880,14 @@ mod tests {
 
     /// What lets a level anchor away from a level move the search on by
     /// one byte without skipping a match.
+    /// `rare_lines` finds the signs where `memchr3` finds their first byte.
+    #[test]
+    fn every_rare_sign_starts_on_a_rare_byte() {
+        for sign in RARE_SIGNS {
+            assert!(RARE.contains(&sign.as_bytes()[0]), "{sign}");
+        }
+    }
+
     #[test]
     fn no_other_anchor_or_sign_holds_a_level_anchor() {
         for level in LEVEL_ANCHORS {

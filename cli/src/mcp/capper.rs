@@ -160,8 +160,27 @@ impl Capper {
     }
 
     /// `result` (a `CallToolResult`'s JSON) of `tool`'s call `call_id`,
-    /// which searched for `search`, capped to the tool's budget.
+    /// which searched for `search`, capped to the tool's budget. A failure
+    /// is logged.
     pub fn cap(
+        &mut self,
+        result: &str,
+        tool: &str,
+        call_id: String,
+        search: Option<String>,
+    ) -> Capping {
+        let capping = self.cap_quietly(result, tool, call_id.clone(), search);
+        if let Capping::Failed(why) = &capping {
+            log::line(&format!(
+                "could not cap the result of `{tool}` (call {call_id}): {why}"
+            ));
+        }
+        capping
+    }
+
+    /// [`Capper::cap`] without logging a failure, for a caller that then
+    /// tries the result another way.
+    pub fn cap_quietly(
         &mut self,
         result: &str,
         tool: &str,
@@ -201,10 +220,6 @@ impl Capper {
                 Capping::Capped(result)
             }
             Err(e) => {
-                log::line(&format!(
-                    "could not cap the result of `{tool}` (call {}): {e}",
-                    call.id
-                ));
                 self.renew_if_poisoned();
                 Capping::Failed(e.to_string())
             }

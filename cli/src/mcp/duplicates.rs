@@ -5,6 +5,8 @@
 
 use std::collections::HashSet;
 
+use super::json_strings::string_end;
+
 /// One open object or array, and its path (`content[0]`).
 enum Frame {
     Object {
@@ -66,26 +68,6 @@ pub fn duplicate_anywhere(text: &str) -> Option<String> {
         at += 1;
     }
     None
-}
-
-/// The index of the quote that ends the string whose body starts at `from`:
-/// the first quote after an even run of backslashes. Only quotes are
-/// searched for, so a long text with an escaped line break on every line
-/// is passed over at `memchr`'s speed, not stopped at each escape.
-fn string_end(bytes: &[u8], mut from: usize) -> Option<usize> {
-    let start = from;
-    loop {
-        let at = from + memchr::memchr(b'"', &bytes[from..])?;
-        let backslashes = bytes[start..at]
-            .iter()
-            .rev()
-            .take_while(|&&b| b == b'\\')
-            .count();
-        if backslashes % 2 == 0 {
-            return Some(at);
-        }
-        from = at + 1;
-    }
 }
 
 /// The path of a value opened at `at`: the key before it in an object, its

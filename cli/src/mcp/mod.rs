@@ -5,6 +5,8 @@
 mod answers;
 mod capper;
 mod duplicates;
+mod json_strings;
+mod lifted;
 mod lines;
 mod listen;
 mod message;

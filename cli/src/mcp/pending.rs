@@ -59,6 +59,11 @@ impl Pending {
         self.requests.insert(key, request);
     }
 
+    /// The request waiting for an answer with the id `key`, left waiting.
+    pub fn get(&self, key: &str) -> Option<&Request> {
+        self.requests.get(key)
+    }
+
     /// The request the server just answered with the id `key`.
     pub fn answered(&mut self, key: &str) -> Option<Request> {
         self.requests.remove(key)

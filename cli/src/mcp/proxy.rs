@@ -16,6 +16,7 @@ use super::answers::{
     self, BAD_ANSWER, INVALID_REQUEST, SERVER_GONE, STOPPING, TIMED_OUT, TOO_LARGE, TOO_MANY,
 };
 use super::capper::{Capper, Capping};
+use super::lifted::Lifted;
 use super::lines::{Credit, Event, Line, Outgoing};
 use super::message::{self, Envelope, Malformed, Message, NoToolList, Params};
 use super::pending::{MAX_PENDING, Pending, Request};
@@ -162,7 +163,7 @@ impl Router {
             return;
         }
         // A line the proxy cannot read is the server's to judge.
-        let Ok(text) = std::str::from_utf8(&bytes) else {
+        let Ok(text) = simdutf8::compat::from_utf8(&bytes) else {
             self.to_server(bytes, credit);
             return;
         };
@@ -341,7 +342,7 @@ impl Router {
         // writing: if it is not a whole message, the server died mid-answer
         // and the exit error (with its status) settles the request.
         let cut_off = bytes.last() != Some(&b'\n');
-        let routes = match std::str::from_utf8(&bytes) {
+        let routes = match simdutf8::compat::from_utf8(&bytes) {
             Ok(text) => self.route_line(text, cut_off),
             Err(e) => vec![(None, self.bad_line(&bytes, &e.to_string(), cut_off))],
         };
@@ -372,6 +373,9 @@ impl Router {
     /// The routes of a server line: one for a message, one per element of
     /// a batch (each with its own text, to go on as its own line).
     fn route_line(&mut self, text: &str, cut_off: bool) -> Vec<(Option<String>, Route)> {
+        if let Some(route) = self.route_lifted(text) {
+            return vec![(None, route)];
+        }
         match message::parse(text) {
             Ok(Message::Object(envelope)) => vec![(None, self.route(text, &envelope))],
             Ok(Message::Batch(items)) => items
@@ -391,6 +395,60 @@ impl Router {
             }
             Err(why) => vec![(None, self.malformed(text, &why))],
         }
+    }
+
+    /// A huge answer to a pending `tools/call`, routed with its text taken
+    /// out (see `lifted`): only the small rest is parsed and checked for
+    /// members written twice, and the component decodes the text as it
+    /// caps it. `None` for every other line, and for an answer this cap
+    /// does not settle (the component refused the text, say): those go the
+    /// whole way, so each line is routed as [`Self::route`] would route it.
+    fn route_lifted(&mut self, text: &str) -> Option<Route> {
+        let lifted = Lifted::of(text)?;
+        let Ok(Message::Object(envelope)) = message::parse(&lifted.skeleton) else {
+            return None;
+        };
+        // What `route` caps: a result, with no method and no error, whose
+        // id is exactly that of a pending `tools/call`.
+        let Envelope {
+            id: Some(id),
+            method: None,
+            odd_method: false,
+            result: Some(result),
+            error: None,
+            ..
+        } = envelope
+        else {
+            return None;
+        };
+        let whole_result = lifted.original(result)?;
+        let key = message::key_of(id);
+        let request = self.proxy.pending.get(&key)?;
+        let tool = request.tool.as_deref().unwrap_or("tool");
+        if request.id.get() != id.get()
+            || request.method != "tools/call"
+            || !self.proxy.capper.caps(tool)
+            || message::duplicate_anywhere(result.get()).is_some()
+        {
+            return None;
+        }
+        let (call_id, search) = (call_id_of(request, tool), request.search.clone());
+        let tool = tool.to_owned();
+        let line = match self
+            .proxy
+            .capper
+            .cap_quietly(whole_result, &tool, call_id, search)
+        {
+            Capping::Unchanged => None,
+            Capping::Capped(capped) => {
+                let mut line = message::splice_value(lifted.skeleton.trim(), result, &capped)?;
+                line.push('\n');
+                Some(line)
+            }
+            Capping::Failed(_) => return None,
+        };
+        self.proxy.pending.answered(&key)?;
+        Some(line.map_or(Route::Forward, |line| Route::Replace(line.into_bytes())))
     }
 
     fn route(&mut self, text: &str, envelope: &Envelope) -> Route {
@@ -535,15 +593,12 @@ impl Router {
                      differently"
             ));
         }
-        let call_id = match serde_json::from_str::<serde_json::Value>(request.id.get()) {
-            Ok(serde_json::Value::String(id)) => format!("{tool}-{id}"),
-            _ => format!("{tool}-{}", message::key_of(&request.id)),
-        };
-        match self
-            .proxy
-            .capper
-            .cap(result.get(), tool, call_id, request.search.clone())
-        {
+        match self.proxy.capper.cap(
+            result.get(),
+            tool,
+            call_id_of(request, tool),
+            request.search.clone(),
+        ) {
             Capping::Unchanged => Ok(None),
             Capping::Capped(capped) => Ok(Some(capped)),
             // What keeps the budget anyway may go on as it is.
@@ -881,6 +936,15 @@ impl Router {
         if let Some(to_server) = &self.proxy.server.to_server {
             let _ = to_server.send((message, credit));
         }
+    }
+}
+
+/// The call id a `tools/call` request's result is capped under: the
+/// tool's name and the request's id.
+fn call_id_of(request: &Request, tool: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(request.id.get()) {
+        Ok(serde_json::Value::String(id)) => format!("{tool}-{id}"),
+        _ => format!("{tool}-{}", message::key_of(&request.id)),
     }
 }
 

@@ -22,6 +22,7 @@ sys.path.insert(0, str(FAULTY))
 import crash  # noqa: E402
 import flood  # noqa: E402
 import garbage  # noqa: E402
+import huge  # noqa: E402
 import silent  # noqa: E402
 
 # cli-spec.md: what the proxy answers when the server does not.
@@ -147,6 +148,63 @@ def test_a_line_of_noise_is_logged_and_skipped(proxy: Proxy):
         assert peer.close() == 0
     noise = garbage.NOISE.decode()
     assert any(line.startswith("toolcap:") and noise[:100] in line for line in stderr_lines(err))
+
+
+# --- huge answers, each broken in one way -----------------------------------
+
+# Under the lift's minimum (cli/src/mcp/lifted.rs, LIFT_MIN_BYTES, 1 MiB) an
+# answer is parsed whole; over it, without its text. Both are over the
+# default budget.
+SMALL_KIB = 256
+HUGE_KIB = 2048
+# What the client must be told of each of huge.py's answers.
+HUGE_EXPECTED = {
+    "plain": "full content at",
+    "in_structured": "full content at",
+    "result_is_a_string": "could not be capped",
+    "error": "it is an error of",
+    "twice_in_result": "writes the member `content[0].type` twice",
+    "twice_in_envelope": "the member `id` is written twice",
+    "control_byte": "not valid JSON",
+    "unknown_escape": "not valid JSON",
+    "short_unicode_escape": "not valid JSON",
+}
+
+
+def what_client_gets(answer: dict) -> tuple:
+    """An answer without its numbers and digests (sizes, offsets, spill
+    names): what must not depend on the answer's size."""
+
+    def plain(text: str) -> str:
+        return re.sub(r"\d+|[0-9a-f]{16,}", "N", text)
+
+    if "error" in answer:
+        return ("error", answer["error"]["code"], plain(answer["error"]["message"]))
+    result = answer["result"]
+    texts = [block.get("text", "") for block in result.get("content", [])]
+    if result.get("isError"):
+        return ("tool error", sorted(result), [plain(text) for text in texts])
+    return ("result", sorted(result), [len(refs_in(text)) for text in texts])
+
+
+@pytest.mark.parametrize("tool", sorted(huge.TOOLS))
+def test_a_huge_answer_is_treated_as_the_same_answer_written_small(proxy: Proxy, tool: str):
+    assert sorted(HUGE_EXPECTED) == sorted(huge.TOOLS)
+    err = proxy.logs / "proxy.log"
+    with RawPeer(proxy.argv(faulty_server("huge")), err) as peer:
+        peer.handshake()
+        call(peer, 1, tool, {"kib": SMALL_KIB})
+        small = peer.response(1)
+        call(peer, 2, tool, {"kib": HUGE_KIB})
+        large = peer.response(2)
+        for answer in (small, large):
+            assert HUGE_EXPECTED[tool] in json.dumps(answer), answer
+            assert len(json.dumps(answer)) < 64 << 10
+        assert what_client_gets(large) == what_client_gets(small)
+        # The server is still there: the next call works.
+        call(peer, 3, "echo", {"text": "still here"})
+        assert peer.response(3)["result"]["content"][0]["text"] == "still here"
+        assert peer.close() == 0
 
 
 # --- the server floods 100 MiB ----------------------------------------------

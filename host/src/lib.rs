@@ -109,6 +109,7 @@ pub mod budget;
 mod call;
 mod deadline;
 pub mod error;
+pub mod json_strings;
 pub mod limits;
 mod mcp_pieces;
 mod mcp_stream;

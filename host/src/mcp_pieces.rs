@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::Budget;
+use crate::json_strings::longest_string;
 
 /// Results shorter than this go whole: the component's copy is small.
 const IN_PIECES_MIN_BYTES: usize = 1 << 20;
@@ -128,44 +129,6 @@ fn without_string(result: &str, start: usize, end: usize) -> String {
     skeleton.push_str("\"\"");
     skeleton.push_str(&result[end + 1..]);
     skeleton
-}
-
-/// The quotes around the longest string of the JSON `text` (the first of
-/// the longest), or `None` when it has none or one does not end. Only
-/// quotes are searched for: outside strings JSON has none, and inside one
-/// a quote ends it unless an odd run of backslashes comes before it. A
-/// text that is not JSON gives some pair of quotes, which the parse of
-/// the rest or the component then refuses.
-fn longest_string(text: &[u8]) -> Option<(usize, usize)> {
-    let mut longest: Option<(usize, usize)> = None;
-    let mut from = 0;
-    while let Some(found) = memchr::memchr(b'"', &text[from..]) {
-        let start = from + found;
-        let end = string_end(text, start + 1)?;
-        if longest.is_none_or(|(s, e)| end - start > e - s) {
-            longest = Some((start, end));
-        }
-        from = end + 1;
-    }
-    longest
-}
-
-/// The quote that ends the string whose body starts at `body`: the first
-/// quote after an even run of backslashes.
-fn string_end(text: &[u8], body: usize) -> Option<usize> {
-    let mut from = body;
-    loop {
-        let at = from + memchr::memchr(b'"', &text[from..])?;
-        let backslashes = text[body..at]
-            .iter()
-            .rev()
-            .take_while(|&&b| b == b'\\')
-            .count();
-        if backslashes % 2 == 0 {
-            return Some(at);
-        }
-        from = at + 1;
-    }
 }
 
 impl<'a> Block<'a> {

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use super::json_strings::string_end;
+use tool_output_cap::json_strings::string_end;
 
 /// One open object or array, and its path (`content[0]`).
 enum Frame {

@@ -13,7 +13,7 @@
 
 use serde_json::value::RawValue;
 
-use super::json_strings;
+use tool_output_cap::json_strings;
 
 /// Lines shorter than this are parsed whole: a parse of the rest would
 /// save too little to matter.

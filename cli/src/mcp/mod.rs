@@ -5,7 +5,6 @@
 mod answers;
 mod capper;
 mod duplicates;
-mod json_strings;
 mod lifted;
 mod lines;
 mod listen;

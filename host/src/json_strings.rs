@@ -17,12 +17,7 @@ pub fn string_end(text: &[u8], body: usize) -> Option<usize> {
     let mut from = body;
     loop {
         let at = from + memchr::memchr(b'"', text.get(from..)?)?;
-        let backslashes = text[body..at]
-            .iter()
-            .rev()
-            .take_while(|&&b| b == b'\\')
-            .count();
-        if backslashes % 2 == 0 {
+        if !escaped(text, body, at) {
             return Some(at);
         }
         from = at + 1;
@@ -30,19 +25,40 @@ pub fn string_end(text: &[u8], body: usize) -> Option<usize> {
 }
 
 /// The quotes around the longest string of the JSON `text` (the first of
-/// the longest), or `None` when it has none or one does not end.
+/// the longest), or `None` when it has none or one does not end. One
+/// search goes through every quote: a document of many short strings is
+/// not searched anew from each.
 pub fn longest_string(text: &[u8]) -> Option<(usize, usize)> {
     let mut longest: Option<(usize, usize)> = None;
-    let mut from = 0;
-    while let Some(found) = memchr::memchr(b'"', &text[from..]) {
-        let start = from + found;
-        let end = string_end(text, start + 1)?;
-        if longest.is_none_or(|(s, e)| end - start > e - s) {
-            longest = Some((start, end));
+    let mut open: Option<usize> = None;
+    for at in memchr::memchr_iter(b'"', text) {
+        let Some(start) = open else {
+            open = Some(at);
+            continue;
+        };
+        if escaped(text, start + 1, at) {
+            continue;
         }
-        from = end + 1;
+        if longest.is_none_or(|(s, e)| at - start > e - s) {
+            longest = Some((start, at));
+        }
+        open = None;
     }
-    longest
+    match open {
+        Some(_) => None,
+        None => longest,
+    }
+}
+
+/// Whether the quote at `at`, in the string whose body starts at `body`,
+/// is escaped: an odd run of backslashes comes before it.
+fn escaped(text: &[u8], body: usize, at: usize) -> bool {
+    let backslashes = text[body..at]
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b'\\')
+        .count();
+    backslashes % 2 == 1
 }
 
 #[cfg(test)]
@@ -65,6 +81,33 @@ mod tests {
             let (start, end) = longest_string(text.as_bytes()).expect("a string");
             let found: String = serde_json::from_str(&text[start..=end]).unwrap();
             prop_assert_eq!(&found, &strings[first]);
+        }
+    }
+
+    /// The longest string by searching for each string's end in turn,
+    /// string by string.
+    fn longest_one_by_one(text: &[u8]) -> Option<(usize, usize)> {
+        let mut longest: Option<(usize, usize)> = None;
+        let mut from = 0;
+        while let Some(found) = memchr::memchr(b'"', &text[from..]) {
+            let start = from + found;
+            let end = string_end(text, start + 1)?;
+            if longest.is_none_or(|(s, e)| end - start > e - s) {
+                longest = Some((start, end));
+            }
+            from = end + 1;
+        }
+        longest
+    }
+
+    proptest! {
+        /// On any bytes, JSON or not, one search through the quotes finds
+        /// what searching for each string's end in turn finds.
+        #[test]
+        fn one_search_finds_what_a_search_per_string_finds(
+            text in prop::collection::vec(prop::sample::select(b"\"\\ab\n".to_vec()), 0..64),
+        ) {
+            prop_assert_eq!(longest_string(&text), longest_one_by_one(&text));
         }
     }
 

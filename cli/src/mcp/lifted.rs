@@ -41,6 +41,9 @@ impl<'t> Lifted<'t> {
             return None;
         }
         let bytes = line.as_bytes();
+        if !middle_may_be_in_a_long_string(bytes) {
+            return None;
+        }
         let (start, end) = json_strings::longest_string(bytes)?;
         let body_bytes = end - start - 1;
         if body_bytes <= line.len() / 2 {
@@ -76,6 +79,29 @@ impl<'t> Lifted<'t> {
         }
         self.line.get(start..end + self.body_bytes)
     }
+}
+
+/// How far from the line's middle [`middle_may_be_in_a_long_string`] looks.
+const MIDDLE_REACH: usize = 4096;
+
+/// Whether a string longer than half of `line` may hold its middle byte,
+/// as one must. Not when a quote that ends or opens a string (one after an
+/// even run of backslashes) is near the middle on each side: a string holds
+/// no such quote, so one holding the middle would lie between the two. A
+/// look at 8 KiB that spares a line of many short strings (a JSON
+/// document's) the search through all its quotes.
+fn middle_may_be_in_a_long_string(line: &[u8]) -> bool {
+    let middle = line.len() / 2;
+    let delimits = |at: usize| {
+        let backslashes = line[..at].iter().rev().take_while(|&&b| b == b'\\').count();
+        backslashes % 2 == 0
+    };
+    let before = middle.saturating_sub(MIDDLE_REACH);
+    let after = (middle + MIDDLE_REACH).min(line.len());
+    let quote_before =
+        memchr::memrchr_iter(b'"', &line[before..middle]).any(|i| delimits(before + i));
+    let quote_after = memchr::memchr_iter(b'"', &line[middle..after]).any(|i| delimits(middle + i));
+    !(quote_before && quote_after)
 }
 
 #[cfg(test)]
@@ -135,6 +161,14 @@ mod tests {
         let name = "n".repeat(LIFT_MIN_BYTES);
         let keyed = format!(r#"{{"id":1,"result":{{"{name}" :1,"{name}":2}}}}"#);
         assert!(Lifted::of(&keyed).is_none());
+        // A long string holding the middle, among many short ones.
+        let short: Vec<String> = (0..20_000).map(|i| format!("item {i}")).collect();
+        let long = "y".repeat(LIFT_MIN_BYTES);
+        let mixed =
+            serde_json::json!({"id": 1, "result": {"a": short.clone(), "text": long, "b": short}});
+        let mixed = mixed.to_string();
+        let lifted = Lifted::of(&mixed).expect("the long string is lifted");
+        assert!(lifted.skeleton.contains(r#""text":"""#));
         // A string that never ends.
         let open = format!(r#"{{"id":1,"result":"{name}"#);
         assert!(Lifted::of(&open).is_none());

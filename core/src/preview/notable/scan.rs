@@ -878,8 +878,6 @@ mod tests {
         }
     }
 
-    /// What lets a level anchor away from a level move the search on by
-    /// one byte without skipping a match.
     /// `rare_lines` finds the signs where `memchr3` finds their first byte.
     #[test]
     fn every_rare_sign_starts_on_a_rare_byte() {
@@ -888,6 +886,8 @@ mod tests {
         }
     }
 
+    /// What lets a level anchor away from a level move the search on by
+    /// one byte without skipping a match.
     #[test]
     fn no_other_anchor_or_sign_holds_a_level_anchor() {
         for level in LEVEL_ANCHORS {

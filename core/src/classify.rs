@@ -191,6 +191,10 @@ const PATTERNS: &[Pattern] = &[
     ctx(&["too many input tokens"]),
     // AWS Bedrock: a ValidationException about the input length (wording varies by model).
     ctx(&["validationexception", "input length"]),
+    // The same over HTTP, where the exception's name is a header and the body only says
+    // "Input length 140012 exceeds the model limit of 131072". (Not "The maximum tokens you
+    // requested exceeds the model limit": that is the output's budget.)
+    ctx(&["input length", "exceeds the model limit"]),
     // AWS Bedrock schema check on a prompt string: "Malformed input request: expected
     // maxLength: 42000, actual: 46735".
     ctx(&["malformed input request", "expected maxlength"]),
@@ -214,6 +218,9 @@ const PATTERNS: &[Pattern] = &[
     // length M".
     ctx(&["exceeds the maximum allowed input length"]),
     ctx(&["exceeds maximum input length"]),
+    // TensorRT-LLM (behind Triton, NIM, Dynamo): "Prompt length (N) exceeds maximum input length
+    // (M)." and "Prompt length + number of draft tokens (N + D) exceeds maximum input length
+    // (M)." (matched by the line above).
     // DS4 server: "Prompt has N tokens, but the configured context size is M tokens".
     ctx(&["but the configured context size is"]),
     // Z.ai: its finish reason for a prompt over the window, surfaced as an error.
@@ -333,6 +340,9 @@ struct Rule {
     /// A word each number must be followed by, when the message may also state the size in
     /// another unit ("1048576 bytes", not "1 MB").
     then: Option<&'static str>,
+    /// Words that, right before an occurrence of `at`, make it part of another phrase: "input
+    /// length" in "maximum input length" names the limit, not the request.
+    not_after: &'static [&'static str],
 }
 
 const fn rule(at: &'static str, unit: SizeUnit, limit: Num, requested: Num) -> Rule {
@@ -342,6 +352,7 @@ const fn rule(at: &'static str, unit: SizeUnit, limit: Num, requested: Num) -> R
         limit,
         requested,
         then: None,
+        not_after: &[],
     }
 }
 
@@ -354,6 +365,7 @@ const fn tokens(at: &'static str, limit: Num, requested: Num) -> Rule {
         limit,
         requested,
         then: Some("tokens"),
+        not_after: &[],
     }
 }
 
@@ -365,6 +377,7 @@ const fn bytes(at: &'static str, limit: Num, requested: Num) -> Rule {
         limit,
         requested,
         then: Some("bytes"),
+        not_after: &[],
     }
 }
 
@@ -602,22 +615,34 @@ const RULES: &[Rule] = &[
         After(&["max input tokens"]),
         After(&["request input tokens"]),
     ),
+    // TensorRT-LLM: "Prompt length (9000) exceeds maximum input length (8192)." and "Prompt
+    // length + number of draft tokens (9000 + 4) exceeds maximum input length (8192)." (the
+    // request is both). Before the rule below, which would read the limit as the request.
+    rule(
+        "prompt length",
+        Tokens,
+        After(&["maximum input length"]),
+        FirstOf(&[Sum(&["draft tokens", "+"]), After(&["prompt length"])]),
+    ),
     // AWS Bedrock: "Input length 140012 exceeds the model limit of 131072"; OpenAI-compatible
     // servers: "Input length (265330) exceeds model's maximum context length (262144)." and
     // "Requested input length 600010 exceeds maximum input length 131071"; Poolside (through
     // OpenRouter): "Input length 131393 exceeds the maximum allowed input length of 131040
-    // tokens."
-    rule(
-        "input length",
-        Tokens,
-        After(&[
-            "model limit of",
-            "maximum context length",
-            "maximum allowed input length of",
-            "maximum input length",
-        ]),
-        After(&["input length"]),
-    ),
+    // tokens." Never from "maximum input length N": that number is the limit.
+    Rule {
+        not_after: &["maximum ", "max ", "allowed "],
+        ..rule(
+            "input length",
+            Tokens,
+            After(&[
+                "model limit of",
+                "maximum context length",
+                "maximum allowed input length of",
+                "maximum input length",
+            ]),
+            After(&["input length"]),
+        )
+    },
     // OpenAI, Groq: "Request too large for gpt-4o in organization org-x on tokens per min
     // (TPM): Limit 30000, Requested 45000." (a request bigger than the per-minute budget).
     rule(
@@ -791,10 +816,16 @@ fn stated_sizes(hay: &[u8]) -> Sizes {
         .unwrap_or_default()
 }
 
-/// The numbers of `rule` in `hay`, from the first of its anchors (at most [`MAX_ANCHORS`]) after
-/// which it finds at least one.
+/// The numbers of `rule` in `hay`, from the first of its anchors (at most [`MAX_ANCHORS`], none
+/// right after its `not_after` words) after which it finds at least one.
 fn read_rule(hay: &[u8], rule: &Rule) -> Option<Sizes> {
     memmem::find_iter(hay, rule.at.as_bytes())
+        .filter(|&at| {
+            !rule
+                .not_after
+                .iter()
+                .any(|w| hay[..at].ends_with(w.as_bytes()))
+        })
         .take(MAX_ANCHORS)
         .find_map(|at| {
             let window = at..hay.len().min(at.saturating_add(WINDOW));
@@ -1387,6 +1418,18 @@ mod tests {
         let twice =
             "prompt is too long: 9 tokens > 8 maximum; prompt is too long: 99 tokens > 88 maximum";
         assert_eq!(sizes(twice), (Some(8), Some(9), Some(Tokens)));
+    }
+
+    #[test]
+    fn a_maximum_input_length_is_never_read_as_the_request() {
+        // "input length" inside "maximum input length" starts no request: the number after it
+        // is the limit, which a rule reads only after the words that name it.
+        let limit_only = "Input exceeds maximum input length (8192)";
+        assert_eq!(sizes(limit_only), (None, None, None));
+        let later = "Input exceeds maximum input length (8192): input length 9000";
+        assert_eq!(sizes(later), (None, Some(9000), Some(Tokens)));
+        let trt = "Prompt length (9000) exceeds maximum input length (8192).";
+        assert_eq!(sizes(trt), (Some(8192), Some(9000), Some(Tokens)));
     }
 
     #[test]

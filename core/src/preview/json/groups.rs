@@ -10,8 +10,11 @@
 //! says a state (`status`, `state`, `conclusion`, `phase`, `level`, ... see
 //! [`STATE_NAMES`]) come first, those with several values before those
 //! with one; another field is taken only when its values differ and repeat
-//! (each held by four items on average). An array whose markers already
-//! name groups keeps their field when it still qualifies.
+//! (each held by four items on average), the one whose commonest value
+//! holds the smallest share of the items first: its groups say the most
+//! (`edition: 193 2021, 101 2018, ...` rather than `readme: 329 README.md,
+//! 57 null, ...`). An array whose markers already name groups keeps their
+//! field when it still qualifies.
 //!
 //! An item whose value few items share (one in [`RARE_SHARE`] or fewer,
 //! in an array of at least that many items) is notable: a pending pod among
@@ -84,6 +87,19 @@ struct Candidate<'a> {
     dead: bool,
 }
 
+impl Candidate<'_> {
+    /// Items holding the value most of them hold.
+    fn commonest(&self) -> usize {
+        let mut counts = [0usize; MAX_VALUES];
+        for &code in &self.of {
+            if let Some(n) = counts.get_mut(usize::from(code)) {
+                *n += 1;
+            }
+        }
+        counts.into_iter().max().unwrap_or(0)
+    }
+}
+
 /// The entry `key` of `entries`, looked for at `hint` first.
 fn find<'e, 'a>(
     entries: &'e [Entry<'a>],
@@ -143,8 +159,9 @@ pub(super) fn field_value<'a>(item: &'a Node<'_>, field: &str) -> Option<&'a str
 }
 
 /// The rank of a field named `name` holding `distinct` values over
-/// `present` items: lower is better; `None` when it names no groups.
-fn rank(name: &str, distinct: usize, present: usize) -> Option<(u8, usize)> {
+/// `present` items, `commonest` of them its commonest value: lower is
+/// better; `None` when it names no groups.
+fn rank(name: &str, distinct: usize, present: usize, commonest: usize) -> Option<(u8, usize)> {
     let last = name.rsplit('.').next().unwrap_or(name);
     let word = last.rsplit(['_', '-']).next().unwrap_or(last);
     let known = STATE_NAMES
@@ -153,7 +170,11 @@ fn rank(name: &str, distinct: usize, present: usize) -> Option<(u8, usize)> {
     match known {
         Some(i) if distinct >= 2 => Some((1, i)),
         Some(i) => Some((2, i)),
-        None if distinct >= 2 && distinct * 4 <= present => Some((3, 0)),
+        // The commonest value's share, in thousandths: the lower, the more
+        // the groups tell apart.
+        None if distinct >= 2 && distinct * 4 <= present => {
+            Some((3, commonest * 1000 / present.max(1)))
+        }
         None => None,
     }
 }
@@ -249,7 +270,7 @@ pub(super) fn find_groups<'a>(items: &'a [Node<'a>], markers: &[(u32, u64)]) -> 
         .into_iter()
         .filter(|c| !c.dead && c.present * 4 >= objects * 3)
         .filter_map(|c| {
-            let r = rank(&c.name, c.values.len(), c.present)?;
+            let r = rank(&c.name, c.values.len(), c.present, c.commonest())?;
             let r = if named.as_deref() == Some(c.name.as_str()) {
                 (0, 0)
             } else {

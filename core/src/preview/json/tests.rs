@@ -1233,6 +1233,39 @@ fn only_categorical_fields_name_groups() {
     assert!(p.text.contains("; region: "), "{}", p.text);
 }
 
+/// Of fields whose names are no state's, the one that tells the items apart
+/// best names the groups, wherever it is: not one that most items share a
+/// value of (a file name every package has), even when it comes first.
+#[test]
+fn the_field_that_splits_the_items_most_evenly_names_the_groups() {
+    let items: Vec<Value> = (0..120)
+        .map(|i| {
+            let readme = if i % 10 == 0 {
+                Value::Null
+            } else {
+                json!("README.md")
+            };
+            let edition = ["2021", "2018", "2024", "2015"][i % 4];
+            json!({"id": i, "readme": readme, "edition": edition})
+        })
+        .collect();
+    let text = serde_json::to_string(&items).unwrap();
+    let doc = parse_document(&text).unwrap();
+    let p = preview(&doc, 300, false).unwrap();
+    check_preview(&doc, &p, 300);
+    assert!(p.text.contains("; edition: "), "{}", p.text);
+    // Alone, the field most items share a value of still names them.
+    let alone: Vec<Value> = items
+        .iter()
+        .map(|item| json!({"id": item["id"], "readme": item["readme"]}))
+        .collect();
+    let text = serde_json::to_string(&alone).unwrap();
+    let doc = parse_document(&text).unwrap();
+    let p = preview(&doc, 300, false).unwrap();
+    check_preview(&doc, &p, 300);
+    assert!(p.text.contains("; readme: "), "{}", p.text);
+}
+
 /// An item whose state few others share is kept from the middle, though
 /// nothing in it reads as a failure.
 #[test]

@@ -163,9 +163,15 @@ fn preview_shaped(
     // a notable line takes it in (`adjoin`) and may grow on.
     // The last step is always an adjoin: a side that the last fill grew up
     // to a notable line takes it in.
+    // A fill that closes the middle frees the gap marker's room, which one
+    // more round gives to the lines still cut.
+    let mut closed = false;
     for round in 0..=FILL_ROUNDS {
         let adjoined = adjoin(text, &mut chosen, &mut selection);
-        if round == FILL_ROUNDS || !features.fill || (!adjoined && fill_done(&chosen, &selection)) {
+        if round == FILL_ROUNDS
+            || !features.fill
+            || (!adjoined && !closed && fill_done(&chosen, &selection))
+        {
             break;
         }
         let notable_bytes = selection.cost(text, 0).0 + selection.digits_len();
@@ -200,6 +206,7 @@ fn preview_shaped(
         (chosen.head_end, chosen.tail_start) =
             cut::fill(text, &mut chosen.head, &mut chosen.tail, room, middle);
         chosen.filled = true;
+        closed = !no_gap && chosen.head_end >= chosen.tail_start;
     }
     // A window taken in by both sides can close the middle inside a line.
     // (0.1, every feature off, showed such a line's parts as two lines.)

@@ -652,6 +652,34 @@ proptest! {
     }
 }
 
+/// A fill that takes the last lines in closes the middle, and the gap
+/// marker's room it frees goes to the lines `max-line-bytes` still cuts:
+/// the preview used 555 of 638 bytes, now all but one. (Found by
+/// `every_preview_parses_back_and_accounts_exactly`.)
+#[test]
+fn the_room_of_a_gap_a_fill_closes_goes_to_the_lines_still_cut() {
+    let text = format!(
+        "{}error: mismatched types\n  --> src/lib.rs:12:5\n{}Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\nValueError: bad\n",
+        "a".repeat(392),
+        "a".repeat(284)
+    );
+    let capper = capper(PreviewFeatures::ALL, Vec::new());
+    for extra in [0, 40, 120] {
+        let budget = budget_for(&capper, (extra, None, Some(1), 0, 0));
+        let c = capper.cap(&text, &budget, "c", &mut Discard).unwrap();
+        assert!(c.truncated);
+        assert_eq!(c.omitted_lines, 0, "{}", c.text);
+        assert!(
+            c.text.len() + 4 >= budget.max_bytes as usize,
+            "{} of {} bytes used\n{}",
+            c.text.len(),
+            budget.max_bytes,
+            c.text
+        );
+        check(&text, &budget, PreviewFeatures::ALL, &c).unwrap();
+    }
+}
+
 /// A search window that both head and tail grow up to closes the middle
 /// inside its line: the line is shown whole, with no line break added.
 /// (Found by `the_first_hit_of_every_alternative_is_shown`.)

@@ -169,8 +169,9 @@ pub const MIN_PREFIX: usize = 64;
 /// part holds the first hit of an alternative shows `start [... M bytes
 /// cut] window [... K bytes cut]`, no longer than before. The first hit of
 /// every alternative gets a window, in the order they come in the line,
-/// while they fit with [`MIN_PREFIX`] bytes of its start; what is left
-/// goes back to the start.
+/// while they fit with [`MIN_PREFIX`] bytes of its start; a window is only
+/// as wide as leaves room for each later hit alone. What is left goes back
+/// to the start.
 pub fn open_cut_lines(text: &str, side: &mut Side, terms: &[&str]) {
     if terms.is_empty() {
         return;
@@ -227,17 +228,29 @@ fn opened(
     crate::order::sort_by_key(&mut hits, |h| h.at);
     let width =
         ((e - a).saturating_sub(MIN_PREFIX) / (2 * hits.len())).clamp(MIN_WINDOW, MAX_WINDOW);
+    // Each hit alone, the least a later hit needs.
+    let alone: Vec<Option<(usize, usize)>> = hits
+        .iter()
+        .map(|&hit| window(text, hit, a, body, hit.len))
+        .collect();
     let mut parts = vec![(a, prefix_end)];
-    for hit in hits {
-        // Narrower windows, down to the hit alone, when a wide one does not fit.
-        for w in [width, width / 2, hit.len + MIN_WINDOW / 4, hit.len] {
+    for (k, &hit) in hits.iter().enumerate() {
+        // Narrower windows, down to the hit alone, when a wide one does not
+        // fit, or leaves no room for the later hits alone.
+        let widths = [width, width / 2, hit.len + MIN_WINDOW / 4, hit.len];
+        for (n, w) in widths.into_iter().enumerate() {
             let Some(w) = window(text, hit, a, body, w.max(hit.len)) else {
                 break;
             };
             let mut with = parts.clone();
             with.push(w);
             let with = merged(with);
-            if rendered(&with, body) <= old {
+            if rendered(&with, body) > old {
+                continue;
+            }
+            let mut all = with.clone();
+            all.extend(alone[k + 1..].iter().flatten());
+            if n + 1 == widths.len() || rendered(&merged(all), body) <= old {
                 parts = with;
                 break;
             }

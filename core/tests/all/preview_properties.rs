@@ -680,6 +680,83 @@ fn the_room_of_a_gap_a_fill_closes_goes_to_the_lines_still_cut() {
     }
 }
 
+/// A line that `max-line-bytes` cuts, with the first hits of two
+/// alternatives in its cut part and room for a start and two narrow
+/// windows: the first hit's window leaves room for the second's. (It took
+/// a wide window, and the second alternative showed only at its second hit,
+/// in the middle. Found by `the_first_hit_of_every_alternative_is_shown`.)
+#[test]
+fn a_window_leaves_room_for_the_later_first_hits_of_its_line() {
+    let (a, s) = ("a", " ");
+    let lines: [&[(&str, usize)]; 28] = [
+        &[("AAA", 1), (a, 828)],
+        &[(a, 5000)],
+        &[(s, 73)],
+        &[(a, 24)],
+        &[(s, 965)],
+        &[(a, 10827)],
+        &[(s, 1827)],
+        &[(s, 69)],
+        &[(s, 59)],
+        &[(s, 1827)],
+        &[(s, 57)],
+        &[(a, 44)],
+        &[(a, 1827)],
+        &[(s, 39)],
+        &[(s, 19)],
+        &[(a, 10827)],
+        &[(s, 1827)],
+        &[(s, 301)],
+        &[(a, 11901)],
+        &[(a, 35)],
+        &[(s, 75)],
+        &[
+            (s, 1102),
+            ("AAA", 1),
+            (s, 24702),
+            ("AAAAAAAA", 1),
+            (s, 14243),
+        ],
+        &[
+            (a, 10198),
+            ("AAA", 1),
+            (a, 396),
+            ("AAAAAAAA", 1),
+            (a, 32387),
+        ],
+        &[(s, 298), ("AAA", 1), (s, 9897), ("AAA", 1), (s, 24504)],
+        &[(a, 35024)],
+        &[(s, 29613)],
+        &[(a, 46640)],
+        &[(a, 14467)],
+    ];
+    let mut text = String::new();
+    for line in lines {
+        for &(piece, times) in line {
+            text.push_str(&piece.repeat(times));
+        }
+        text.push('\n');
+    }
+    let capper = capper(PreviewFeatures::ALL, Vec::new());
+    let budget = budget_for(&capper, (15026, None, Some(824), 2, 83));
+    let call = Call {
+        search: Some("AAA\nAAAAAAAA".into()),
+        ..Call::new("grep")
+    };
+    let c = capper
+        .cap_call(&text, &budget, &call, &mut Discard)
+        .unwrap();
+    assert!(c.truncated);
+    let first = text.find("AAAAAAAA").unwrap();
+    let p = parse(&text, body_of(&c), true).unwrap();
+    assert!(
+        p.ranges.iter().any(|&(s, e)| s < first + 8 && first < e),
+        "the first AAAAAAAA (at {first}) is not shown\n{}",
+        c.text
+    );
+    check(&text, &budget, PreviewFeatures::ALL, &c).unwrap();
+}
+
 /// A search window that both head and tail grow up to closes the middle
 /// inside its line: the line is shown whole, with no line break added.
 /// (Found by `the_first_hit_of_every_alternative_is_shown`.)

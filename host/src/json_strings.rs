@@ -17,7 +17,7 @@ pub fn string_end(text: &[u8], body: usize) -> Option<usize> {
     let mut from = body;
     loop {
         let at = from + memchr::memchr(b'"', text.get(from..)?)?;
-        if !escaped(text, body, at) {
+        if !escaped(text, at) {
             return Some(at);
         }
         from = at + 1;
@@ -36,7 +36,7 @@ pub fn longest_string(text: &[u8]) -> Option<(usize, usize)> {
             open = Some(at);
             continue;
         };
-        if escaped(text, start + 1, at) {
+        if escaped(text, at) {
             continue;
         }
         if longest.is_none_or(|(s, e)| at - start > e - s) {
@@ -50,14 +50,10 @@ pub fn longest_string(text: &[u8]) -> Option<(usize, usize)> {
     }
 }
 
-/// Whether the quote at `at`, in the string whose body starts at `body`,
-/// is escaped: an odd run of backslashes comes before it.
-fn escaped(text: &[u8], body: usize, at: usize) -> bool {
-    let backslashes = text[body..at]
-        .iter()
-        .rev()
-        .take_while(|&&b| b == b'\\')
-        .count();
+/// Whether the quote at `at` is escaped, so neither ends nor opens a
+/// string: an odd run of backslashes comes right before it.
+pub fn escaped(text: &[u8], at: usize) -> bool {
+    let backslashes = text[..at].iter().rev().take_while(|&&b| b == b'\\').count();
     backslashes % 2 == 1
 }
 

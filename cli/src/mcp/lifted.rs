@@ -92,10 +92,7 @@ const MIDDLE_REACH: usize = 4096;
 /// document's) the search through all its quotes.
 fn middle_may_be_in_a_long_string(line: &[u8]) -> bool {
     let middle = line.len() / 2;
-    let delimits = |at: usize| {
-        let backslashes = line[..at].iter().rev().take_while(|&&b| b == b'\\').count();
-        backslashes % 2 == 0
-    };
+    let delimits = |at: usize| !json_strings::escaped(line, at);
     let before = middle.saturating_sub(MIDDLE_REACH);
     let after = (middle + MIDDLE_REACH).min(line.len());
     let quote_before =

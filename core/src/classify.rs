@@ -221,8 +221,11 @@ const PATTERNS: &[Pattern] = &[
     // TensorRT-LLM (behind Triton, NIM, Dynamo): "Prompt length (N) exceeds maximum input length
     // (M)." and "Prompt length + number of draft tokens (N + D) exceeds maximum input length
     // (M)." (matched by the line above).
-    // DS4 server: "Prompt has N tokens, but the configured context size is M tokens".
+    // DS4 server: "Prompt has N tokens, but the configured context size is M tokens", and in
+    // its other build "Prompt tokens (N) exceeds context size (M)" (type "context_exceeded"),
+    // the words other local servers use too ("request exceeds context size").
     ctx(&["but the configured context size is"]),
+    ctx(&["exceeds context size"]),
     // Z.ai: its finish reason for a prompt over the window, surfaced as an error.
     ctx(&["model_context_window_exceeded"]),
     // llama.cpp server: "request (N tokens) exceeds the available context size (M tokens), try
@@ -255,6 +258,13 @@ const PATTERNS: &[Pattern] = &[
     ctx(&["exceeded model token limit"]),
     // Alibaba DashScope (Qwen): "Range of input length should be [1, 30720]".
     ctx(&["range of input length should be"]),
+    // SambaNova: "Requested generation length 1 is not possible! The provided prompt is 4309
+    // tokens long, so generating 1 tokens requires a sequence length of 4310, but the maximum
+    // supported sequence length is just 4096!": a shorter prompt fits.
+    ctx(&["maximum supported sequence length"]),
+    // SiliconFlow, code 20015: "length of prompt_tokens (163280) must be less than max_seq_len
+    // (32768)."
+    ctx(&["length of prompt_tokens", "max_seq_len"]),
     // MiniMax: "invalid params, context window exceeds limit".
     ctx(&["context window exceeds limit"]),
     // Z.ai (GLM), code 1261: "Prompt exceeds max length".
@@ -583,6 +593,29 @@ const RULES: &[Rule] = &[
         "prompt has",
         After(&["configured context size is"]),
         After(&["prompt has"]),
+    ),
+    // DS4 server: "Prompt tokens (9000) exceeds context size (8192)".
+    rule(
+        "prompt tokens (",
+        Tokens,
+        After(&["exceeds context size"]),
+        After(&["prompt tokens ("]),
+    ),
+    // SambaNova: "... The provided prompt is 4309 tokens long, so generating 1 tokens requires
+    // a sequence length of 4310, but the maximum supported sequence length is just 4096!": the
+    // sequence is the prompt and the generation, what the limit is compared with.
+    rule(
+        "requires a sequence length of",
+        Tokens,
+        After(&["maximum supported sequence length is just"]),
+        After(&["requires a sequence length of"]),
+    ),
+    // SiliconFlow: "length of prompt_tokens (163280) must be less than max_seq_len (32768)."
+    rule(
+        "length of prompt_tokens",
+        Tokens,
+        After(&["max_seq_len"]),
+        After(&["length of prompt_tokens"]),
     ),
     // LM Studio: "Trying to keep the first 14538 tokens when context the overflows. However,
     // the model is loaded with context length of only 2048 tokens".

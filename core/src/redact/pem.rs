@@ -8,8 +8,9 @@
 //! base64 between them is replaced.
 //!
 //! A block ends at its `END` line, or at the first line that is not base64
-//! (nor, before the base64, a `Proc-Type:`-style header or a blank line), so
-//! a truncated key or a marker quoted in prose never swallows what follows.
+//! (nor, before the base64, a `Proc-Type:`-style header, kept as it is, or a
+//! blank line), so a truncated key or a marker quoted in prose never
+//! swallows what follows.
 
 use super::{Span, kind, placeholder};
 
@@ -48,7 +49,8 @@ pub(super) enum Begin {
 /// What a line inside an open block is.
 #[derive(Debug)]
 pub(super) enum Body {
-    /// Blank, or already redacted: unchanged.
+    /// Blank, a header (`Proc-Type: ...`) before the base64, or already
+    /// redacted: unchanged.
     Keep,
     /// A body line; `true` for the first redaction of the block.
     Redact(Span, bool),
@@ -110,16 +112,18 @@ impl State {
         let base64 = rest
             .bytes()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='));
-        let body = if base64 {
-            self.seen_body || rest.len() >= MIN_FIRST_LINE
-        } else {
-            !self.seen_body && header(rest)
-        };
-        if !body {
+        if !base64 && !self.seen_body && header(rest) {
+            // `Proc-Type: 4,ENCRYPTED` and `DEK-Info: AES-128-CBC,<iv>` are
+            // no secret, and say the key is encrypted. Kept as they are, a
+            // second redaction sees them as the first did: a placeholder in
+            // their place would read as body and take the next short line.
+            return Body::Keep;
+        }
+        if !base64 || !(self.seen_body || rest.len() >= MIN_FIRST_LINE) {
             self.open = false;
             return Body::Closed;
         }
-        self.seen_body |= base64;
+        self.seen_body = true;
         let first = !self.counted;
         self.counted = true;
         let span = Span {

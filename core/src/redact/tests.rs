@@ -371,3 +371,28 @@ fn a_begin_line_with_its_body_redacted_ends_at_a_header_line_both_times() {
     );
     same(&once);
 }
+
+/// An encrypted key's headers say so and are no secret: they stay, the
+/// base64 after them is redacted, and a second redaction changes nothing. A
+/// header-like line with no base64 after it (`Digest: ...` after a quoted
+/// marker) stays too, and so does the short line after it, both times.
+#[test]
+fn pem_headers_stay_and_redacting_twice_changes_nothing() {
+    let body = "MIIEowIBAAKCAQEAvb3Fq9Zz1xWb8PqJxkqQ2rT6yJ0nV4m3sL7d";
+    let text = format!(
+        "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\
+         DEK-Info: AES-128-CBC,3F17F5316E2BAC89A2F5B3E6C1D0E7F4\n\n{body}\n{body}\nAQAB==\n\
+         -----END RSA PRIVATE KEY-----\n"
+    );
+    let once = red(&text);
+    assert_eq!(
+        once,
+        "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\
+         DEK-Info: AES-128-CBC,3F17F5316E2BAC89A2F5B3E6C1D0E7F4\n\n[redacted: private-key]\n\
+         [redacted: private-key]\n[redacted: private-key]\n-----END RSA PRIVATE KEY-----\n"
+    );
+    same(&once);
+
+    let quoted = "    -----BEGIN EC PRIVATE KEY-----\n\nDigest: sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n\nA\n";
+    same(quoted);
+}

@@ -150,7 +150,17 @@ pub fn block(
             if out.is_empty() {
                 return Vec::new(); // no exception line: not a whole block
             }
-            out.extend(frames.into_iter().rev());
+            // Nearest frame first, each frame's `File` line before its code
+            // lines: a code line cut off from its location says little.
+            let frames: Vec<_> = frames.into();
+            let file = |l: (usize, usize)| text(l).trim_ascii_start().starts_with(b"File ");
+            let mut end = frames.len();
+            for i in (0..frames.len()).rev() {
+                if file(frames[i]) || i == 0 {
+                    out.extend_from_slice(&frames[i..end]);
+                    end = i;
+                }
+            }
         }
         Kind::PytestLocation => {
             // The section above, nearest first, up to its `____ name ____`
@@ -273,7 +283,7 @@ fn is_code_frame(t: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::{Patterns, Room, WARNING_SCORE, classify, scan, select};
-    use super::FRAMES;
+    use super::{FRAMES, Kind, block};
 
     /// `lines` of filler, then `middle`, then `lines` more: the middle's
     /// failures are what the scan finds.
@@ -398,6 +408,32 @@ mod tests {
         // The frames shown are the last ones, one after another.
         assert!(lines.contains(&"  File \"/app/deep.py\", line 299, in recurse".to_owned()));
         assert!(!lines.contains(&"  File \"/app/deep.py\", line 0, in recurse".to_owned()));
+    }
+
+    #[test]
+    fn a_frame_of_a_traceback_cut_short_keeps_its_file_line_before_its_code() {
+        let tb = "Traceback (most recent call last):\n\
+            \x20 File \"/usr/lib/python3.11/site-packages/celery/app/trace.py\", line 451, in trace_task\n\
+            \x20   R = retval = fun(*args, **kwargs)\n\
+            \x20 File \"/srv/app/worker/tasks.py\", line 88, in sync_inventory\n\
+            \x20   items = fetch_items(client, since=cursor)\n\
+            \x20           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n\
+            \x20 File \"/srv/app/worker/fetch.py\", line 41, in fetch_items\n\
+            \x20   return [Item(**row) for row in page['results']]\n\
+            KeyError: 'results'\n";
+        let lines: Vec<&str> = tb.lines().collect();
+        let text = around(tb, 400);
+        let start = text.find("Traceback").unwrap();
+        let end = start + lines[0].len() + 1;
+        let lines_of_block = block(text.as_bytes(), start, end, Kind::Traceback, 0, text.len());
+        let got: Vec<&str> = lines_of_block
+            .iter()
+            .map(|&(a, e)| text[a..e].trim_end())
+            .collect();
+        // The exception, then the frames from the nearest, each from its
+        // `File` line down.
+        let want = [8, 6, 7, 3, 4, 5, 1, 2].map(|i| lines[i]);
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -67,10 +67,16 @@ pub fn run(args: CapArgs) -> Result<u8, Failure> {
     )?;
     let key = common.key()?;
     let tool_cap = crate::runtime::tool_cap(&crate::runtime::one_shot())?;
-    crate::sweep::now_and_then(&tool_cap, &common);
     let mut session = tool_cap
         .open_session(common.session_config(thread, key))
         .map_err(|e| Failure::failed(format!("cannot open a session: {e}")))?;
+    // The session creates the directory; one it could not be granted is
+    // said once, and not swept.
+    if session.spill_dir().is_some() {
+        crate::sweep::now_and_then(&tool_cap, &common);
+    } else {
+        common.warn_spill_dir_not_granted();
+    }
     // A budget the component refuses is found before any output is read or
     // the command runs, so nothing is lost.
     let mut stream = session

@@ -1,6 +1,7 @@
 //! What both subcommands share, resolved from options, environment, the
 //! config file and defaults, in that order.
 
+use std::fs;
 use std::path::PathBuf;
 
 use tool_output_cap::{
@@ -103,6 +104,22 @@ impl Common {
                  allow_shared_spill_dir = true) to use it anyway"
             ))),
         }
+    }
+
+    /// Says on stderr why the spill directory could not be granted (a file
+    /// at its path, a parent that cannot be written): the run goes on, and
+    /// each cut result's notice says its full output was not saved.
+    pub fn warn_spill_dir_not_granted(&self) {
+        let dir = &self.spill_dir;
+        let why = match fs::metadata(dir) {
+            Ok(meta) if !meta.is_dir() => "it is not a directory".to_owned(),
+            Ok(_) => "it cannot be opened".to_owned(),
+            Err(e) => format!("it cannot be created: {e}"),
+        };
+        log::line(&format!(
+            "cannot use the spill directory {}: {why}; the full output of a cut result will not be saved",
+            dir.display()
+        ));
     }
 
     /// The session key from the key file. A file that cannot be read or made

@@ -214,6 +214,44 @@ fn a_spill_dir_that_cannot_be_made_still_caps_and_says_not_saved() {
     assert!(text.len() <= 2000);
     assert!(text.contains(NOT_SAVED), "{text}");
     assert!(spill_path(&text).is_none());
+    // The user is told once why, not that a sweep failed.
+    let said = stderr(&output);
+    assert!(
+        said.starts_with("toolcap: cannot use the spill directory ")
+            && said.contains("/file/spill: it cannot be created: ")
+            && said.ends_with("the full output of a cut result will not be saved\n"),
+        "{said}"
+    );
+    assert_eq!(said.lines().count(), 1, "{said}");
+}
+
+#[test]
+fn a_file_at_the_spill_dirs_path_is_named_as_the_reason() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.path("file"), "a file, not a folder").unwrap();
+    let mut command = common::toolcap_bare();
+    command
+        .args(["cap", "--spill-dir"])
+        .arg(sandbox.path("file"))
+        .arg("--key-file")
+        .arg(sandbox.key_file())
+        .args(["--max-bytes", "2000"]);
+    let output = run(command, numbered_lines(5_000).as_bytes());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains(NOT_SAVED));
+    let said = stderr(&output);
+    assert_eq!(
+        said,
+        format!(
+            "toolcap: cannot use the spill directory {}: it is not a directory; the full output \
+             of a cut result will not be saved\n",
+            sandbox.path("file").display()
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(sandbox.path("file")).unwrap(),
+        "a file, not a folder"
+    );
 }
 
 #[test]

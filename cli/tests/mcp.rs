@@ -452,6 +452,32 @@ fn a_big_result_is_capped_and_the_read_tool_reads_it_back() {
 }
 
 #[test]
+fn a_spill_dir_that_is_a_file_is_said_once_and_results_are_still_capped() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.spill_dir(), "a file, not a folder").unwrap();
+    let mut proxy = Proxy::start_in(sandbox, &["--max-bytes", "3000"]);
+    proxy.call("call-a", "big", json!({"bytes": 100_000}));
+    let answer = proxy.recv_json();
+    let result = &answer["result"];
+    assert!(text_bytes(result) <= 3000, "{} bytes", text_bytes(result));
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains(toolcap_core::notice::NOT_SAVED), "{text}");
+    let (_, said) = proxy.close_keeping_stderr();
+    let warnings: Vec<&str> = said
+        .lines()
+        .filter(|l| l.starts_with("toolcap: ") && !l.starts_with("toolcap: server: "))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{said}");
+    assert!(
+        warnings[0].starts_with("toolcap: cannot use the spill directory ")
+            && warnings[0].ends_with(
+                "/spill: it is not a directory; the full output of a cut result will not be saved"
+            ),
+        "{said}"
+    );
+}
+
+#[test]
 fn references_verify_across_proxy_restarts() {
     let sandbox = Sandbox::new();
     let mut proxy = Proxy::start_in(sandbox, &["--max-bytes", "3000"]);

@@ -309,6 +309,11 @@ impl Capper {
         listed.map_err(|e| e.to_string())
     }
 
+    /// Whether the session was granted its spill directory.
+    pub fn has_spill_dir(&self) -> bool {
+        self.session.spill_dir().is_some()
+    }
+
     /// The spill directory as references name it.
     pub fn display_root(&self) -> String {
         self.session.display_root().to_owned()

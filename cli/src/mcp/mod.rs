@@ -108,7 +108,6 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
         ..RuntimeOptions::default()
     };
     let tool_cap = crate::runtime::tool_cap(&options)?;
-    crate::sweep::at_start(&tool_cap, &common);
     let config = tool_output_cap::SessionConfig {
         read_tool: Some(read_tool_name.clone()),
         ..common.session_config(thread, key)
@@ -134,6 +133,13 @@ pub fn run(args: McpArgs) -> Result<u8, Failure> {
     };
     let thread = setup.config.thread_id.clone();
     let mut capper = setup.capper(&thread)?;
+    // The session creates the directory; one it could not be granted is
+    // said once, and not swept.
+    if capper.has_spill_dir() {
+        crate::sweep::at_start(&setup.tool_cap, &common);
+    } else {
+        common.warn_spill_dir_not_granted();
+    }
     capper.check_budgets().map_err(Failure::usage)?;
     setup.read_tool_entry = capper.read_tool_entry().map_err(Failure::failed)?;
     match listen {

@@ -109,47 +109,47 @@ pub struct CommonArgs {
     /// here win. Without it: the file TOOLCAP_CONFIG names, else
     /// $XDG_CONFIG_HOME/toolcap/config.toml (~/.config/toolcap/config.toml)
     /// when it exists.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Append one JSON line per capped result to FILE: time, server (mcp) or
     /// command, tool, original and sent bytes and tokens, spill path, and
     /// how many secrets of each kind were redacted (counts only).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
     /// Most bytes of a result's text, notice included (default 24576; 0 = no cap).
-    #[arg(long, value_name = "N")]
+    #[arg(long, global = true, value_name = "N")]
     pub max_bytes: Option<u32>,
     /// Most lines of a result's text, notice included (default: no limit).
-    #[arg(long, value_name = "N")]
+    #[arg(long, global = true, value_name = "N")]
     pub max_lines: Option<u32>,
     /// Most estimated tokens of a result's text (default: no limit).
-    #[arg(long, value_name = "N")]
+    #[arg(long, global = true, value_name = "N")]
     pub max_tokens: Option<u32>,
     /// Where full outputs are saved (default: <cache dir>/toolcap/spill).
-    #[arg(long, value_name = "DIR", env = "TOOLCAP_SPILL_DIR")]
+    #[arg(long, global = true, value_name = "DIR", env = "TOOLCAP_SPILL_DIR")]
     pub spill_dir: Option<PathBuf>,
     /// The session key, so references verify across runs (default:
     /// <cache dir>/toolcap/key, created with 32 random bytes if missing).
-    #[arg(long, value_name = "FILE", env = "TOOLCAP_KEY_FILE")]
+    #[arg(long, global = true, value_name = "FILE", env = "TOOLCAP_KEY_FILE")]
     pub key_file: Option<PathBuf>,
     /// The thread folder id inside the spill directory.
-    #[arg(long, value_name = "ID")]
+    #[arg(long, global = true, value_name = "ID")]
     pub thread: Option<String>,
     /// How long saved outputs are kept, in days (default 7; 0 = forever).
-    #[arg(long, value_name = "N")]
+    #[arg(long, global = true, value_name = "N")]
     pub retention_days: Option<u64>,
     /// Redact secrets (tokens, keys, passwords...) in everything the model
     /// is shown: previews, read-tool answers, structured content, metadata.
     /// The saved file keeps the output as it was unless --redact-spill.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub redact: bool,
     /// Redact the saved files too (implies --redact).
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub redact_spill: bool,
     /// Use a spill directory (or thread folder) that another user owns or
     /// that its group or others can write. Refused by default: whoever can
     /// write there can read saved outputs and replace them.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub allow_shared_spill_dir: bool,
 }
 

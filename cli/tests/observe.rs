@@ -26,10 +26,36 @@ fn cap(sandbox: &Sandbox, args: &[&str], tool: &str, input: &str) -> String {
 
 fn spills(sandbox: &Sandbox, args: &[&str]) -> std::process::Output {
     let mut command = sandbox.toolcap("spills");
-    // `spills` takes the common options before its own subcommand.
+    // The common options come before the subcommand here (after it works
+    // too: `spills_takes_the_common_options_after_its_subcommand_too`).
     let (sub, rest) = args.split_first().unwrap();
     command.arg(sub).args(rest);
     run(command, b"")
+}
+
+#[test]
+fn spills_takes_the_common_options_after_its_subcommand_too() {
+    let sandbox = Sandbox::new();
+    cap(&sandbox, &[], "grep", &numbered_lines(3000));
+    for args in [
+        vec!["spills", "--spill-dir", "DIR", "stats"],
+        vec!["spills", "stats", "--spill-dir", "DIR"],
+    ] {
+        let mut command = common::toolcap_bare();
+        for arg in args {
+            match arg {
+                "DIR" => command.arg(sandbox.spill_dir()),
+                _ => command.arg(arg),
+            };
+        }
+        let output = run(command, b"");
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert!(
+            stdout(&output).contains(": 1 saved output ("),
+            "{}",
+            stdout(&output)
+        );
+    }
 }
 
 #[test]

@@ -82,7 +82,10 @@ fn sweep(
             reason(file.reason)
         );
     }
-    for why in &report.skipped {
+    // The stamp `toolcap cap` leaves of its last sweep is ours, not a
+    // stranger worth a line.
+    let stamp = format!("{}: ", crate::sweep::STAMP);
+    for why in report.skipped.iter().filter(|why| !why.starts_with(&stamp)) {
         let _ = writeln!(out, "kept: {why}");
     }
     let _ = writeln!(

@@ -120,6 +120,9 @@ fn spills_lists_counts_shows_and_sweeps_saved_outputs() {
     let said = stdout(&swept);
     assert!(said.contains("0 deleted; 2 kept"), "{said}");
     assert!(said.contains("as its notice promised"), "{said}");
+    // `toolcap cap`'s own stamp of its last sweep is no stranger to report.
+    assert!(sandbox.spill_dir().join(".toolcap-swept").exists());
+    assert!(!said.contains(".toolcap-swept"), "{said}");
     assert!(path.exists());
     // Outputs saved with no promise (retention 0) go when the policy says.
     cap(

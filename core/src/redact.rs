@@ -89,6 +89,24 @@ kinds! {
     OPENAI_KEY = "openai-key",
     /// Anthropic API key (`sk-ant-api03-…`).
     ANTHROPIC_KEY = "anthropic-key",
+    /// OpenRouter API key (`sk-or-v1-…`).
+    OPENROUTER_KEY = "openrouter-key",
+    /// Groq API key (`gsk_…`).
+    GROQ_KEY = "groq-key",
+    /// xAI API key (`xai-…`).
+    XAI_KEY = "xai-key",
+    /// Hugging Face token (`hf_…`).
+    HUGGINGFACE_TOKEN = "huggingface-token",
+    /// Stripe secret or restricted key (`sk_live_…`, `rk_test_…`).
+    STRIPE_KEY = "stripe-key",
+    /// npm access token (`npm_…`).
+    NPM_TOKEN = "npm-token",
+    /// PyPI API token (`pypi-AgEIcHlwaS5vcmc…`).
+    PYPI_TOKEN = "pypi-token",
+    /// Docker Hub personal access token (`dckr_pat_…`).
+    DOCKER_TOKEN = "docker-token",
+    /// DigitalOcean token (`dop_v1_…`).
+    DIGITALOCEAN_TOKEN = "digitalocean-token",
     /// Slack token (`xoxb-…`, `xapp-…`).
     SLACK_TOKEN = "slack-token",
     /// Path of a Slack incoming webhook.

@@ -25,6 +25,23 @@ pub(super) enum Token {
     SlackHook,
     /// `eyJ…` `.eyJ…` `.…`: a JSON Web Token.
     Jwt,
+    /// `sk_live_`, `rk_test_`… + 20 or more letters and digits.
+    Stripe,
+    /// `hf_` + 34 or more letters and digits.
+    HuggingFace,
+    /// `npm_` + 36 letters and digits.
+    Npm,
+    /// `pypi-AgEIcHlwaS5vcmc` (a pypi.org macaroon) + 50 or more of
+    /// `[A-Za-z0-9_-]`.
+    Pypi,
+    /// `dckr_pat_` + 27 or more of `[A-Za-z0-9_-]`.
+    Docker,
+    /// `gsk_` + 52 letters and digits.
+    Groq,
+    /// `xai-` + 80 or more of `[A-Za-z0-9_]`.
+    Xai,
+    /// `dop_v1_` (`doo_`, `dor_`) + 64 hex digits.
+    DigitalOcean,
 }
 
 /// Every prefix, with its format. Matched case-sensitively.
@@ -64,6 +81,23 @@ pub(super) const PREFIXES: &[(&str, Token)] = &[
     ("xapp-", Token::Slack),
     ("hooks.slack.com/services/", Token::SlackHook),
     ("eyJ", Token::Jwt),
+    // Keys an agent's tools often hold (MCP server configs, `.env` files,
+    // command lines echoed in logs): their formats, as the vendors publish
+    // them and secret scanners (gitleaks) match them.
+    ("sk_live_", Token::Stripe),
+    ("sk_test_", Token::Stripe),
+    ("rk_live_", Token::Stripe),
+    ("rk_test_", Token::Stripe),
+    ("hf_", Token::HuggingFace),
+    ("npm_", Token::Npm),
+    ("pypi-AgEIcHlwaS5vcmc", Token::Pypi),
+    ("pypi-AgENdGVzdC5weXBpLm9yZw", Token::Pypi),
+    ("dckr_pat_", Token::Docker),
+    ("gsk_", Token::Groq),
+    ("xai-", Token::Xai),
+    ("dop_v1_", Token::DigitalOcean),
+    ("doo_v1_", Token::DigitalOcean),
+    ("dor_v1_", Token::DigitalOcean),
 ];
 
 /// The token of format `t` whose prefix is `unit[start..body]`, if valid.
@@ -94,6 +128,17 @@ pub(super) fn detect(t: Token, unit: &str, start: usize, body: usize) -> Option<
         }
         Token::SlackHook => return slack_hook(b, body),
         Token::Jwt => (jwt(b, start)?, kind::JWT),
+        Token::Stripe => (at_least(b, body, 20, alnum)?, kind::STRIPE_KEY),
+        Token::HuggingFace => (at_least(b, body, 34, alnum)?, kind::HUGGINGFACE_TOKEN),
+        Token::Npm => (exact(b, body, 36, alnum)?, kind::NPM_TOKEN),
+        Token::Pypi => (at_least(b, body, 50, b64url)?, kind::PYPI_TOKEN),
+        Token::Docker => (at_least(b, body, 27, b64url)?, kind::DOCKER_TOKEN),
+        Token::Groq => (exact(b, body, 52, alnum)?, kind::GROQ_KEY),
+        Token::Xai => (
+            at_least(b, body, 80, |c| alnum(c) || c == b'_')?,
+            kind::XAI_KEY,
+        ),
+        Token::DigitalOcean => (exact(b, body, 64, lower_hex)?, kind::DIGITALOCEAN_TOKEN),
     };
     ends_word(b, end).then_some(Span { start, end, kind })
 }
@@ -110,10 +155,19 @@ fn at_least(b: &[u8], from: usize, n: usize, class: fn(u8) -> bool) -> Option<us
     (end - from >= n).then_some(end)
 }
 
-/// After `sk-`: `ant-api03-…` (Anthropic), `proj-…`, `svcacct-…`, `admin-…`
-/// or 48 letters and digits (OpenAI).
+/// Digits and `a-f`.
+fn lower_hex(c: u8) -> bool {
+    c.is_ascii_digit() || (b'a'..=b'f').contains(&c)
+}
+
+/// After `sk-`: `ant-api03-…` (Anthropic), `or-v1-` and 64 hex digits
+/// (OpenRouter), `proj-…`, `svcacct-…`, `admin-…` or 48 letters and digits
+/// (OpenAI).
 fn sk(b: &[u8], body: usize) -> Option<(usize, &'static str)> {
     let rest = &b[body..];
+    if rest.starts_with(b"or-v1-") {
+        return Some((exact(b, body + 6, 64, lower_hex)?, kind::OPENROUTER_KEY));
+    }
     if let Some(after) = rest.strip_prefix(b"ant-") {
         // `api03-`, `admin01-`: lowercase letters, digits, a dash.
         let letters = after.iter().take_while(|c| c.is_ascii_lowercase()).count();

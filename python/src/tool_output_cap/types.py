@@ -152,7 +152,9 @@ class RedactionCount:
     """How many secrets of one kind a cap replaced. `kind` is the name the
     replacement shows (`[redacted: github-token]`): `aws-access-key`,
     `aws-secret-key`, `google-api-key`, `azure-key`, `github-token`,
-    `gitlab-token`, `openai-key`, `anthropic-key`, `slack-token`,
+    `gitlab-token`, `openai-key`, `anthropic-key`, `openrouter-key`,
+    `groq-key`, `xai-key`, `huggingface-token`, `stripe-key`, `npm-token`,
+    `pypi-token`, `docker-token`, `digitalocean-token`, `slack-token`,
     `slack-webhook`, `jwt`, `bearer-token`, `private-key`, `password`,
     `secret` or `literal` (one of the policy's `literals`)."""
 
@@ -392,9 +394,11 @@ class RedactionPolicy:
     stays, and no line is added or removed.
 
     Built in: AWS access and secret keys, Google API keys, Azure account
-    keys, GitHub and GitLab tokens, OpenAI and Anthropic API keys, Slack
-    tokens and webhooks, JWTs, `Authorization: Bearer` values, PEM private
-    key blocks and `password=`/`secret=`-style assignments. `literals` adds
+    keys, GitHub and GitLab tokens, OpenAI, Anthropic, OpenRouter, Groq and
+    xAI API keys, Hugging Face, npm, PyPI, Docker Hub and DigitalOcean
+    tokens, Stripe keys, Slack tokens and webhooks, JWTs, `Authorization:
+    Bearer` values, PEM private key blocks and `password=`/`secret=`-style
+    assignments. `literals` adds
     the host's own secrets (for example the API keys it holds), replaced
     wherever they occur as `[redacted: literal]`: at most 64, each 4 to 512
     bytes on one line (otherwise `invalid-settings`; a single `str` is a

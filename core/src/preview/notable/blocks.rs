@@ -152,12 +152,11 @@ pub fn block(
             }
             // Nearest frame first, each frame's `File` line before its code
             // lines: a code line cut off from its location says little.
-            let frames: Vec<_> = frames.into();
             let file = |l: (usize, usize)| text(l).trim_ascii_start().starts_with(b"File ");
             let mut end = frames.len();
             for i in (0..frames.len()).rev() {
                 if file(frames[i]) || i == 0 {
-                    out.extend_from_slice(&frames[i..end]);
+                    out.extend(frames.iter().skip(i).take(end - i));
                     end = i;
                 }
             }

@@ -69,7 +69,7 @@ pub fn run(args: CapArgs) -> Result<u8, Failure> {
     let tool_cap = crate::runtime::tool_cap(&crate::runtime::one_shot())?;
     let mut session = tool_cap
         .open_session(common.session_config(thread, key))
-        .map_err(|e| Failure::failed(format!("cannot open a session: {e}")))?;
+        .map_err(crate::failure::session_failure)?;
     // The session creates the directory; one it could not be granted is
     // said once, and not swept.
     if session.spill_dir().is_some() {

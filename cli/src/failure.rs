@@ -31,3 +31,14 @@ impl Failure {
         }
     }
 }
+
+/// A session the component would not open: settings it refused (an empty
+/// `--thread`) are the user's to fix, anything else is toolcap's failure.
+pub fn session_failure(e: tool_output_cap::Error) -> Failure {
+    match e.cap_error() {
+        Some(tool_output_cap::CapError::InvalidSettings(message)) => {
+            Failure::usage(format!("the settings cannot be used: {message}"))
+        }
+        _ => Failure::failed(format!("cannot open a session: {e}")),
+    }
+}

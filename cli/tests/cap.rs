@@ -161,6 +161,24 @@ fn a_command_that_does_not_exist_exits_127_with_a_clear_message() {
 }
 
 #[test]
+fn settings_the_component_refuses_are_a_usage_error_before_anything_runs() {
+    let sandbox = Sandbox::new();
+    let marker = sandbox.path("ran");
+    let mut command = sandbox.toolcap("cap");
+    command
+        .args(["--thread", "", "--", "sh", "-c"])
+        .arg(format!("touch '{}'", marker.display()));
+    let output = run(command, b"");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(output.stdout.is_empty());
+    assert_eq!(
+        stderr(&output),
+        "toolcap: the settings cannot be used: thread-id must not be empty\n"
+    );
+    assert!(!marker.exists(), "the command must not run");
+}
+
+#[test]
 fn a_budget_too_small_is_refused_before_anything_runs() {
     let sandbox = Sandbox::new();
     let marker = sandbox.path("ran");

@@ -198,7 +198,7 @@ impl Setup {
         };
         let events = self.events.try_clone()?;
         Capper::open(self.tool_cap.clone(), config, self.policy.clone(), events)
-            .map_err(|e| Failure::failed(format!("cannot open a session: {e}")))
+            .map_err(crate::failure::session_failure)
     }
 
     /// Starts the server (or connects to it); its messages arrive on `events`.

@@ -106,7 +106,14 @@ export interface CapReport {
 
 /** How many secrets of one kind were replaced (`[redacted: <kind>]`). */
 export interface RedactionCount {
-  /** `github-token`, `aws-access-key`, `jwt`, `password`, `literal`, ... (see wit/types.wit). */
+  /**
+   * The name the replacement shows: `aws-access-key`, `aws-secret-key`, `google-api-key`,
+   * `azure-key`, `github-token`, `gitlab-token`, `openai-key`, `anthropic-key`,
+   * `openrouter-key`, `groq-key`, `xai-key`, `huggingface-token`, `stripe-key`, `npm-token`,
+   * `pypi-token`, `docker-token`, `digitalocean-token`, `slack-token`, `slack-webhook`, `jwt`,
+   * `bearer-token`, `private-key`, `password`, `secret` or `literal` (one of the policy's
+   * `literals`).
+   */
   kind: string;
   count: number;
 }
@@ -372,7 +379,13 @@ export interface StoreStats {
   newestMs: bigint | null;
 }
 
-/** Opt-in secret redaction: built-in secret patterns, plus the host's literals. */
+/**
+ * Opt-in secret redaction: built-in secret patterns, plus the host's literals. Built in: AWS
+ * access and secret keys, Google API keys, Azure account keys, GitHub and GitLab tokens, OpenAI,
+ * Anthropic, OpenRouter, Groq and xAI API keys, Hugging Face, npm, PyPI, Docker Hub and
+ * DigitalOcean tokens, Stripe keys, Slack tokens and webhooks, JWTs, `Authorization: Bearer`
+ * values, PEM private key blocks and `password=`/`secret=`-style assignments.
+ */
 export interface RedactionPolicy {
   /** Secrets the host holds, replaced wherever they occur; at most 64, each 4 to 512 bytes on one line. Default []. */
   literals?: readonly string[] | null;
